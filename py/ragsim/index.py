@@ -1,0 +1,100 @@
+"""A document indexed once: its words with offsets and its BM25 terms, so a drag never re-tokenizes.
+
+Terms follow SPEC section 3: `re.findall(r"\w+", chunk_text.lower())`. Lower-casing and `\w` runs
+never reach across whitespace (Python's final-sigma rule stops at it too), so the terms of any
+extent are the terms of the whole words inside it plus those of the clipped words at its two edges.
+The index stores the first kind; `terms_in` computes the second on the spot.
+"""
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+_WORD = re.compile(r"\S+")
+_TERM = re.compile(r"\w+")
+
+
+def terms(text: str) -> list[str]:
+    """BM25 terms of a text (SPEC section 3)."""
+    return _TERM.findall(text.lower())
+
+
+@dataclass(frozen=True, eq=False)
+class DocIndex:
+    """Words (`str.split()` runs) of one text with `[start, end)` offsets, and where each term occurs.
+
+    `postings[t]` lists, once per occurrence, the index of the word holding term `t`;
+    `term_prefix[i]` is the number of terms in words `0 .. i-1`.
+    """
+
+    text: str
+    word_starts: list[int]
+    word_ends: list[int]
+    word_terms: list[tuple[str, ...]]
+    term_prefix: list[int]
+    postings: dict[str, list[int]] = field(repr=False)
+
+    @classmethod
+    def build(cls, text: str) -> "DocIndex":
+        starts, ends, word_terms, prefix = [], [], [], [0]
+        postings: dict[str, list[int]] = {}
+        total = 0
+        for i, m in enumerate(_WORD.finditer(text)):
+            starts.append(m.start())
+            ends.append(m.end())
+            ts = tuple(_TERM.findall(m.group().lower()))
+            word_terms.append(ts)
+            total += len(ts)
+            prefix.append(total)
+            for t in ts:
+                p = postings.get(t)
+                if p is None:
+                    postings[t] = [i]
+                else:
+                    p.append(i)
+        return cls(text, starts, ends, word_terms, prefix, postings)
+
+    @property
+    def n_words(self) -> int:
+        return len(self.word_starts)
+
+    def inner_words(self, start: int, end: int) -> tuple[int, int]:
+        """Word index range `[i, j)` of the words lying wholly inside `[start, end)`."""
+        return bisect_left(self.word_starts, start), bisect_right(self.word_ends, end)
+
+    def edge_terms(self, start: int, end: int, i: int, j: int) -> list[str]:
+        """Terms of the words that `[start, end)` clips at its edges (not wholly inside it)."""
+        text = self.text
+        out: list[str] = []
+        # A word cut by `start`: it begins before the extent and ends inside or past it.
+        w = i - 1
+        if w >= 0 and self.word_ends[w] > start:
+            out.extend(terms(text[start : min(end, self.word_ends[w])]))
+            if self.word_ends[w] >= end:
+                return out  # one word holds the whole extent
+        # A word cut by `end`: it begins inside the extent and ends past it.
+        if j < len(self.word_starts) and self.word_starts[j] < end and self.word_ends[j] > end and j >= i:
+            out.extend(terms(text[max(start, self.word_starts[j]) : end]))
+        return out
+
+    def counts_in(self, start: int, end: int, wanted) -> tuple[int, dict[str, int]]:
+        """Term count `dl` of the extent and the frequency of each term in `wanted` inside it."""
+        i, j = self.inner_words(start, end)
+        if j < i:  # the extent lies within a single word
+            j = i
+        dl = self.term_prefix[j] - self.term_prefix[i]
+        tf = {}
+        for t in wanted:
+            p = self.postings.get(t)
+            tf[t] = bisect_left(p, j) - bisect_left(p, i) if p else 0
+        edges = self.edge_terms(start, end, i, j)
+        if edges:
+            dl += len(edges)
+            for t in edges:
+                if t in tf:
+                    tf[t] += 1
+        return dl, tf
+
+    def terms_in(self, start: int, end: int) -> list[str]:
+        """All terms of `text[start:end]` in order; equals `terms(text[start:end])` (used by tests)."""
+        return terms(self.text[start:end])

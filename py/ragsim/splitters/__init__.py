@@ -1,0 +1,24 @@
+"""Strategy registry: `chunking.strategy` name -> function(doc: DocIndex, chunking: dict) -> Split.
+
+Each strategy validates its own fields (raising RequestError with the dotted field name) and
+returns extents computed while splitting. `window` (SPEC section 2) is the default.
+"""
+
+from ..errors import RequestError
+from ..extents import Split
+from .. import windows
+
+STRATEGIES = {
+    "window": windows.split,
+}
+
+
+def split(doc, chunking: dict) -> Split:
+    """Split one indexed document (`doc.text`) by the strategy the request names."""
+    name = chunking.get("strategy", "window")
+    try:
+        strategy = STRATEGIES[name]
+    except (KeyError, TypeError):
+        listed = ", ".join(repr(n) for n in STRATEGIES)
+        raise RequestError("chunking.strategy", f"chunking.strategy must be one of {listed} (got {name!r}).") from None
+    return strategy(doc, chunking)
