@@ -1,0 +1,132 @@
+"""BM25 scoring: one small function per formula, named after the paper's symbols (after bm25s/scoring.py).
+
+`lucene` is the default (SPEC section 3). The other variants follow the definitions in the
+`bm25s` package, so every variant matches it score for score on the same terms:
+Robertson et al. (1994) `robertson`; Trotman et al. (2014) `atire`; Lv & Zhai (2011) `bm25l`
+and `bm25+`; Lucene's own `lucene`.
+"""
+
+import math
+
+from .errors import RequestError
+
+
+# --- idf(t) from N (chunks) and df (chunks holding t) ---------------------------------------
+
+def idf_robertson(df: int, N: int) -> float:
+    # bm25s clips the inner ratio at 1 so no term scores below zero (allow_negative=False).
+    inner = (N - df + 0.5) / (df + 0.5)
+    return math.log(max(inner, 1.0))
+
+
+def idf_lucene(df: int, N: int) -> float:
+    return math.log(1 + (N - df + 0.5) / (df + 0.5))
+
+
+def idf_atire(df: int, N: int) -> float:
+    return math.log(N / df)
+
+
+def idf_bm25l(df: int, N: int) -> float:
+    return math.log((N + 1) / (df + 0.5))
+
+
+def idf_bm25plus(df: int, N: int) -> float:
+    return math.log((N + 1) / df)
+
+
+# --- tfc(t, d): the saturated term frequency; l_d the chunk's term count, l_avg the mean -----
+
+def tfc_robertson(tf: int, l_d: int, l_avg: float, k1: float, b: float, delta: float) -> float:
+    return tf / (tf + k1 * (1 - b + b * l_d / l_avg))
+
+
+def tfc_atire(tf: int, l_d: int, l_avg: float, k1: float, b: float, delta: float) -> float:
+    return (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * l_d / l_avg))
+
+
+def tfc_bm25l(tf: int, l_d: int, l_avg: float, k1: float, b: float, delta: float) -> float:
+    c = tf / (1 - b + b * l_d / l_avg)
+    return ((k1 + 1) * (c + delta)) / (k1 + c + delta)
+
+
+def tfc_bm25plus(tf: int, l_d: int, l_avg: float, k1: float, b: float, delta: float) -> float:
+    num = (k1 + 1) * tf
+    den = k1 * (1 - b + b * l_d / l_avg) + tf
+    return (num / den) + delta
+
+
+def weight_lucene(idf: float, tf: int, l_d: int, l_avg: float, k1: float, b: float, delta: float) -> float:
+    """SPEC section 3, to the last bit: `idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))`."""
+    return idf * tf / (tf + k1 * (1 - b + b * l_d / l_avg))
+
+
+def weight_bm25s(tfc):
+    """bm25s's order: `idf * tfc(...)`."""
+
+    def weight(idf, tf, l_d, l_avg, k1, b, delta):
+        return idf * tfc(tf, l_d, l_avg, k1, b, delta)
+
+    weight.__name__ = f"weight_{tfc.__name__[4:]}"
+    return weight
+
+
+# Variant name -> (idf, weight of one query-term occurrence). Lucene's tfc is Robertson's without
+# the constant (k1 + 1); the others multiply idf by their tfc as bm25s does.
+VARIANTS = {
+    "lucene": (idf_lucene, weight_lucene),
+    "robertson": (idf_robertson, weight_bm25s(tfc_robertson)),
+    "atire": (idf_atire, weight_bm25s(tfc_atire)),
+    "bm25l": (idf_bm25l, weight_bm25s(tfc_bm25l)),
+    "bm25+": (idf_bm25plus, weight_bm25s(tfc_bm25plus)),
+}
+
+# Variants whose tfc is not zero at tf = 0: every chunk earns idf * tfc(0) for a query term it lacks
+# (bm25s adds these as "non-occurrence" scores), as long as the term occurs somewhere (df > 0).
+SHIFTED = {"bm25l", "bm25+"}
+
+
+def formulas(variant: str):
+    """The (idf, weight) pair of a variant; the error lists the valid names."""
+    try:
+        return VARIANTS[variant]
+    except (KeyError, TypeError):
+        listed = ", ".join(repr(v) for v in VARIANTS)
+        raise RequestError("retrieval.variant", f"retrieval.variant must be one of {listed} (got {variant!r}).") from None
+
+
+def score_all(query_terms, lengths, tfs, variant="lucene", k1=1.2, b=0.75, delta=0.5) -> list[float]:
+    """Scores of N chunks for a query.
+
+    `lengths[d]` is chunk d's term count; `tfs[t]` maps each distinct query term to a list of
+    `(d, tf)` pairs with tf > 0. Query terms are summed in query order, once per occurrence.
+    """
+    idf_f, weight = formulas(variant)
+    N = len(lengths)
+    scores = [0.0] * N
+    if N == 0:
+        return scores
+    l_avg = sum(lengths) / N
+    if l_avg == 0:
+        return scores  # no chunk has a term, so no query term occurs anywhere
+    shifted = variant in SHIFTED
+    for t in query_terms:
+        postings = tfs.get(t)
+        if not postings:
+            continue  # a term absent from every chunk adds nothing (bm25s drops it too)
+        idf = idf_f(len(postings), N)
+        if shifted:
+            base = [weight(idf, 0, l_d, l_avg, k1, b, delta) for l_d in lengths]
+            for d, tf in postings:
+                base[d] = weight(idf, tf, lengths[d], l_avg, k1, b, delta)
+            for d in range(N):
+                scores[d] += base[d]
+        else:
+            for d, tf in postings:
+                scores[d] += weight(idf, tf, lengths[d], l_avg, k1, b, delta)
+    return scores
+
+
+def rank(scores: list[float]) -> list[int]:
+    """Chunk positions by score descending, ties by position (document order, chunk index)."""
+    return sorted(range(len(scores)), key=lambda d: (-scores[d], d))
