@@ -1,4 +1,4 @@
-"""A document indexed once: its words with offsets and its BM25 terms, so a drag never re-tokenizes.
+r"""A document indexed once: its words with offsets and its BM25 terms, so a drag never re-tokenizes.
 
 Terms follow SPEC section 3: `re.findall(r"\w+", chunk_text.lower())`. Lower-casing and `\w` runs
 never reach across whitespace (Python's final-sigma rule stops at it too), so the terms of any

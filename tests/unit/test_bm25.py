@@ -1,0 +1,73 @@
+"""BM25 lucene scores computed by hand for a 3-chunk corpus (SPEC section 3)."""
+
+import math
+
+from helpers import make_request
+from ragsim.api import simulate
+from ragsim.index import DocIndex, terms
+
+# Three chunks at words/size 4/overlap 0: terms per chunk written out by hand.
+TEXT = "cat sat on mat dog ate the cat cat cat and dog"
+# chunk 1: cat sat on mat   (dl 4, cat 1)
+# chunk 2: dog ate the cat  (dl 4, cat 1, dog 1)
+# chunk 3: cat cat and dog  (dl 4, cat 2, dog 1)
+
+
+def lucene(tf, df, N, dl, avgdl, k1=1.2, b=0.75):
+    idf = math.log(1 + (N - df + 0.5) / (df + 0.5))
+    return idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))
+
+
+def test_scores_by_hand():
+    r = simulate(make_request(TEXT, query="cat dog", size=4, overlap=0, k=2))
+    got = [c["score"] for c in r["chunks"]]
+    want = [
+        lucene(1, 3, 3, 4, 4),
+        lucene(1, 3, 3, 4, 4) + lucene(1, 2, 3, 4, 4),
+        lucene(2, 3, 3, 4, 4) + lucene(1, 2, 3, 4, 4),
+    ]
+    assert got == want  # bit for bit: same formula, same order of operations
+    assert [c["rank"] for c in r["chunks"]] == [3, 2, 1]
+    assert [c["retrieved"] for c in r["chunks"]] == [False, True, True]
+
+
+def test_repeated_query_term_counts_per_occurrence():
+    once = simulate(make_request(TEXT, query="dog", size=4, overlap=0))
+    twice = simulate(make_request(TEXT, query="dog dog", size=4, overlap=0))
+    assert [2 * c["score"] for c in once["chunks"]] == [c["score"] for c in twice["chunks"]]
+
+
+def test_k1_and_b_come_from_the_request():
+    r = simulate(make_request(TEXT, query="cat", size=4, overlap=0, retrieval={"k": 1, "k1": 2.0, "b": 0.0}))
+    assert r["chunks"][2]["score"] == lucene(2, 3, 3, 4, 4, k1=2.0, b=0.0)
+
+
+def test_ties_by_document_order_and_k_chunks_even_at_zero():
+    r = simulate(make_request(TEXT, query="zebra", size=4, overlap=0, k=2))
+    assert [c["score"] for c in r["chunks"]] == [0.0, 0.0, 0.0]
+    assert [c["rank"] for c in r["chunks"]] == [1, 2, 3]
+    assert r["stats"]["retrieved"] == 2
+    assert r["context"] == "cat sat on mat\n\ndog ate the cat"
+
+
+def test_k_larger_than_n_returns_every_chunk():
+    r = simulate(make_request(TEXT, query="cat", size=4, overlap=0, k=10))
+    assert r["stats"]["retrieved"] == 3
+
+
+def test_terms_are_lowercased_word_runs_and_cut_words_yield_fragments():
+    assert terms("Hello, WORLD_1 don't") == ["hello", "world_1", "don", "t"]
+    doc = DocIndex.build("Hello, WORLD_1 don't")
+    # A chars window that cuts "WORLD_1" after "WO" yields the fragment "wo".
+    assert doc.counts_in(0, 9, ("wo", "hello")) == (2, {"wo": 1, "hello": 1})
+
+
+def test_statistics_span_all_documents():
+    one = make_request(TEXT, query="dog", size=4, overlap=0)
+    two = make_request(TEXT, query="dog", size=4, overlap=0)
+    two["documents"].append({"id": "e", "title": "", "text": "dog dog dog dog"})
+    a, b = simulate(one), simulate(two)
+    assert len(b["chunks"]) == 4 and b["chunks"][3]["doc"] == "e" and b["chunks"][3]["number"] == 4
+    # df and N change, so the same chunk scores differently once the second document joins.
+    assert a["chunks"][1]["score"] != b["chunks"][1]["score"]
+    assert b["chunks"][3]["rank"] == 1
