@@ -1,0 +1,116 @@
+// The latest-wins gate between the page and the Pyodide worker (assets/worker.js).
+//
+//   import { Gate } from "./assets/gate.js";
+//   const gate = Gate.start();              // starts the worker; or `new Gate(existingWorker)`
+//   gate.onstatus = ({stage, message}) => ...  // "runtime" | "micropip" | "core" | "ready" | "failed"
+//   await gate.ready;                       // resolves at "ready", rejects (Error) at "failed"
+//   const reply = await gate.submit(request);   // request: an object or a JSON string
+//     // reply: {ok: true, result: "<response JSON>", ms}
+//     //     or {ok: false, error: {field, message}, ms}
+//     //     or {dropped: true} when a newer submit replaced this one before it was sent
+//   await gate.send({type: "install", package: "snowballstemmer"});  // bypasses the gate
+//   gate.terminate();
+//
+// submit() keeps at most one simulation in flight and one queued: while one runs, a newer submit
+// takes the queued slot and the one it displaces resolves {dropped: true} at once. So a drag that
+// fires fifty input events costs at most two computations after the first, and the last value
+// always gets computed. (The pattern of redblobgames' mapgen4.) Replies never reject; a worker
+// that dies answers every pending call with {ok: false, error}.
+
+export class Gate {
+  /** Start the worker that sits next to this module and wrap it. */
+  static start() {
+    return new Gate(new Worker(new URL("./worker.js", import.meta.url), { type: "module" }));
+  }
+
+  constructor(worker) {
+    this.worker = worker;
+    this.onstatus = null;
+    this.stage = "runtime";
+    this.nextId = 1;
+    this.pending = new Map(); // id -> resolve, for every message sent and not yet answered
+    this.inFlight = false;
+    this.queued = null; // {message, resolve}
+    this.dead = null; // the reason, once the worker is gone
+    this.ready = new Promise((resolve, reject) => {
+      this.resolveReady = resolve;
+      this.rejectReady = reject;
+    });
+    this.ready.catch(() => {}); // a page that never awaits `ready` sees failure through onstatus
+    worker.addEventListener("message", (event) => this.receive(event.data));
+    worker.addEventListener("error", (event) => {
+      event.preventDefault?.();
+      this.fail(`The worker stopped: ${event.message || "it could not be loaded"}.`);
+    });
+  }
+
+  /** Send a simulation through the gate (latest wins). */
+  submit(request) {
+    const message = { type: "simulate", request: typeof request === "string" ? request : JSON.stringify(request) };
+    return new Promise((resolve) => {
+      if (!this.inFlight) {
+        this.dispatch(message, resolve);
+        return;
+      }
+      if (this.queued) this.queued.resolve({ dropped: true });
+      this.queued = { message, resolve };
+    });
+  }
+
+  /** Send any other message straight to the worker; resolves with its reply. */
+  send(message) {
+    return new Promise((resolve) => {
+      if (this.dead) {
+        resolve({ ok: false, error: { field: "", message: this.dead } });
+        return;
+      }
+      const id = this.nextId++;
+      this.pending.set(id, resolve);
+      this.worker.postMessage({ ...message, id });
+    });
+  }
+
+  terminate() {
+    this.worker.terminate();
+    this.fail("The worker was stopped.");
+  }
+
+  dispatch(message, resolve) {
+    this.inFlight = true;
+    this.send(message).then((reply) => {
+      this.inFlight = false;
+      resolve(reply);
+      const next = this.queued;
+      this.queued = null;
+      if (next) this.dispatch(next.message, next.resolve);
+    });
+  }
+
+  receive(data) {
+    if (data && data.type === "status") {
+      this.stage = data.stage;
+      if (data.stage === "ready") this.resolveReady(data);
+      if (data.stage === "failed") this.rejectReady(new Error(data.message || "Python failed to load."));
+      if (this.onstatus) this.onstatus(data);
+      return;
+    }
+    const resolve = this.pending.get(data && data.id);
+    if (!resolve) return;
+    this.pending.delete(data.id);
+    resolve(data);
+  }
+
+  fail(message) {
+    this.dead = this.dead || message;
+    const error = { field: "", message };
+    for (const resolve of this.pending.values()) resolve({ ok: false, error });
+    this.pending.clear();
+    if (this.queued) this.queued.resolve({ ok: false, error });
+    this.queued = null;
+    if (this.stage !== "ready" && this.stage !== "failed") {
+      this.stage = "failed";
+      this.rejectReady(new Error(message));
+      if (this.onstatus) this.onstatus({ type: "status", stage: "failed", message });
+    }
+  }
+}

@@ -1,0 +1,137 @@
+// The Web Worker that owns Pyodide and the ragsim core (an ES module worker).
+//
+// Boot: Pyodide starts loading (with micropip fetched from the lock file while the runtime
+// bootstraps) and, in parallel, the core wheel is fetched. Then micropip installs the core wheel
+// from Pyodide's in-memory file system (so it is downloaded once), and one `ragsim.api.Session()`
+// is created that keeps the indexed documents between requests.
+// Progress goes to the page as {type: "status", stage} with stage "runtime", "micropip", "core",
+// "ready", or {type: "status", stage: "failed", message} saying why.
+//
+// Messages in (each with an `id` the reply echoes):
+//   {id, type: "simulate", request: "<request JSON>"}
+//       -> {id, ok: true, result: "<response JSON>", ms}
+//       -> {id, ok: false, error: {field, message}, ms}     (the core refused the request)
+//   {id, type: "install", package: "snowballstemmer"}      (on demand, from this site only)
+//       -> {id, ok: true, result: "{\"package\": ..., \"version\": ...}", ms}
+//   anything else -> {id, ok: false, error: {field: "type", message}}
+// Strings cross the boundary as JSON, so no Python proxy ever leaves this file. A Python exception
+// reaches the page as one line, {field: "", message: "Internal error: ..."}; the traceback goes to
+// the console.
+//
+// Where Pyodide and the wheels are comes from build-config.js, a module build.py generates (and,
+// like this file, renames by content hash).
+import config from "./build-config.js";
+
+const here = import.meta.url;
+const pyodideURL = new URL(config.pyodide, here).href;
+const coreWheelURL = new URL(config.coreWheel, here).href;
+const coreWheelName = coreWheelURL.split("/").pop();
+// Packages a page may ask for with {type: "install"}; each is in the rewritten pyodide-lock.json.
+const ON_DEMAND = new Set(Object.keys(config.onDemand || {}));
+
+const status = (stage, extra = {}) => self.postMessage({ type: "status", stage, ...extra });
+
+// The Python side: one session, one entry point that takes and returns strings.
+const PRELUDE = `
+from ragsim import api as _ragsim_api
+_ragsim_session = _ragsim_api.Session()
+
+def _ragsim_simulate(request_json):
+    return _ragsim_api.simulate_json(request_json, _ragsim_session)
+`;
+
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function boot() {
+  status("runtime");
+  // Started first so the download overlaps the runtime's own start-up.
+  const coreWheel = fetchBytes(coreWheelURL);
+  coreWheel.catch(() => {}); // reported when awaited below, not as an unhandled rejection
+  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
+  // `packages` makes Pyodide download micropip while it bootstraps itself.
+  const pyodide = await loadPyodide({ indexURL: pyodideURL, packages: ["micropip"] });
+  status("micropip");
+  const micropip = pyodide.pyimport("micropip");
+  status("core");
+  const path = `/tmp/${coreWheelName}`;
+  pyodide.FS.writeFile(path, await coreWheel);
+  try {
+    await micropip.install(`emfs:${path}`);
+  } finally {
+    micropip.destroy();
+  }
+  pyodide.runPython(PRELUDE);
+  const simulate = pyodide.globals.get("_ragsim_simulate");
+  status("ready", { versions: { pyodide: pyodide.version, ragsim: config.ragsimVersion } });
+  return { pyodide, simulate };
+}
+
+// One line for the page; the full text (a Python traceback, usually) for the console.
+function internalError(err) {
+  console.error(err);
+  const text = String((err && err.message) || err).trim();
+  const lines = text.split("\n").filter((line) => line.trim());
+  return { field: "", message: `Internal error: ${lines.length ? lines[lines.length - 1].trim() : "unknown"}` };
+}
+
+const booting = boot();
+booting.catch((err) => {
+  console.error(err);
+  status("failed", { message: String((err && err.message) || err).split("\n")[0] });
+});
+
+// The core's refusal is `{"error": {...}}`; test the start of the string instead of parsing a
+// possibly large successful response.
+const ERROR_RESPONSE = /^\s*\{\s*"error"\s*:/;
+
+const handlers = {
+  async simulate(msg, { simulate }) {
+    if (typeof msg.request !== "string") {
+      return { ok: false, error: { field: "", message: "The request must be sent as a JSON string." } };
+    }
+    const result = simulate(msg.request);
+    if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
+    return { ok: true, result };
+  },
+  async install(msg, { pyodide }) {
+    if (!ON_DEMAND.has(msg.package)) {
+      const known = [...ON_DEMAND].join(", ") || "none";
+      return { ok: false, error: { field: "package", message: `Only these packages can be installed: ${known}.` } };
+    }
+    const [loaded] = await pyodide.loadPackage(msg.package, { checkIntegrity: true });
+    const version = loaded ? loaded.version : null;
+    return { ok: true, result: JSON.stringify({ package: msg.package, version }) };
+  },
+};
+
+self.onmessage = async (event) => {
+  const msg = event.data || {};
+  const id = msg.id;
+  const handler = Object.prototype.hasOwnProperty.call(handlers, msg.type) ? handlers[msg.type] : null;
+  if (!handler) {
+    self.postMessage({
+      id, ok: false,
+      error: { field: "type", message: `Unknown message type ${JSON.stringify(msg.type)}; use one of: ${Object.keys(handlers).join(", ")}.` },
+    });
+    return;
+  }
+  let runtime;
+  try {
+    runtime = await booting;
+  } catch (err) {
+    self.postMessage({ id, ok: false, error: { field: "", message: `Python failed to load: ${String((err && err.message) || err).split("\n")[0]}` } });
+    return;
+  }
+  const started = performance.now();
+  let reply;
+  try {
+    reply = await handler(msg, runtime);
+  } catch (err) {
+    reply = { ok: false, error: internalError(err) };
+  }
+  self.postMessage({ id, ...reply, ms: performance.now() - started });
+};

@@ -1,0 +1,565 @@
+#!/usr/bin/env python3
+"""Assemble the static site in dist/, serve it, or run every test against it. Standard library only.
+
+    python build.py [--out DIR]       build dist/ (or DIR)
+    python build.py serve [--port N]  build, then serve dist/ on 127.0.0.1 and print the URL
+    python build.py test [ARGS...]    install what the tests need, build, run pytest over tests/
+
+What dist/ holds and why:
+
+    index.html                        the page; the only file without a hash or version in its path,
+                                      so it is the one a host must serve without long caching
+    app.<hash>.js, assets/...         the page's scripts and styles, named by a hash of their content
+                                      (after their own references were rewritten), so a new build
+                                      never mixes with a cached old one
+    assets/build-config.<hash>.js     generated: tells the worker where Pyodide and the wheels are
+                                      (paths relative to that module); the worker imports it
+    pyodide-<version>/                the Pyodide runtime from the npm package, plus the micropip,
+                                      packaging and snowballstemmer wheels, with pyodide-lock.json
+                                      rewritten to their real sha256 (integrity checks stay on)
+    py/<hash>/ragsim-<v>-py3-none-any.whl   the core, a reproducible wheel
+    build.json                        versions and paths of all of the above, and a digest of the
+                                      sources it was built from (tests use it to skip fresh builds)
+
+Two builds from the same sources produce byte-identical trees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import fcntl
+import functools
+import hashlib
+import http.server
+import io
+import json
+import os
+import re
+import shutil
+import socketserver
+import subprocess
+import sys
+import tarfile
+import tempfile
+import tomllib
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+CACHE = ROOT / ".cache"
+DIST = ROOT / "dist"
+
+# Pinned exactly: the runtime, its lock file and the Python it carries (3.14) move together.
+PYODIDE_VERSION = "314.0.7"
+PYODIDE_DIR = f"pyodide-{PYODIDE_VERSION}"
+# Only what the browser needs at run time; the npm package also ships typings, maps and consoles.
+PYODIDE_RUNTIME_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+# Pure-Python wheel loaded on demand when a user turns stemming on; pinned for reproducibility.
+SNOWBALLSTEMMER_VERSION = "3.1.1"
+
+# Files of the page. index.html is required; the rest are copied when present.
+PAGE_FILES = ("index.html", "app.js")
+PAGE_DIRS = ("assets",)
+# Files renamed to name.<hash>.ext (hash of content after their references are rewritten).
+HASHED_SUFFIXES = (".js", ".css")
+# Files in which references to hashed files are rewritten.
+REWRITE_SUFFIXES = (".html", ".js", ".mjs", ".css")
+# The generated module the worker imports (`import config from "./build-config.js"`).
+CONFIG_MODULE = "assets/build-config.js"
+HASH_LEN = 10
+
+# Reproducible zip entries: one fixed timestamp and mode for every file.
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+ZIP_MODE = 0o644 << 16
+
+
+class BuildError(Exception):
+    """A build step failed for a reason a person can fix; printed without a traceback."""
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def log(message: str) -> None:
+    print(f"build: {message}", file=sys.stderr, flush=True)
+
+
+def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, check=True, **kwargs)
+    except FileNotFoundError as exc:
+        raise BuildError(f"{cmd[0]} is not installed or not on PATH (needed for: {' '.join(cmd)})") from exc
+    except subprocess.CalledProcessError as exc:
+        raise BuildError(f"command failed with status {exc.returncode}: {' '.join(cmd)}") from exc
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs fetched once into .cache/
+
+
+def pyodide_package(cache: Path = CACHE) -> Path:
+    """The extracted npm package pyodide@PYODIDE_VERSION, fetched with `npm pack` on first use."""
+    target = cache / PYODIDE_DIR / "package"
+    if (target / "package.json").is_file():
+        return target
+    npm_dir = cache / "npm"
+    npm_dir.mkdir(parents=True, exist_ok=True)
+    tarball = npm_dir / f"pyodide-{PYODIDE_VERSION}.tgz"
+    if not tarball.is_file():
+        log(f"fetching pyodide@{PYODIDE_VERSION} with npm pack")
+        run(["npm", "pack", f"pyodide@{PYODIDE_VERSION}", "--silent"], cwd=npm_dir, stdout=subprocess.DEVNULL)
+    if not tarball.is_file():
+        raise BuildError(f"npm pack did not produce {tarball}")
+    staging = Path(tempfile.mkdtemp(dir=cache))
+    with tarfile.open(tarball) as tar:
+        tar.extractall(staging, filter="data")
+    version = json.loads((staging / "package" / "package.json").read_text())["version"]
+    if version != PYODIDE_VERSION:
+        raise BuildError(f"npm gave pyodide {version}, expected exactly {PYODIDE_VERSION}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():  # another build won the race
+        shutil.rmtree(staging)
+    else:
+        (staging / "package").rename(target)
+        shutil.rmtree(staging)
+    return target
+
+
+def wheel_name(path: Path) -> tuple[str, str]:
+    """(distribution, version) from a wheel file name."""
+    dist, version = path.name.split("-")[:2]
+    return dist, version
+
+
+def download_wheel(name: str, version: str | None, cache: Path = CACHE) -> Path:
+    """A pure-Python wheel for CPython 3.14 from pip's index, the exact version when it exists.
+
+    Falls back to whatever version pip picks when the exact one is missing (a mirror may lag)."""
+    wheels = cache / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    norm = name.replace("-", "_")
+
+    def cached() -> Path | None:
+        found = sorted(wheels.glob(f"{norm}-*-py3-none-any.whl"))
+        exact = [w for w in found if version and wheel_name(w)[1] == version]
+        return (exact or found or [None])[-1]
+
+    hit = cached()
+    if hit and (version is None or wheel_name(hit)[1] == version):
+        return hit
+    base = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+            "--python-version", "3.14", "--implementation", "py", "--abi", "none",
+            "--platform", "any", "-d", str(wheels)]
+    specs = [f"{name}=={version}", name] if version else [name]
+    for spec in specs:
+        log(f"pip download {spec}")
+        try:
+            run(base + [spec], stdout=subprocess.DEVNULL)
+        except BuildError as exc:
+            log(f"{exc}; trying the next candidate")
+            continue
+        hit = cached()
+        if hit:
+            if version and wheel_name(hit)[1] != version:
+                log(f"{name}=={version} is not available; using {hit.name}")
+            return hit
+    raise BuildError(f"could not download a py3-none-any wheel of {name} with pip")
+
+
+# ---------------------------------------------------------------------------------------------
+# The core wheel
+
+
+def project_metadata(root: Path = ROOT) -> dict:
+    return tomllib.loads((root / "pyproject.toml").read_text())["project"]
+
+
+def core_sources(root: Path = ROOT) -> list[Path]:
+    """Every file of the ragsim package, sorted; caches and compiled files left out."""
+    pkg = root / "py" / "ragsim"
+    files = [p for p in pkg.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+             and p.suffix not in (".pyc", ".pyo")]
+    return sorted(files, key=lambda p: p.relative_to(pkg).as_posix())
+
+
+def zip_bytes(entries: list[tuple[str, bytes]]) -> bytes:
+    """A zip archive with fixed timestamps and modes, entries in the given order."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in entries:
+            info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+            info.external_attr = ZIP_MODE
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data, compresslevel=9)
+    return buffer.getvalue()
+
+
+def build_core_wheel(root: Path = ROOT) -> tuple[str, bytes]:
+    """(file name, bytes) of `ragsim-<version>-py3-none-any.whl`, byte-for-byte reproducible."""
+    meta = project_metadata(root)
+    name, version = meta["name"], meta["version"]
+    pkg = root / "py" / "ragsim"
+    entries = [(f"ragsim/{p.relative_to(pkg).as_posix()}", p.read_bytes()) for p in core_sources(root)]
+    info = f"{name}-{version}.dist-info"
+    metadata = [
+        "Metadata-Version: 2.1",
+        f"Name: {name}",
+        f"Version: {version}",
+        f"Summary: {meta.get('description', '')}",
+        f"Requires-Python: {meta.get('requires-python', '>=3.11')}",
+    ]
+    license_text = (meta.get("license") or {}).get("text")
+    if license_text:
+        metadata.append(f"License: {license_text}")
+    entries.append((f"{info}/METADATA", ("\n".join(metadata) + "\n").encode()))
+    wheel = "Wheel-Version: 1.0\nGenerator: ragsim build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    entries.append((f"{info}/WHEEL", wheel.encode()))
+    record = []
+    for path, data in entries:
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(data)}")
+    record.append(f"{info}/RECORD,,")
+    entries.append((f"{info}/RECORD", ("\n".join(record) + "\n").encode()))
+    return f"{name}-{version}-py3-none-any.whl", zip_bytes(entries)
+
+
+# ---------------------------------------------------------------------------------------------
+# The page: copy, then give scripts and styles content-hashed names
+
+
+def page_sources(root: Path = ROOT) -> list[Path]:
+    """The page's files (relative to root), sorted; index.html must exist."""
+    if not (root / "index.html").is_file():
+        raise BuildError(f"{root / 'index.html'} is missing: the page must exist before dist/ can be built")
+    files = [Path(f) for f in PAGE_FILES if (root / f).is_file()]
+    for d in PAGE_DIRS:
+        if (root / d).is_dir():
+            files += [p.relative_to(root) for p in (root / d).rglob("*")
+                      if p.is_file() and not p.name.startswith(".")]
+    return sorted(files, key=lambda p: p.as_posix())
+
+
+def hashed_name(rel: str, data: bytes) -> str:
+    stem, dot, suffix = rel.rpartition(".")
+    return f"{stem}.{sha256_hex(data)[:HASH_LEN]}.{suffix}"
+
+
+def reference_pattern(basename: str) -> re.Pattern:
+    """A reference to a file by its base name inside a URL or import specifier:
+    `"./assets/worker.js"`, `'worker.js?x'`, `url(style.css)`, `src=app.js>`."""
+    return re.compile(r"(?<=[/\"'`(=])" + re.escape(basename) + r"(?=[\"'`?#)\s>])")
+
+
+def hash_and_rewrite(files: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Rename scripts and styles to content-hashed names and rewrite every reference to them.
+
+    A file's hash covers its content after its own references were rewritten, so a change deep
+    in the chain (the core wheel -> build-config -> worker -> gate -> app.js) renames every file
+    above it. Returns (new files by path, map of original path -> hashed path)."""
+    hashed = [p for p in files if p.endswith(HASHED_SUFFIXES)]
+    by_base: dict[str, str] = {}
+    for p in hashed:
+        base = p.rsplit("/", 1)[-1]
+        if base in by_base:
+            raise BuildError(f"{by_base[base]} and {p} share the name {base}; references would be ambiguous")
+        by_base[base] = p
+    patterns = {p: reference_pattern(p.rsplit("/", 1)[-1]) for p in hashed}
+    rewritable = [p for p in files if p.endswith(REWRITE_SUFFIXES)]
+    deps = {p: sorted(q for q in hashed if q != p and patterns[q].search(files[p].decode("utf-8")))
+            for p in rewritable}
+
+    renamed: dict[str, str] = {}
+    content: dict[str, bytes] = {}
+
+    @functools.cache
+    def resolve(p: str, trail: tuple[str, ...] = ()) -> None:
+        if p in trail:
+            raise BuildError("circular references between " + " -> ".join(trail + (p,)))
+        data = files[p]
+        if p in deps:
+            text = data.decode("utf-8")
+            for q in deps[p]:
+                resolve(q, trail + (p,))
+                new_base = renamed[q].rsplit("/", 1)[-1]
+                text = patterns[q].sub(new_base, text)
+            data = text.encode("utf-8")
+        content[p] = data
+        if p in patterns:
+            renamed[p] = hashed_name(p, data)
+
+    for p in sorted(files):
+        resolve(p)
+    out = {renamed.get(p, p): content[p] for p in files}
+    return out, {p: renamed[p] for p in sorted(renamed)}
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole build
+
+
+def source_digest(root: Path = ROOT) -> str:
+    """A digest of every input of the build; dist/ is fresh when build.json carries the same one."""
+    h = hashlib.sha256()
+    inputs = [Path("build.py"), Path("pyproject.toml")]
+    inputs += [p.relative_to(root) for p in core_sources(root)]
+    with contextlib.suppress(BuildError):
+        inputs += page_sources(root)
+    for rel in inputs:
+        path = root / rel
+        if path.is_file():
+            h.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    h.update(f"pyodide {PYODIDE_VERSION} snowballstemmer {SNOWBALLSTEMMER_VERSION}".encode())
+    return h.hexdigest()
+
+
+def lock_entry(base: dict, wheel: Path, data: bytes) -> dict:
+    name, version = wheel_name(wheel)
+    entry = dict(base)
+    entry.update(file_name=wheel.name, sha256=sha256_hex(data), version=version)
+    return entry
+
+
+def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
+    """Every file of dist/ by relative path, in memory (about 14 MB)."""
+    out: dict[str, bytes] = {}
+    pkg = pyodide_package(cache)
+    for name in PYODIDE_RUNTIME_FILES:
+        out[f"{PYODIDE_DIR}/{name}"] = (pkg / name).read_bytes()
+
+    # micropip and packaging at the lock's versions; their PyPI wheels differ from Pyodide's
+    # builds, so the lock gets their real hashes. snowballstemmer is added for on-demand stemming.
+    lock = json.loads(out[f"{PYODIDE_DIR}/pyodide-lock.json"])
+    packages = lock["packages"]
+    wheels = {}
+    for name in ("micropip", "packaging"):
+        if name not in packages:
+            raise BuildError(f"pyodide-lock.json of {PYODIDE_VERSION} has no {name} entry")
+        wheel = download_wheel(name, packages[name]["version"], cache)
+        data = wheel.read_bytes()
+        packages[name] = lock_entry(packages[name], wheel, data)
+        wheels[name] = (wheel.name, data)
+    wheel = download_wheel("snowballstemmer", SNOWBALLSTEMMER_VERSION, cache)
+    data = wheel.read_bytes()
+    packages["snowballstemmer"] = lock_entry(
+        {"name": "snowballstemmer", "imports": ["snowballstemmer"], "package_type": "package",
+         "install_dir": "site", "depends": [], "unvendored_tests": False}, wheel, data)
+    wheels["snowballstemmer"] = (wheel.name, data)
+    for name, data in wheels.values():
+        out[f"{PYODIDE_DIR}/{name}"] = data
+    out[f"{PYODIDE_DIR}/pyodide-lock.json"] = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode()
+
+    core_name, core_data = build_core_wheel(root)
+    core_path = f"py/{sha256_hex(core_data)[:HASH_LEN]}/{core_name}"
+    out[core_path] = core_data
+
+    page = {rel.as_posix(): (root / rel).read_bytes() for rel in page_sources(root)}
+    # Paths in the config module are relative to the module itself (it lives in assets/).
+    up = "../" * CONFIG_MODULE.count("/")
+    config = {
+        "pyodide": f"{up}{PYODIDE_DIR}/",
+        "pyodideVersion": PYODIDE_VERSION,
+        "coreWheel": up + core_path,
+        "ragsimVersion": project_metadata(root)["version"],
+        "onDemand": {"snowballstemmer": f"{up}{PYODIDE_DIR}/{wheels['snowballstemmer'][0]}"},
+    }
+    page[CONFIG_MODULE] = (
+        "// Generated by build.py: where the worker finds Pyodide and the wheels. Paths are relative\n"
+        "// to this module. Do not edit; rebuild instead.\n"
+        f"export default {json.dumps(config, indent=2, sort_keys=True)};\n").encode()
+    page_out, renamed = hash_and_rewrite(page)
+    out.update(page_out)
+
+    out["build.json"] = (json.dumps({
+        "ragsim": config["ragsimVersion"],
+        "pyodide": {"version": PYODIDE_VERSION, "dir": f"{PYODIDE_DIR}/"},
+        "wheels": {"ragsim": core_path,
+                   **{n: f"{PYODIDE_DIR}/{w}" for n, (w, _) in sorted(wheels.items())}},
+        "assets": renamed,
+        "source_digest": source_digest(root),
+    }, indent=2, sort_keys=True) + "\n").encode()
+    return out
+
+
+@contextlib.contextmanager
+def build_lock(cache: Path = CACHE):
+    """Serialise builds: several people and test sessions share one checkout."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / "build.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def build(out_dir: Path = DIST, root: Path = ROOT, cache: Path = CACHE, only_if_stale: bool = False) -> Path:
+    """Build into out_dir, replacing a previous build there atomically enough for a live server."""
+    out_dir = out_dir.resolve()
+    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / "build.json").is_file():
+        raise BuildError(f"{out_dir} exists and is not a previous build (no build.json); refusing to replace it")
+    with build_lock(cache):
+        if only_if_stale and is_fresh(out_dir, root):  # a parallel session has just built it
+            return out_dir
+        files = assemble(root, cache)
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
+        for rel, data in sorted(files.items()):
+            path = staging / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        os.chmod(staging, 0o755)
+        if out_dir.exists():
+            old = out_dir.with_name(f".{out_dir.name}-old-{os.getpid()}")
+            out_dir.rename(old)
+            staging.rename(out_dir)
+            shutil.rmtree(old)
+        else:
+            staging.rename(out_dir)
+    log(f"built {out_dir} ({len(files)} files)")
+    return out_dir
+
+
+def is_fresh(out_dir: Path = DIST, root: Path = ROOT) -> bool:
+    """True when out_dir holds a build of the current sources."""
+    try:
+        info = json.loads((out_dir / "build.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return info.get("source_digest") == source_digest(root)
+
+
+def ensure_fresh(out_dir: Path = DIST, root: Path = ROOT, cache: Path = CACHE) -> Path:
+    """Build out_dir unless it already holds a build of the current sources (tests call this)."""
+    return out_dir if is_fresh(out_dir, root) else build(out_dir, root, cache, only_if_stale=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Serving
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files with the MIME types Pyodide needs and cache headers that suit hashed names.
+
+    `mounts` maps a URL prefix (e.g. "/__tests__/") to another directory; tests use it to serve
+    pages that are not shipped in dist/."""
+
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+        ".whl": "application/zip",
+        ".zip": "application/zip",
+        ".css": "text/css",
+        ".html": "text/html; charset=utf-8",
+        ".svg": "image/svg+xml",
+    }
+    mounts: dict[str, str] = {}
+    quiet = False
+
+    def translate_path(self, path: str) -> str:
+        clean = path.split("?", 1)[0].split("#", 1)[0]
+        for prefix, directory in self.mounts.items():
+            if clean.startswith(prefix):
+                saved, self.directory = self.directory, directory
+                try:
+                    return super().translate_path("/" + clean[len(prefix):])
+                finally:
+                    self.directory = saved
+        return super().translate_path(path)
+
+    def end_headers(self) -> None:
+        path = self.path.split("?", 1)[0]
+        immutable = re.search(r"\.[0-9a-f]{%d}\.(js|css)$" % HASH_LEN, path) or \
+            path.startswith(("/py/", f"/{PYODIDE_DIR}/"))
+        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
+        super().end_headers()
+
+    def log_message(self, format: str, *args) -> None:
+        if not self.quiet:
+            super().log_message(format, *args)
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def make_server(directory: Path, port: int = 0, mounts: dict[str, Path] | None = None,
+                quiet: bool = False) -> Server:
+    """An HTTP server for directory on 127.0.0.1 (port 0 = a free one); call serve_forever()."""
+    handler = type("BoundHandler", (Handler,), {
+        "mounts": {k: str(v) for k, v in (mounts or {}).items()}, "quiet": quiet})
+    return Server(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
+
+
+def serve(port: int, out_dir: Path = DIST) -> None:
+    build(out_dir)
+    server = make_server(out_dir, port)
+    print(f"Serving {out_dir} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+
+
+# ---------------------------------------------------------------------------------------------
+# Testing
+
+
+def chromium_for_tests() -> None:
+    """Make sure a Chromium exists: Debian's, else apt as root, else Playwright's own download."""
+    if Path("/usr/bin/chromium").exists():
+        return
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        log("installing Chromium with apt-get")
+        run(["apt-get", "update"])
+        run(["apt-get", "install", "-y", "chromium"], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        return
+    log("installing Playwright's Chromium")
+    run([sys.executable, "-m", "playwright", "install", "chromium"])
+
+
+def test(pytest_args: list[str]) -> int:
+    log("installing the test extras")
+    run([sys.executable, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"])
+    for tool in ("node", "npm"):
+        if not shutil.which(tool):
+            raise BuildError(f"{tool} is needed (Pyodide is fetched with npm and smoke-tested under Node)")
+    chromium_for_tests()
+    build(DIST)
+    return subprocess.call([sys.executable, "-m", "pytest", str(ROOT / "tests"), *pytest_args], cwd=ROOT)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DIST, help="output directory (default: dist/)")
+    sub = parser.add_subparsers(dest="command")
+    serve_p = sub.add_parser("serve", help="build, then serve on 127.0.0.1")
+    serve_p.add_argument("--port", type=int, default=8000)
+    test_p = sub.add_parser("test", help="install test needs, build, run pytest over tests/")
+    test_p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed on to pytest")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "serve":
+            serve(args.port, args.out)
+        elif args.command == "test":
+            return test(args.pytest_args)
+        else:
+            build(args.out)
+    except BuildError as exc:
+        print(f"build.py: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

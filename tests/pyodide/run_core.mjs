@@ -1,0 +1,38 @@
+// Run the ragsim core inside real Pyodide under Node, from a built dist/, the way the worker does:
+// Pyodide from dist/pyodide-<version>/, micropip from its rewritten lock (integrity checked), the
+// core wheel installed with micropip from Pyodide's in-memory file system.
+//
+//   node tests/pyodide/run_core.mjs DIST_DIR [REQUEST_JSON]    (without REQUEST_JSON: read stdin)
+//
+// Prints the response JSON of ragsim.api.simulate_json on stdout. Exit 1 on any failure.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [distArg, requestArg] = process.argv.slice(2);
+if (!distArg) {
+  console.error("usage: node run_core.mjs DIST_DIR [REQUEST_JSON]");
+  process.exit(1);
+}
+const dist = path.resolve(distArg);
+const build = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8"));
+const request = requestArg ?? readFileSync(0, "utf8");
+
+const indexURL = path.join(dist, build.pyodide.dir) + path.sep;
+const { loadPyodide } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
+const pyodide = await loadPyodide({ indexURL, packages: ["micropip"], stdout: (s) => console.error(s) });
+const wheelPath = path.join(dist, build.wheels.ragsim);
+const emfsPath = `/tmp/${path.basename(wheelPath)}`;
+pyodide.FS.writeFile(emfsPath, readFileSync(wheelPath));
+const micropip = pyodide.pyimport("micropip");
+await micropip.install(`emfs:${emfsPath}`);
+micropip.destroy();
+
+pyodide.globals.set("request_json", request);
+const response = pyodide.runPython(`
+import sys
+from ragsim import api
+assert sys.version_info[:2] >= (3, 14), sys.version
+api.simulate_json(request_json, api.Session())
+`);
+process.stdout.write(response);

@@ -1,0 +1,66 @@
+"""The core inside real Pyodide (the pinned npm package, under Node) answers as CPython does.
+
+Runs tests/pyodide/run_core.mjs against the built dist/, so it also checks what the page relies on:
+the runtime files, micropip from the rewritten lock (integrity checked) and the core wheel."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydoc_data.topics import topics
+
+from helpers import make_request
+from ragsim import api
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+import build  # noqa: E402
+
+SCRIPT = Path(__file__).with_name("run_core.mjs")
+
+
+def real_requests():
+    """Two requests on real prose (CPython's help topics): several documents, a span and a fact."""
+    docs = [{"id": name, "title": name, "text": topics[name]} for name in ("assert", "with", "if", "try")]
+    text = docs[1]["text"]
+    sentence = text.index("The execution of the")
+    span_end = text.index(".", sentence) + 1
+    words = make_request("", query="how does the with statement call __enter__ and __exit__", k=3)
+    words.update(documents=docs, span={"doc": "with", "start": sentence, "end": span_end},
+                 fact={"doc": "with", "name": [sentence, sentence + 16], "value": [span_end - 20, span_end]})
+    chars = make_request("", query="exception handler finally clause", unit="chars", size=300, overlap=60, k=4)
+    chars.update(documents=docs, span=None)
+    chars["retrieval"].update(variant="bm25l", k1=1.5, b=0.7)
+    return {"words": words, "chars-bm25l": chars}
+
+
+@pytest.fixture(scope="module")
+def dist():
+    if not shutil.which("node"):
+        pytest.fail("node is required for the Pyodide smoke test (python build.py test checks for it)")
+    return build.ensure_fresh()
+
+
+@pytest.mark.parametrize("name", sorted(real_requests()))
+def test_pyodide_answers_like_cpython(dist, name):
+    request = real_requests()[name]
+    expected = api.simulate(request)
+    assert "error" not in expected, expected
+    assert expected["chunks"], "the request should produce chunks"
+    run = subprocess.run(["node", str(SCRIPT), str(dist)], input=json.dumps(request),
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert json.loads(run.stdout) == expected
+
+
+def test_pyodide_reports_bad_requests_like_cpython(dist):
+    request = make_request("one two three", size=3, overlap=3)
+    expected = api.simulate(request)
+    assert expected["error"]["field"] == "chunking.overlap"
+    run = subprocess.run(["node", str(SCRIPT), str(dist), json.dumps(request)],
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert json.loads(run.stdout) == expected
