@@ -7,9 +7,14 @@ returns extents computed while splitting. `window` (SPEC section 2) is the defau
 from ..errors import RequestError
 from ..extents import Split
 from .. import windows
+from . import haystack, langchain_character, langchain_recursive, sentences
 
 STRATEGIES = {
     "window": windows.split,
+    "langchain-character": langchain_character.split,
+    "langchain-recursive": langchain_recursive.split,
+    "haystack": haystack.split,
+    "sentences": sentences.split,
 }
 
 

@@ -1,0 +1,29 @@
+"""`langchain-character`: LangChain's `CharacterTextSplitter`, chunk for chunk, with extents.
+
+One separator (default a blank line, "\\n\\n"); the pieces between separators are packed up to
+`size` characters by LangChain's `_merge_splits` (see `_langchain.py` for the quirks reproduced).
+"""
+
+import re
+
+from ..extents import Split
+from ..fields import get_bool, get_str
+from . import _langchain as lc
+
+
+def split(doc, chunking: dict) -> Split:
+    size, overlap, strip = lc.read_common(chunking)
+    separator = get_str(chunking, "separator", "chunking.separator", default="\n\n")
+    is_regex = get_bool(chunking, "is_separator_regex", "chunking.is_separator_regex", default=False)
+    keep = lc.read_keep_separator(chunking, default=False)
+
+    text = doc.text
+    pattern_text = separator if is_regex else re.escape(separator)
+    pattern = lc.compile_separator(pattern_text, "chunking.separator") if pattern_text else None
+    pieces = lc.split_with_regex(text, 0, pattern, keep)
+    # The separator is put back between pieces unless it was kept on them or is a zero-width lookaround.
+    lookaround = is_regex and separator.startswith(lc.LOOKAROUND_PREFIXES)
+    merge_sep = "" if (keep or lookaround) else separator
+    out: list = []
+    lc.merge(text, pieces, merge_sep, size, overlap, strip, out)
+    return Split(tuple(out), "chars", len(text))

@@ -1,0 +1,156 @@
+"""`langchain-recursive`: LangChain's `RecursiveCharacterTextSplitter`, chunk for chunk, with extents.
+
+The first separator of the list that occurs in the text splits it; pieces shorter than `size` are
+packed by `_merge_splits`, longer ones are split again with the remaining separators, and a piece
+that no remaining separator can split becomes a chunk as it stands (over size, not stripped).
+`language` picks LangChain's preset list (`get_separators_for_language`), which, as
+`RecursiveCharacterTextSplitter.from_language` does, treats every separator as a regular expression.
+"""
+
+import re
+
+from ..errors import RequestError
+from ..extents import Extent, Split
+from ..fields import get_bool
+from . import _langchain as lc
+
+DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
+
+# LangChain's presets (langchain_text_splitters/character.py, get_separators_for_language), copied
+# verbatim; a conformance test holds each list equal to the installed library's. Regular expressions.
+LANGUAGES = {
+    "markdown": (
+        "\n#{1,6} ",  # headings (ATX; "Heading\n---" underlines are not handled)
+        "```\n",  # end of a fenced code block
+        "\n\\*\\*\\*+\n", "\n---+\n", "\n___+\n",  # horizontal rules
+        "\n\n", "\n", " ", "",  # paragraphs, lines, words, characters
+    ),
+    "python": (
+        "\nclass ", "\ndef ", "\n\tdef ",  # class and function definitions
+        "\n\n", "\n", " ", "",
+    ),
+    "js": (
+        "\nfunction ", "\nconst ", "\nlet ", "\nvar ", "\nclass ",  # definitions
+        "\nif ", "\nfor ", "\nwhile ", "\nswitch ", "\ncase ", "\ndefault ",  # control flow
+        "\n\n", "\n", " ", "",
+    ),
+    "ts": (
+        "\nenum ", "\ninterface ", "\nnamespace ", "\ntype ",  # type-level declarations
+        "\nclass ",
+        "\nfunction ", "\nconst ", "\nlet ", "\nvar ",
+        "\nif ", "\nfor ", "\nwhile ", "\nswitch ", "\ncase ", "\ndefault ",
+        "\n\n", "\n", " ", "",
+    ),
+    "html": (
+        "<body", "<div", "<p", "<br", "<li",  # block tags
+        "<h1", "<h2", "<h3", "<h4", "<h5", "<h6",  # headings
+        "<span", "<table", "<tr", "<td", "<th", "<ul", "<ol",
+        "<header", "<footer", "<nav",
+        "<head", "<style", "<script", "<meta", "<title",  # head
+        "",  # characters (no words or lines in LangChain's HTML list)
+    ),
+    "rst": (
+        "\n=+\n", "\n-+\n", "\n\\*+\n",  # section title underlines
+        "\n\n.. *\n\n",  # directive markers
+        "\n\n", "\n", " ", "",
+    ),
+    "latex": (
+        "\n\\\\chapter{", "\n\\\\section{", "\n\\\\subsection{", "\n\\\\subsubsection{",  # sections
+        "\n\\\\begin{enumerate}", "\n\\\\begin{itemize}", "\n\\\\begin{description}",  # environments
+        "\n\\\\begin{list}", "\n\\\\begin{quote}", "\n\\\\begin{quotation}",
+        "\n\\\\begin{verse}", "\n\\\\begin{verbatim}",
+        "\n\\\\begin{align}", "$$", "$",  # math ("$" is a regex anchor there, as in LangChain)
+        " ", "",
+    ),
+    "java": (
+        "\nclass ",
+        "\npublic ", "\nprotected ", "\nprivate ", "\nstatic ",  # method definitions
+        "\nif ", "\nfor ", "\nwhile ", "\nswitch ", "\ncase ",
+        "\n\n", "\n", " ", "",
+    ),
+    "go": (
+        "\nfunc ", "\nvar ", "\nconst ", "\ntype ",
+        "\nif ", "\nfor ", "\nswitch ", "\ncase ",
+        "\n\n", "\n", " ", "",
+    ),
+    "rust": (
+        "\nfn ", "\nconst ", "\nlet ",
+        "\nif ", "\nwhile ", "\nfor ", "\nloop ", "\nmatch ",
+        "\n\n", "\n", " ", "",
+    ),
+    "c": (
+        "\nclass ", "\nvoid ", "\nint ", "\nfloat ", "\ndouble ",
+        "\nif ", "\nfor ", "\nwhile ", "\nswitch ", "\ncase ",
+        "\n\n", "\n", " ", "",
+    ),
+}
+LANGUAGES["cpp"] = LANGUAGES["c"]
+
+
+def read_separators(chunking: dict) -> tuple[tuple[str, ...], bool]:
+    """The separator list and whether it is made of regular expressions."""
+    language = chunking.get("language")
+    if language is not None:
+        if "separators" in chunking:
+            raise RequestError("chunking.language", "Give either chunking.language or chunking.separators, not both.")
+        if language not in LANGUAGES:
+            listed = ", ".join(repr(n) for n in LANGUAGES)
+            raise RequestError("chunking.language", f"chunking.language must be one of {listed} (got {language!r}).")
+        if chunking.get("is_separator_regex", True) is not True:
+            raise RequestError(
+                "chunking.is_separator_regex",
+                "LangChain's language presets are regular expressions; leave is_separator_regex out or true.",
+            )
+        return LANGUAGES[language], True
+    separators = chunking.get("separators", list(DEFAULT_SEPARATORS))
+    if not isinstance(separators, list) or not all(isinstance(s, str) for s in separators):
+        raise RequestError("chunking.separators", "Give chunking.separators as a list of strings, e.g. [\"\\n\\n\", \"\\n\", \" \", \"\"].")
+    is_regex = get_bool(chunking, "is_separator_regex", "chunking.is_separator_regex", default=False)
+    # LangChain: `separators or [defaults]`, so an empty list means the defaults.
+    return tuple(separators) or DEFAULT_SEPARATORS, is_regex
+
+
+def split(doc, chunking: dict) -> Split:
+    size, overlap, strip = lc.read_common(chunking)
+    separators, is_regex = read_separators(chunking)
+    keep = lc.read_keep_separator(chunking, default=True)
+    text = doc.text
+
+    compiled = {}
+    for s in separators:
+        if s:
+            source = s if is_regex else re.escape(s)
+            compiled[s] = lc.compile_separator(source, "chunking.separators")
+
+    out: list = []
+
+    def split_text(a: int, b: int, seps: tuple[str, ...]) -> None:
+        """`_split_text(text[a:b], seps)`, appending the chunks' extents to `out`."""
+        piece_text = text[a:b]
+        separator, rest = seps[-1], ()
+        for i, s in enumerate(seps):
+            if not s:
+                separator = s
+                break
+            if compiled[s].search(piece_text):
+                separator, rest = s, seps[i + 1 :]
+                break
+        pieces = lc.split_with_regex(piece_text, a, compiled.get(separator) if separator else None, keep)
+        merge_sep = "" if keep else separator
+        good = []
+        for pa, pb in pieces:
+            if pb - pa < size:
+                good.append((pa, pb))
+                continue
+            if good:
+                lc.merge(text, good, merge_sep, size, overlap, strip, out)
+                good = []
+            if not rest:
+                out.append(Extent(pa, pb, pb - pa))  # LangChain appends it as is: over size, unstripped
+            else:
+                split_text(pa, pb, rest)
+        if good:
+            lc.merge(text, good, merge_sep, size, overlap, strip, out)
+
+    split_text(0, len(text), separators)
+    return Split(tuple(out), "chars", len(text))
