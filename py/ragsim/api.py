@@ -9,7 +9,9 @@ and the response is identical.
 import json
 import math
 import statistics
-from collections import OrderedDict
+from collections import OrderedDict, deque
+from itertools import compress, repeat
+from operator import sub
 
 from . import bm25, spans, splitters
 from .errors import RequestError
@@ -50,7 +52,7 @@ class Session:
 
     def split(self, doc: DocIndex, chunking: dict):
         key = (doc.text, json.dumps(chunking, sort_keys=True))
-        return self._splits.get(key, lambda: _split_with_lengths(doc, chunking))
+        return self._splits.get(key, lambda: _split_and_layout(doc, chunking))
 
 
 class _Fresh(Session):
@@ -60,14 +62,13 @@ class _Fresh(Session):
         return DocIndex.build(text)
 
     def split(self, doc, chunking):
-        return _split_with_lengths(doc, chunking)
+        return _split_and_layout(doc, chunking)
 
 
-def _split_with_lengths(doc: DocIndex, chunking: dict):
-    """A document's split and each chunk's BM25 length `dl`, computed together and cached together."""
+def _split_and_layout(doc: DocIndex, chunking: dict):
+    """A document's split and where its words and terms fall (each chunk's `dl` among them)."""
     split = splitters.split(doc, chunking)
-    lengths = [doc.counts_in(e.start, e.end, ())[0] for e in split.extents]
-    return split, lengths
+    return split, doc.layout(split.starts, split.ends, split.word_ranges)
 
 
 # --- request validation ------------------------------------------------------------------------
@@ -183,109 +184,106 @@ def _simulate(request: dict, session: Session) -> dict:
     fact = _read_fact(request, docs)
     price = get_number(request, "price_per_million", "price_per_million", default=DEFAULT_PRICE, minimum=0)
     k = retrieval["k"]
-
     query_terms = terms(query)
     wanted = tuple(dict.fromkeys(query_terms))
 
-    # Split every document and gather each chunk's length and query-term frequencies.
-    rows = []  # (doc position, Extent)
-    lengths: list[int] = []
-    tfs: dict[str, list[tuple[int, int]]] = {t: [] for t in wanted}
-    documents_out = []
+    # Split every document; gather the chunks as columns over the whole corpus, in document order.
+    doc_of, starts, ends, units, lengths = [], [], [], [], []
+    occurrences = {t: ([], []) for t in wanted}  # term -> (chunk positions, tfs)
+    documents_out, first_chunk = [], []
     unit, units_in_documents = None, 0
     for di, d in enumerate(docs):
         index = session.index(d["text"])
-        split, doc_lengths = session.split(index, chunking)
+        split, layout = session.split(index, chunking)
+        base = len(starts)
+        first_chunk.append(base)
         unit = split.unit
         units_in_documents += split.units_in_document
-        documents_out.append({"id": d["id"], "units": split.units_in_document, "chunks": len(split.extents)})
-        for e, dl in zip(split.extents, doc_lengths):
-            pos = len(rows)
-            rows.append((di, e))
-            lengths.append(dl)
-            if wanted:
-                for t, tf in index.counts_in(e.start, e.end, wanted)[1].items():
-                    if tf:
-                        tfs[t].append((pos, tf))
+        documents_out.append({"id": d["id"], "units": split.units_in_document, "chunks": len(split)})
+        doc_of.extend(repeat(di, len(split)))
+        starts.extend(split.starts)
+        ends.extend(split.ends)
+        units.extend(split.units)
+        lengths.extend(layout.lengths)
+        for t in wanted:
+            tf = index.term_frequencies(t, layout)
+            positions, counts = occurrences[t]
+            positions.extend(compress(range(base, base + len(tf)), tf))
+            counts.extend(filter(None, tf))
+    n = len(starts)
 
-    scores = bm25.score_all(query_terms, lengths, tfs, retrieval["variant"], retrieval["k1"], retrieval["b"], retrieval["delta"])
+    scores = bm25.score_all(query_terms, lengths, occurrences, retrieval["variant"], retrieval["k1"],
+                            retrieval["b"], retrieval["delta"])
     order = bm25.rank(scores)
-    ranks = [0] * len(rows)
-    for r, pos in enumerate(order, 1):
-        ranks[pos] = r
-
-    chunks_out = []
-    whole_ranks, part_ranks, retrieved_parts = [], [], []
-    answering_ranks, answering_numbers = [], []
-    overlaps: list[int] = []
-    prev_end = {}
-    for pos, (di, e) in enumerate(rows):
-        number = pos + 1
-        held = None
-        if span is not None and span[0] == di:
-            held = spans.holds(e.start, e.end, span[1], span[2])
-            if held == "whole":
-                whole_ranks.append(ranks[pos])
-            elif held == "part":
-                part_ranks.append(ranks[pos])
-                if ranks[pos] <= k:
-                    retrieved_parts.append(number)
-        if fact is not None and fact[0] == di:
-            (ns, ne), (vs, ve) = fact[1], fact[2]
-            if e.start <= min(ns, vs) and max(ne, ve) <= e.end:
-                answering_ranks.append(ranks[pos])
-                answering_numbers.append(number)
-        shared = None
-        if di in prev_end:
-            shared = max(0, prev_end[di] - e.start)
-            overlaps.append(shared)
-        prev_end[di] = e.end
-        chunks_out.append({
-            "doc": docs[di]["id"],
-            "number": number,
-            "start": e.start,
-            "end": e.end,
-            "units": e.units,
-            "score": scores[pos],
-            "rank": ranks[pos],
-            "retrieved": ranks[pos] <= k,
-            "holds": held,
-            "overlap_prev": shared,
-        })
-
     top = order[:k]
-    context = "\n\n".join(docs[rows[p][0]]["text"][rows[p][1].start : rows[p][1].end] for p in top)
+    ranks = [0] * n
+    deque(map(ranks.__setitem__, order, range(1, n + 1)), maxlen=0)  # ranks[order[i]] = i + 1
 
+    # What each chunk holds of the span: only the chunks of its document that meet it are looked at.
+    held = {}
     if span is not None:
         di, s, t = span
-        sent = [(rows[p][1].start, rows[p][1].end) for p in top if rows[p][0] == di]
-        coverage = spans.covered(sent, s, t) / (t - s)
-        verdict = spans.verdict(whole_ranks, any(r <= k for r in whole_ranks), len(part_ranks), len(retrieved_parts), coverage)
-        verdict["whole_chunks"] = [c["number"] for c in chunks_out if c["holds"] == "whole"]
-        verdict["part_chunks"] = [c["number"] for c in chunks_out if c["holds"] == "part"]
-        verdict["parts_retrieved_chunks"] = retrieved_parts
+        lo, hi = first_chunk[di], first_chunk[di] + documents_out[di]["chunks"]
+        for pos in range(lo, hi):
+            h = spans.holds(starts[pos], ends[pos], s, t)
+            if h:
+                held[pos] = h
+    answering = []
+    if fact is not None:
+        di, (ns, ne), (vs, ve) = fact
+        lo, hi = first_chunk[di], first_chunk[di] + documents_out[di]["chunks"]
+        a, z = min(ns, vs), max(ne, ve)
+        answering = [pos for pos in range(lo, hi) if starts[pos] <= a and z <= ends[pos]]
+
+    # Characters each chunk shares with the previous chunk of its document (None for a first chunk).
+    shared = [None] + [o if o > 0 else 0 for o in map(sub, ends[:-1], starts[1:])] if n else []
+    for pos in first_chunk:
+        if pos < n:
+            shared[pos] = None
+    overlaps = [o for o in shared if o is not None]
+
+    ids = [d["id"] for d in docs]
+    chunks_out = [
+        {"doc": ids[di], "number": pos + 1, "start": s, "end": e, "units": u, "score": sc, "rank": r,
+         "retrieved": r <= k, "holds": held.get(pos), "overlap_prev": o}
+        for pos, di, s, e, u, sc, r, o in zip(range(n), doc_of, starts, ends, units, scores, ranks, shared)
+    ]
+    texts = [d["text"] for d in docs]
+    context = "\n\n".join(texts[doc_of[p]][starts[p] : ends[p]] for p in top)
+
+    whole_ranks = [ranks[p] for p, h in held.items() if h == "whole"]
+    parts = sorted(p for p, h in held.items() if h == "part")
+    if span is not None:
+        di, s, t = span
+        sent = [(starts[p], ends[p]) for p in top if doc_of[p] == di]
+        verdict = spans.verdict(whole_ranks, any(r <= k for r in whole_ranks), len(parts),
+                                sum(1 for p in parts if ranks[p] <= k), spans.covered(sent, s, t) / (t - s))
+        verdict["whole_chunks"] = sorted(p + 1 for p, h in held.items() if h == "whole")
+        verdict["part_chunks"] = [p + 1 for p in parts]
+        verdict["parts_retrieved_chunks"] = [p + 1 for p in parts if ranks[p] <= k]
     else:
         verdict = {"kind": None, "best_rank": None, "parts": 0, "parts_retrieved": 0, "coverage_sent": None,
                    "whole_chunks": [], "part_chunks": [], "parts_retrieved_chunks": []}
 
     fact_out = None
     if fact is not None:
+        answering_ranks = [ranks[p] for p in answering]
         fact_out = {
             "kind": spans.fact_kind(answering_ranks, k),
-            "answering": answering_numbers,
+            "answering": [p + 1 for p in answering],
             "best_rank": min(answering_ranks) if answering_ranks else None,
         }
 
-    units_stored = sum(e.units for _, e in rows)
+    units_stored = sum(units)
     tokens = math.ceil(len(context) / 4)
     stats = {
         "unit": unit or chunking.get("unit", "words"),
         "units_in_documents": units_in_documents,
-        "chunks": len(rows),
+        "chunks": n,
         "units_stored": units_stored,
         "amplification": units_stored / units_in_documents if units_in_documents else None,
         "chunks_whole": len(whole_ranks),
-        "chunks_part": len(part_ranks),
+        "chunks_part": len(parts),
         "retrieved": len(top),
         "best_rank": verdict["best_rank"],
         "context_chars": len(context),

@@ -7,6 +7,7 @@ and `bm25+`; Lucene's own `lucene`.
 """
 
 import math
+from itertools import compress
 
 from .errors import RequestError
 
@@ -95,11 +96,12 @@ def formulas(variant: str):
         raise RequestError("retrieval.variant", f"retrieval.variant must be one of {listed} (got {variant!r}).") from None
 
 
-def score_all(query_terms, lengths, tfs, variant="lucene", k1=1.2, b=0.75, delta=0.5) -> list[float]:
+def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.75, delta=0.5) -> list[float]:
     """Scores of N chunks for a query.
 
-    `lengths[d]` is chunk d's term count; `tfs[t]` maps each distinct query term to a list of
-    `(d, tf)` pairs with tf > 0. Query terms are summed in query order, once per occurrence.
+    `lengths[d]` is chunk d's term count; `occurrences[t]` is, for each distinct query term, the
+    pair `(chunks, tfs)`: the positions of the chunks holding it (ascending) and how often.
+    Every chunk's score sums its query terms in query order, once per occurrence.
     """
     idf_f, weight = formulas(variant)
     N = len(lengths)
@@ -110,23 +112,39 @@ def score_all(query_terms, lengths, tfs, variant="lucene", k1=1.2, b=0.75, delta
     if l_avg == 0:
         return scores  # no chunk has a term, so no query term occurs anywhere
     shifted = variant in SHIFTED
-    for t in query_terms:
-        postings = tfs.get(t)
-        if not postings:
+    contributions = {}
+    for t in dict.fromkeys(query_terms):
+        chunks, tfs = occurrences.get(t, ((), ()))
+        if not chunks:
             continue  # a term absent from every chunk adds nothing (bm25s drops it too)
-        idf = idf_f(len(postings), N)
+        idf = idf_f(len(chunks), N)
         if shifted:
-            base = [weight(idf, 0, l_d, l_avg, k1, b, delta) for l_d in lengths]
-            for d, tf in postings:
-                base[d] = weight(idf, tf, lengths[d], l_avg, k1, b, delta)
-            for d in range(N):
-                scores[d] += base[d]
+            w = [weight(idf, 0, l_d, l_avg, k1, b, delta) for l_d in lengths]
+            for d, tf in zip(chunks, tfs):
+                w[d] = weight(idf, tf, lengths[d], l_avg, k1, b, delta)
+            contributions[t] = (range(N), w)
+        elif weight is weight_lucene:
+            # The default, inlined: the very expression of weight_lucene over the chunks that hold t.
+            l_ds = map(lengths.__getitem__, chunks)
+            contributions[t] = (chunks, [idf * tf / (tf + k1 * (1 - b + b * l_d / l_avg)) for tf, l_d in zip(tfs, l_ds)])
         else:
-            for d, tf in postings:
-                scores[d] += weight(idf, tf, lengths[d], l_avg, k1, b, delta)
+            contributions[t] = (chunks, [weight(idf, tf, lengths[d], l_avg, k1, b, delta) for d, tf in zip(chunks, tfs)])
+    for t in query_terms:
+        if t in contributions:
+            chunks, w = contributions[t]
+            for d, x in zip(chunks, w):
+                scores[d] += x
     return scores
 
 
 def rank(scores: list[float]) -> list[int]:
-    """Chunk positions by score descending, ties by position (document order, chunk index)."""
-    return sorted(range(len(scores)), key=lambda d: (-scores[d], d))
+    """Chunk positions by score descending, ties by position (document order, chunk index).
+
+    Scores are never negative in any variant, so the chunks scoring 0 simply follow in order;
+    a stable sort with `reverse=True` keeps tied chunks in position order.
+    """
+    scored = list(compress(range(len(scores)), scores))
+    if any(scores[d] < 0 for d in scored):
+        return sorted(range(len(scores)), key=lambda d: (-scores[d], d))
+    scored.sort(key=scores.__getitem__, reverse=True)
+    return scored + [d for d, s in enumerate(scores) if not s]

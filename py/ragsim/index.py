@@ -8,7 +8,10 @@ The index stores the first kind; `terms_in` computes the second on the spot.
 
 import re
 from bisect import bisect_left, bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import sub
 
 _WORD = re.compile(r"\S+")
 _TERM = re.compile(r"\w+")
@@ -33,6 +36,9 @@ class DocIndex:
     word_terms: list[tuple[str, ...]]
     term_prefix: list[int]
     postings: dict[str, list[int]] = field(repr=False)
+    # term -> counts of it in words 0 .. i-1, for the most recently asked terms (bounded).
+    _prefix: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    PREFIX_LIMIT = 32
 
     @classmethod
     def build(cls, text: str) -> "DocIndex":
@@ -95,6 +101,70 @@ class DocIndex:
                     tf[t] += 1
         return dl, tf
 
+    def layout(self, starts, ends, word_ranges=None) -> "Layout":
+        """Where the words of every extent lie, and each extent's term count, for a whole split at once.
+
+        The extents come as two columns; `word_ranges` (first and end word of every extent, from
+        word windows) spares the look-up. Clipped edge words are tokenized here, once per split.
+        """
+        if word_ranges is not None:
+            inner_from, inner_to = list(word_ranges[0]), list(word_ranges[1])
+            edges = {}
+        else:
+            ws, we = self.word_starts, self.word_ends
+            n = len(ws)
+            inner_from = list(map(bisect_left, repeat(ws), starts))
+            inner_to = list(map(bisect_right, repeat(we), ends))
+            edges = {}
+            for c, (s, e, i, j) in enumerate(zip(starts, ends, inner_from, inner_to)):
+                if (i > 0 and we[i - 1] > s) or (j < n and ws[j] < e):
+                    edges[c] = self.edge_terms(s, e, i, j)
+                    if j < i:  # one word holds the whole extent
+                        inner_to[c] = i
+        p = self.term_prefix
+        lengths = list(map(sub, map(p.__getitem__, inner_to), map(p.__getitem__, inner_from)))
+        for c, ts in edges.items():
+            lengths[c] += len(ts)
+        return Layout(inner_from, inner_to, edges, lengths)
+
+    def prefix(self, term: str) -> list[int]:
+        """Occurrences of `term` in words `0 .. i-1` for every i (cached for recently asked terms)."""
+        cache = self._prefix
+        if term in cache:
+            cache.move_to_end(term)
+            return cache[term]
+        counts = [0] * (len(self.word_starts) + 1)
+        for w in self.postings.get(term, ()):
+            counts[w + 1] += 1
+        pre = list(accumulate(counts))
+        cache[term] = pre
+        if len(cache) > self.PREFIX_LIMIT:
+            cache.popitem(last=False)
+        return pre
+
+    def term_frequencies(self, term: str, layout: "Layout") -> list[int]:
+        """How often `term` occurs in each extent of a layout."""
+        if term not in self.postings:
+            tf = [0] * len(layout.lengths)
+        else:
+            pre = self.prefix(term)
+            tf = list(map(sub, map(pre.__getitem__, layout.inner_to), map(pre.__getitem__, layout.inner_from)))
+        for c, ts in layout.edges.items():
+            if term in ts:
+                tf[c] += ts.count(term)
+        return tf
+
     def terms_in(self, start: int, end: int) -> list[str]:
         """All terms of `text[start:end]` in order; equals `terms(text[start:end])` (used by tests)."""
         return terms(self.text[start:end])
+
+
+@dataclass(frozen=True, eq=False)
+class Layout:
+    """A split seen by the index: per extent, the range of whole words inside it, the terms of its
+    clipped edge words (only for extents that clip one), and its term count `dl`."""
+
+    inner_from: list[int]
+    inner_to: list[int]
+    edges: dict[int, list[str]]
+    lengths: list[int]

@@ -1,7 +1,7 @@
 """Fixed-size sliding windows over words or characters (SPEC section 2)."""
 
 from .errors import RequestError
-from .extents import Extent, Split
+from .extents import Split
 from .fields import get_choice, get_int
 
 UNITS = ("words", "chars")
@@ -10,16 +10,20 @@ UNITS = ("words", "chars")
 def window_bounds(n: int, size: int, overlap: int) -> list[tuple[int, int]]:
     """Unit ranges `[a, b)` of the windows: window i covers `[i*step, min(i*step + size, n))`,
     produced while the previous window ended before `n`."""
+    return list(zip(*window_columns(n, size, overlap))) if n else []
+
+
+def window_columns(n: int, size: int, overlap: int) -> tuple[list[int], list[int]]:
+    """The same windows as two lists, first units and end units (built without a Python loop)."""
+    if n == 0:
+        return [], []
     step = size - overlap
-    out = []
-    a = 0
-    while a < n:
-        b = min(a + size, n)
-        out.append((a, b))
-        if b >= n:
-            break
-        a += step
-    return out
+    # The last window is the first whose end reaches n: a*step + size >= n.
+    last = max(0, -(-(n - size) // step))
+    firsts = list(range(0, last * step + 1, step))
+    ends = [a + size for a in firsts]
+    ends[-1] = n
+    return firsts, ends
 
 
 def read_params(chunking: dict) -> tuple[str, int, int]:
@@ -38,11 +42,11 @@ def read_params(chunking: dict) -> tuple[str, int, int]:
 def split(doc, chunking: dict) -> Split:
     """Windows over `doc` (a DocIndex): extents in code points, units counted in the window's unit."""
     unit, size, overlap = read_params(chunking)
+    n = doc.n_words if unit == "words" else len(doc.text)
+    firsts, stops = window_columns(n, size, overlap)
+    units = [b - a for a, b in zip(firsts, stops)]
     if unit == "words":
-        starts, ends = doc.word_starts, doc.word_ends
-        n = len(starts)
-        extents = tuple(Extent(starts[a], ends[b - 1], b - a) for a, b in window_bounds(n, size, overlap))
-    else:
-        n = len(doc.text)
-        extents = tuple(Extent(a, b, b - a) for a, b in window_bounds(n, size, overlap))
-    return Split(extents, unit, n)
+        starts = list(map(doc.word_starts.__getitem__, firsts))
+        ends = [doc.word_ends[b - 1] for b in stops]
+        return Split.columns(starts, ends, units, unit, n, word_ranges=(firsts, stops))
+    return Split.columns(firsts, stops, units, unit, n)
