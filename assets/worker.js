@@ -71,14 +71,18 @@ async function boot() {
 }
 
 // One line for the page; the full text (a Python traceback, usually) for the console.
+// A PythonError's message is the whole traceback; the exception's own line is the last one that
+// starts with its type (notes, such as json's "when serializing ...", may follow it).
 function internalError(err) {
   console.error(err);
-  const text = String((err && err.message) || err).trim();
-  const lines = text.split("\n").filter((line) => line.trim());
-  return { field: "", message: `Internal error: ${lines.length ? lines[lines.length - 1].trim() : "unknown"}` };
+  const lines = String((err && err.message) || err).split("\n").map((l) => l.trim()).filter(Boolean);
+  const type = err && err.type;
+  const own = type ? lines.filter((l) => l === type || l.startsWith(`${type}:`)).pop() : undefined;
+  return { field: "", message: `Internal error: ${own || lines.pop() || "unknown"}` };
 }
 
 const booting = boot();
+let fatal = null; // set when Pyodide reports a fatal error: the runtime cannot be used again
 booting.catch((err) => {
   console.error(err);
   status("failed", { message: String((err && err.message) || err).split("\n")[0] });
@@ -126,12 +130,21 @@ self.onmessage = async (event) => {
     self.postMessage({ id, ok: false, error: { field: "", message: `Python failed to load: ${String((err && err.message) || err).split("\n")[0]}` } });
     return;
   }
+  if (fatal) {
+    self.postMessage({ id, ok: false, error: { field: "", message: fatal } });
+    return;
+  }
   const started = performance.now();
   let reply;
   try {
     reply = await handler(msg, runtime);
   } catch (err) {
     reply = { ok: false, error: internalError(err) };
+    if (err && err.pyodide_fatal_error) {
+      // The interpreter is gone (e.g. its stack overflowed); every later request gets this answer.
+      fatal = "Python stopped after a fatal error; reload the page to start it again.";
+      status("failed", { message: fatal });
+    }
   }
   self.postMessage({ id, ...reply, ms: performance.now() - started });
 };
