@@ -331,6 +331,7 @@ def lock_entry(base: dict, wheel: Path, data: bytes) -> dict:
 def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
     """Every file of dist/ by relative path, in memory (about 14 MB)."""
     out: dict[str, bytes] = {}
+    page = {rel.as_posix(): (root / rel).read_bytes() for rel in page_sources(root)}  # fails first
     pkg = pyodide_package(cache)
     for name in PYODIDE_RUNTIME_FILES:
         out[f"{PYODIDE_DIR}/{name}"] = (pkg / name).read_bytes()
@@ -361,7 +362,6 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
     core_path = f"py/{sha256_hex(core_data)[:HASH_LEN]}/{core_name}"
     out[core_path] = core_data
 
-    page = {rel.as_posix(): (root / rel).read_bytes() for rel in page_sources(root)}
     # Paths in the config module are relative to the module itself (it lives in assets/).
     up = "../" * CONFIG_MODULE.count("/")
     config = {
