@@ -496,7 +496,7 @@ async function compute() {
     return;
   }
   renderedAt = seq;
-  last = { response: JSON.parse(reply.result), snap, ms: reply.ms };
+  last = { request, response: JSON.parse(reply.result), snap, ms: reply.ms };
   showMessage(null);
   render(last);
   if (seq === sequence) setBodyState("ready");
@@ -698,6 +698,7 @@ const picture = {
 
   setData(response, snap) {
     const map = offsetMap(snap.doc);
+    if (this.snap && this.snap.doc !== snap.doc) this.focusIndex = -1; // a new text: start at rank #1 again
     this.snap = snap;
     this.docLength = snap.doc.length;
     this.span = snap.span;
@@ -1053,9 +1054,11 @@ async function main() {
   }
 }
 
-// For tests and benchmarks: the request the page would send now, and the last response shown.
+// For tests and benchmarks: the request the page would send now, and the request and response
+// behind what is on screen (equal requests mean the page has caught up with its controls).
 window.ragsim = Object.freeze({
   request: () => buildRequest(state),
+  shownRequest: () => (last ? last.request : null),
   response: () => (last ? last.response : null),
 });
 
