@@ -206,10 +206,17 @@ def _simulate(request: dict, session: Session) -> dict:
         units.extend(split.units)
         lengths.extend(layout.lengths)
         for t in wanted:
-            tf = index.term_frequencies(t, layout)
             positions, counts = occurrences[t]
-            positions.extend(compress(range(base, base + len(tf)), tf))
-            counts.extend(filter(None, tf))
+            if len(index.postings.get(t, ())) * 8 < len(split):
+                # a rare term: walk its occurrences
+                chunks, tfs = index.sparse_frequencies(t, layout)
+                positions.extend(c + base for c in chunks)
+                counts.extend(tfs)
+            else:
+                # a common one: one pass over every chunk with the term's prefix counts
+                tf = index.term_frequencies(t, layout)
+                positions.extend(compress(range(base, base + len(tf)), tf))
+                counts.extend(filter(None, tf))
     n = len(starts)
 
     scores = bm25.score_all(query_terms, lengths, occurrences, retrieval["variant"], retrieval["k1"],

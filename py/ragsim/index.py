@@ -10,8 +10,8 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from itertools import accumulate, repeat
-from operator import sub
+from itertools import accumulate, compress, repeat
+from operator import le, sub
 
 _WORD = re.compile(r"\S+")
 _TERM = re.compile(r"\w+")
@@ -125,7 +125,8 @@ class DocIndex:
         lengths = list(map(sub, map(p.__getitem__, inner_to), map(p.__getitem__, inner_from)))
         for c, ts in edges.items():
             lengths[c] += len(ts)
-        return Layout(inner_from, inner_to, edges, lengths)
+        monotone = all(map(le, inner_from, inner_from[1:])) and all(map(le, inner_to, inner_to[1:]))
+        return Layout(inner_from, inner_to, edges, lengths, monotone)
 
     def prefix(self, term: str) -> list[int]:
         """Occurrences of `term` in words `0 .. i-1` for every i (cached for recently asked terms)."""
@@ -154,6 +155,29 @@ class DocIndex:
                 tf[c] += ts.count(term)
         return tf
 
+    def sparse_frequencies(self, term: str, layout: "Layout") -> tuple[list[int], list[int]]:
+        """The extents holding `term` (ascending) and how often, found from the term's occurrences.
+
+        Cheaper than `term_frequencies` for a rare term: when the extents' word ranges only move
+        forward, the extents holding word w are the contiguous run `[first with inner_to > w,
+        first with inner_from > w)`.
+        """
+        postings = self.postings.get(term, ())
+        if not layout.monotone and postings:
+            tf = self.term_frequencies(term, layout)
+            chunks = list(compress(range(len(tf)), tf))
+            return chunks, [tf[c] for c in chunks]
+        counts: dict[int, int] = {}
+        inner_from, inner_to = layout.inner_from, layout.inner_to
+        for w in postings:
+            for c in range(bisect_right(inner_to, w), bisect_right(inner_from, w)):
+                counts[c] = counts.get(c, 0) + 1
+        for c, ts in layout.edges.items():
+            if term in ts:
+                counts[c] = counts.get(c, 0) + ts.count(term)
+        chunks = sorted(counts)
+        return chunks, [counts[c] for c in chunks]
+
     def terms_in(self, start: int, end: int) -> list[str]:
         """All terms of `text[start:end]` in order; equals `terms(text[start:end])` (used by tests)."""
         return terms(self.text[start:end])
@@ -162,9 +186,11 @@ class DocIndex:
 @dataclass(frozen=True, eq=False)
 class Layout:
     """A split seen by the index: per extent, the range of whole words inside it, the terms of its
-    clipped edge words (only for extents that clip one), and its term count `dl`."""
+    clipped edge words (only for extents that clip one), and its term count `dl`. `monotone`:
+    both word-range columns never go backwards (true for every splitter that walks forward)."""
 
     inner_from: list[int]
     inner_to: list[int]
     edges: dict[int, list[str]]
     lengths: list[int]
+    monotone: bool = True
