@@ -13,7 +13,7 @@ from collections import OrderedDict, deque
 from itertools import compress, repeat
 from operator import sub
 
-from . import bm25, spans, splitters
+from . import analyzers, bm25, spans, splitters
 from .errors import RequestError
 from .fields import get_choice, get_int, get_number, get_str
 from .index import DocIndex, terms
@@ -47,19 +47,20 @@ class Session:
         self._indexes = _LRU(documents)
         self._splits = _LRU(splits)
 
-    def index(self, text: str) -> DocIndex:
-        return self._indexes.get(text, lambda: DocIndex.build(text))
+    def index(self, text: str, analyzer=None) -> DocIndex:
+        key = (text, None if analyzer is None else analyzer.key)
+        return self._indexes.get(key, lambda: DocIndex.build(text, analyzer))
 
     def split(self, doc: DocIndex, chunking: dict):
-        key = (doc.text, json.dumps(chunking, sort_keys=True))
+        key = (doc.text, doc.analyzer_key, json.dumps(chunking, sort_keys=True))
         return self._splits.get(key, lambda: _split_and_layout(doc, chunking))
 
 
 class _Fresh(Session):
     """No caching at all: the from-scratch path the tests compare the cached one against."""
 
-    def index(self, text):
-        return DocIndex.build(text)
+    def index(self, text, analyzer=None):
+        return DocIndex.build(text, analyzer)
 
     def split(self, doc, chunking):
         return _split_and_layout(doc, chunking)
@@ -140,17 +141,28 @@ def _read_fact(request: dict, docs: list[dict]):
     return d, name, value
 
 
-def _read_retrieval(request: dict) -> dict:
-    r = request.get("retrieval")
-    if not isinstance(r, dict):
-        raise RequestError("retrieval", "Give retrieval as an object with at least k.")
+def read_retrieval_options(r: dict) -> dict:
+    """Everything of `retrieval` but k: the variant, its parameters and the term analyzer."""
     return {
-        "k": get_int(r, "k", "retrieval.k", minimum=1),
         "variant": get_choice(r, "variant", "retrieval.variant", tuple(bm25.VARIANTS), default="lucene"),
         "k1": get_number(r, "k1", "retrieval.k1", default=1.2, minimum=0),
         "b": get_number(r, "b", "retrieval.b", default=0.75, minimum=0),
         "delta": get_number(r, "delta", "retrieval.delta", default=0.5, minimum=0),
+        "analyzer": analyzers.read_terms(r),
     }
+
+
+def _read_retrieval(request: dict) -> dict:
+    r = request.get("retrieval")
+    if not isinstance(r, dict):
+        raise RequestError("retrieval", "Give retrieval as an object with at least k.")
+    return {"k": get_int(r, "k", "retrieval.k", minimum=1), **read_retrieval_options(r)}
+
+
+def query_terms_for(query: str, analyzer) -> list[str]:
+    """The query's terms, mapped by the same analyzer as the documents' (SPEC section 3)."""
+    ts = terms(query)
+    return analyzer(ts) if analyzer is not None else ts
 
 
 def _read_chunking(request: dict) -> dict:
@@ -184,7 +196,8 @@ def _simulate(request: dict, session: Session) -> dict:
     fact = _read_fact(request, docs)
     price = get_number(request, "price_per_million", "price_per_million", default=DEFAULT_PRICE, minimum=0)
     k = retrieval["k"]
-    query_terms = terms(query)
+    analyzer = retrieval["analyzer"]
+    query_terms = query_terms_for(query, analyzer)
     wanted = tuple(dict.fromkeys(query_terms))
 
     # Split every document; gather the chunks as columns over the whole corpus, in document order.
@@ -193,7 +206,7 @@ def _simulate(request: dict, session: Session) -> dict:
     documents_out, first_chunk = [], []
     unit, units_in_documents = None, 0
     for di, d in enumerate(docs):
-        index = session.index(d["text"])
+        index = session.index(d["text"], analyzer)
         split, layout = session.split(index, chunking)
         base = len(starts)
         first_chunk.append(base)

@@ -36,19 +36,24 @@ class DocIndex:
     word_terms: list[tuple[str, ...]]
     term_prefix: list[int]
     postings: dict[str, list[int]] = field(repr=False)
+    analyzer: object = field(default=None, repr=False)
     # term -> counts of it in words 0 .. i-1, for the most recently asked terms (bounded).
     _prefix: OrderedDict = field(default_factory=OrderedDict, repr=False)
     PREFIX_LIMIT = 32
 
     @classmethod
-    def build(cls, text: str) -> "DocIndex":
+    def build(cls, text: str, analyzer=None) -> "DocIndex":
+        """Index `text`; an analyzer (stop words, stemming) maps each word's terms when given."""
         starts, ends, word_terms, prefix = [], [], [], [0]
         postings: dict[str, list[int]] = {}
         total = 0
         for i, m in enumerate(_WORD.finditer(text)):
             starts.append(m.start())
             ends.append(m.end())
-            ts = tuple(_TERM.findall(m.group().lower()))
+            ts = _TERM.findall(m.group().lower())
+            if analyzer is not None:
+                ts = analyzer(ts)
+            ts = tuple(ts)
             word_terms.append(ts)
             total += len(ts)
             prefix.append(total)
@@ -58,7 +63,7 @@ class DocIndex:
                     postings[t] = [i]
                 else:
                     p.append(i)
-        return cls(text, starts, ends, word_terms, prefix, postings)
+        return cls(text, starts, ends, word_terms, prefix, postings, analyzer=analyzer)
 
     @property
     def n_words(self) -> int:
@@ -68,9 +73,19 @@ class DocIndex:
         """Word index range `[i, j)` of the words lying wholly inside `[start, end)`."""
         return bisect_left(self.word_starts, start), bisect_right(self.word_ends, end)
 
+    def terms(self, text: str) -> list[str]:
+        """Terms of a piece of text as this index counts them (with its analyzer, if any)."""
+        ts = terms(text)
+        return self.analyzer(ts) if self.analyzer is not None else ts
+
+    @property
+    def analyzer_key(self):
+        return None if self.analyzer is None else self.analyzer.key
+
     def edge_terms(self, start: int, end: int, i: int, j: int) -> list[str]:
         """Terms of the words that `[start, end)` clips at its edges (not wholly inside it)."""
         text = self.text
+        terms = self.terms
         out: list[str] = []
         # A word cut by `start`: it begins before the extent and ends inside or past it.
         w = i - 1
@@ -179,8 +194,8 @@ class DocIndex:
         return chunks, [counts[c] for c in chunks]
 
     def terms_in(self, start: int, end: int) -> list[str]:
-        """All terms of `text[start:end]` in order; equals `terms(text[start:end])` (used by tests)."""
-        return terms(self.text[start:end])
+        """All terms of `text[start:end]` in order, as this index counts them (used by tests)."""
+        return self.terms(self.text[start:end])
 
 
 @dataclass(frozen=True, eq=False)
