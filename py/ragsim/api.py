@@ -339,3 +339,18 @@ def simulate_json(request_json: str, session: Session | None = None) -> str:
     except (ValueError, TypeError) as e:
         return json.dumps({"error": {"field": "request", "message": f"The request is not valid JSON ({e})."}})
     return json.dumps(simulate(request, session), ensure_ascii=False, allow_nan=False)
+
+
+def equivalent_code_json(request_json: str) -> str:
+    """`{"code": str}`: the Python that builds the request's splitter and BM25 in the real libraries
+    (ragsim.codegen), or `{"error": {field, message}}`; JSON in, JSON out, for the worker."""
+    from .codegen import equivalent_code
+
+    try:
+        request = json.loads(request_json)
+    except (ValueError, TypeError) as e:
+        return json.dumps({"error": {"field": "request", "message": f"The request is not valid JSON ({e})."}})
+    try:
+        return json.dumps({"code": equivalent_code(request)}, ensure_ascii=False)
+    except RequestError as e:
+        return json.dumps(e.as_response(), ensure_ascii=False)
