@@ -546,13 +546,15 @@ def main(argv: list[str] | None = None) -> int:
     serve_p = sub.add_parser("serve", help="build, then serve on 127.0.0.1")
     serve_p.add_argument("--port", type=int, default=8000)
     test_p = sub.add_parser("test", help="install test needs, build, run pytest over tests/")
-    test_p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed on to pytest")
-    args = parser.parse_args(argv)
+    test_p.add_argument("pytest_args", nargs="*", help="passed on to pytest (options too)")
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and args.command != "test":
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         if args.command == "serve":
             serve(args.port, args.out)
         elif args.command == "test":
-            return test(args.pytest_args)
+            return test(args.pytest_args + unknown)
         else:
             build(args.out)
     except BuildError as exc:
