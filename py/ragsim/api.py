@@ -13,7 +13,7 @@ from collections import OrderedDict, deque
 from itertools import compress, repeat
 from operator import sub
 
-from . import analyzers, bm25, spans, splitters
+from . import analyzers, bm25, explore, spans, splitters
 from .errors import RequestError
 from .fields import get_choice, get_int, get_number, get_str
 from .index import DocIndex, terms
@@ -313,7 +313,7 @@ def _simulate(request: dict, session: Session) -> dict:
         "k": k,
         **_overlap_stats(overlaps),
     }
-    return {
+    response = {
         "chunks": chunks_out,
         "verdict": verdict,
         "fact": fact_out,
@@ -321,6 +321,119 @@ def _simulate(request: dict, session: Session) -> dict:
         "context": context,
         "documents": documents_out,
         "query_terms": query_terms,
+        "at_k": explore.at_k_table(None if span is None else whole_ranks,
+                                   None if fact is None else [ranks[p] for p in answering], k),
+    }
+    columns = {"texts": texts, "starts": starts, "ends": ends, "doc_of": doc_of, "top": top,
+               "first_chunk": first_chunk, "chunk_count": [d["chunks"] for d in documents_out]}
+    _explore(request, response, columns, span, fact, chunking, price, session)
+    return response
+
+
+def _explore(request, response, columns, span, fact, chunking, price, session) -> None:
+    """The optional questions of issue 5, each asked by one request field."""
+    texts, starts, ends, doc_of = columns["texts"], columns["starts"], columns["ends"], columns["doc_of"]
+
+    phrase = request.get("find")
+    if phrase is not None:
+        if not isinstance(phrase, str) or not phrase.strip():
+            raise RequestError("find", "Type a phrase to look for in the index.")
+        response["found"] = explore.find_phrase(texts, starts, ends, doc_of, phrase)
+
+    marked_doc = span[0] if span is not None else (fact[0] if fact is not None else 0)
+    if request.get("cuts") and texts:
+        response["cuts"] = _cuts(texts, marked_doc, chunking, columns, session, request)
+
+    sweep = request.get("sweep")
+    if sweep is not None:
+        if not isinstance(sweep, list) or not all(isinstance(o, int) and not isinstance(o, bool) and o >= 0 for o in sweep):
+            raise RequestError("sweep", "Give sweep as a list of overlaps (whole numbers, at least 0).")
+        response["sweep"] = [_sweep_row(request, chunking, o, session) for o in sweep[:50]]
+
+    expand = request.get("expand")
+    if expand is not None:
+        response["expanded"] = _expanded(expand, columns, span, fact, price)
+
+
+def _cuts(texts, d, chunking, columns, session, request) -> dict:
+    """The first cuts of the marked document at overlap 0 and at the current overlap."""
+    first, count = columns["first_chunk"][d], columns["chunk_count"][d]
+    now = explore.cut_positions(columns["starts"][first:first + count], columns["ends"][first:first + count],
+                                len(texts[d]))
+    analyzer = read_retrieval_options(request.get("retrieval") or {})["analyzer"]
+    try:
+        split, _ = session.split(session.index(texts[d], analyzer), dict(chunking, overlap=0))
+        zero = explore.cut_positions(split.starts, split.ends, len(texts[d]))
+    except RequestError:
+        zero = None
+    shown = 5
+    return {
+        "doc": d,
+        "overlap": chunking.get("overlap", 0),
+        "at_zero": None if zero is None else zero[:shown],
+        "at_current": now[:shown],
+        "shared": None if zero is None else len(set(zero) & set(now)),
+        "total_zero": None if zero is None else len(zero),
+        "total_current": len(now),
+        "moves": None if zero is None else zero[:shown] != now[:shown],
+    }
+
+
+def _sweep_row(request, chunking, overlap, session) -> dict:
+    """The marked answer and fact at one more overlap (the same request otherwise)."""
+    req = {key: v for key, v in request.items() if key not in ("sweep", "find", "cuts", "expand")}
+    req["chunking"] = dict(chunking, overlap=overlap)
+    try:
+        r = _simulate(req, session)
+    except RequestError as e:
+        return {"overlap": overlap, "error": e.message}
+    return {
+        "overlap": overlap,
+        "error": None,
+        "chunks": r["stats"]["chunks"],
+        "units_stored": r["stats"]["units_stored"],
+        "span": r["verdict"]["kind"],
+        "best_rank": r["verdict"]["best_rank"],
+        "fact": None if r["fact"] is None else r["fact"]["kind"],
+        "fact_best_rank": None if r["fact"] is None else r["fact"]["best_rank"],
+        "context_tokens": r["stats"]["context_tokens"],
+        "cost": r["stats"]["cost"],
+    }
+
+
+def _expanded(expand, columns, span, fact, price) -> dict:
+    if not isinstance(expand, dict):
+        raise RequestError("expand", 'Give expand as {"neighbours": n} or {"section": true}.')
+    section = expand.get("section", False)
+    if not isinstance(section, bool):
+        raise RequestError("expand.section", "expand.section must be true or false.")
+    neighbours = get_int(expand, "neighbours", "expand.neighbours", default=0, minimum=0)
+    texts = columns["texts"]
+    pieces = explore.expand(columns["top"], columns["starts"], columns["ends"], columns["doc_of"],
+                            columns["first_chunk"], columns["chunk_count"], texts, neighbours, section)
+    context = "\n\n".join(texts[d][a:z] for d, a, z in pieces)
+    tokens = math.ceil(len(context) / 4)
+
+    def kind(target, whole_kind):
+        if target is None:
+            return None
+        d, a, z = target
+        if any(pd == d and pa <= a and z <= pz for pd, pa, pz in pieces):
+            return "intact"
+        return whole_kind
+
+    span_target = None if span is None else span
+    fact_target = None if fact is None else (fact[0], min(fact[1][0], fact[2][0]), max(fact[1][1], fact[2][1]))
+    return {
+        "neighbours": neighbours,
+        "section": section,
+        "pieces": [[d, a, z] for d, a, z in pieces],
+        "span": kind(span_target, "not_sent"),
+        "fact": kind(fact_target, "not_sent"),
+        "context": context,
+        "context_chars": len(context),
+        "context_tokens": tokens,
+        "cost": tokens * price / 1_000_000,
     }
 
 
