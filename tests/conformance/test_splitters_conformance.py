@@ -215,3 +215,36 @@ def test_repeated_passages_offsets_exact_where_add_start_index_is_wrong():
                 assert d.metadata["start_index"] < start
                 assert text[d.metadata["start_index"]:].startswith(d.page_content)
     assert wrong > 0 and checked > 100
+
+
+# --- generated text: the libraries and ragsim on whatever Hypothesis finds ----------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+GEN_TEXT = st.lists(st.sampled_from(
+    ["word", "Dr.", "3.14", "日本", "🙂", "é", ".", ". ", "#", "\n#", "```\n", "def ", "\nclass ", "<p", "<div>",
+     " ", "  ", "\t", "\n", "\n\n", "\n\n\n\n", "\r\n", "\f", "\u00a0"]
+), max_size=80).map("".join)
+
+
+@settings(deadline=None, max_examples=300)
+@given(text=GEN_TEXT, size=st.integers(1, 40), data=st.data())
+def test_generated_text_langchain(text, size, data):
+    c = {"strategy": data.draw(st.sampled_from(["langchain-recursive", "langchain-character"])), "size": size,
+         "overlap": data.draw(st.integers(0, size)), "keep_separator": data.draw(st.sampled_from(KEEPS)),
+         "strip_whitespace": data.draw(st.booleans())}
+    if c["strategy"] == "langchain-recursive":
+        c.update(data.draw(st.sampled_from([s for _, s in RECURSIVE_SEPARATORS])))
+    else:
+        c.update(data.draw(st.sampled_from([s for _, s in CHARACTER_SEPARATORS])))
+    check_langchain(text, c)
+
+
+@settings(deadline=None, max_examples=300)
+@given(text=GEN_TEXT, length=st.integers(1, 12), data=st.data())
+def test_generated_text_haystack(text, length, data):
+    c = {"strategy": "haystack", "split_by": data.draw(st.sampled_from(["word", "passage", "line", "period", "page"])),
+         "size": length, "overlap": data.draw(st.integers(0, length - 1)),
+         "split_threshold": data.draw(st.integers(0, 14))}
+    ours, extents, _ = ragsim_split(text, c)
+    assert ours == haystack_chunks(text, c)
