@@ -145,9 +145,9 @@ def read_retrieval_options(r: dict) -> dict:
     """Everything of `retrieval` but k: the variant, its parameters and the term analyzer."""
     return {
         "variant": get_choice(r, "variant", "retrieval.variant", tuple(bm25.VARIANTS), default="lucene"),
-        "k1": get_number(r, "k1", "retrieval.k1", default=1.2, minimum=0),
-        "b": get_number(r, "b", "retrieval.b", default=0.75, minimum=0),
-        "delta": get_number(r, "delta", "retrieval.delta", default=0.5, minimum=0),
+        "k1": get_number(r, "k1", "retrieval.k1", default=1.2, minimum=0, maximum=1000),
+        "b": get_number(r, "b", "retrieval.b", default=0.75, minimum=0, maximum=1),
+        "delta": get_number(r, "delta", "retrieval.delta", default=0.5, minimum=0, maximum=1000),
         "analyzer": analyzers.read_terms(r),
     }
 
@@ -194,7 +194,8 @@ def _simulate(request: dict, session: Session) -> dict:
     retrieval = _read_retrieval(request)
     span = _read_span(request, docs)
     fact = _read_fact(request, docs)
-    price = get_number(request, "price_per_million", "price_per_million", default=DEFAULT_PRICE, minimum=0)
+    price = get_number(request, "price_per_million", "price_per_million", default=DEFAULT_PRICE, minimum=0,
+                       maximum=1_000_000)
     k = retrieval["k"]
     analyzer = retrieval["analyzer"]
     query_terms = query_terms_for(query, analyzer)
@@ -451,6 +452,8 @@ def simulate_json(request_json: str, session: Session | None = None) -> str:
         request = json.loads(request_json)
     except (ValueError, TypeError) as e:
         return json.dumps({"error": {"field": "request", "message": f"The request is not valid JSON ({e})."}})
+    except RecursionError:
+        return json.dumps({"error": {"field": "request", "message": "The request is nested too deeply; send a flat request object."}})
     return json.dumps(simulate(request, session), ensure_ascii=False, allow_nan=False)
 
 

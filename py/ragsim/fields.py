@@ -17,8 +17,9 @@ def get_int(obj: dict, key: str, field: str, default=_MISSING, minimum: int | No
     return value
 
 
-def get_number(obj: dict, key: str, field: str, default=_MISSING, minimum: float | None = None) -> float:
-    """A real-number field (booleans, strings, NaN and infinities refused)."""
+def get_number(obj: dict, key: str, field: str, default=_MISSING, minimum: float | None = None,
+               maximum: float | None = None) -> float:
+    """A real-number field (booleans, strings, NaN and infinities refused), within optional bounds."""
     value = obj.get(key, default)
     if value is _MISSING:
         raise RequestError(field, f"Give {field} as a number.")
@@ -29,6 +30,8 @@ def get_number(obj: dict, key: str, field: str, default=_MISSING, minimum: float
         raise RequestError(field, f"{field} must be a number (got {value!r}).")
     if minimum is not None and value < minimum:
         raise RequestError(field, f"{field} must be at least {minimum} (got {value}).")
+    if maximum is not None and value > maximum:
+        raise RequestError(field, f"{field} must be at most {maximum:g} (got {value:g}).")
     return float(value)
 
 

@@ -92,3 +92,16 @@ def test_cli_round_trip_and_exit_codes():
     assert bad.returncode == 2 and "chunking.overlap" in bad.stderr and "Traceback" not in bad.stderr
     broken = run_cli("{not json")
     assert broken.returncode == 1 and "not valid JSON" in broken.stderr and "Traceback" not in broken.stderr
+
+
+def test_numbers_out_of_range_are_field_errors_not_crashes():
+    for changes, field in (({"price_per_million": 1e308}, "price_per_million"),
+                           ({"retrieval__k1": 1e308}, "retrieval.k1"),
+                           ({"retrieval__b": 1.5}, "retrieval.b")):
+        out = json.loads(simulate_json(json.dumps(with_(**changes))))
+        assert out["error"]["field"] == field
+
+
+def test_deeply_nested_json_is_refused_with_a_message():
+    out = json.loads(simulate_json("[" * 100_000 + "]" * 100_000))
+    assert out["error"]["field"] == "request" and "nested" in out["error"]["message"]
