@@ -92,10 +92,41 @@ booting.catch((err) => {
 // possibly large successful response.
 const ERROR_RESPONSE = /^\s*\{\s*"error"\s*:/;
 
+// JSON nested deeper than this is refused here: Python's parser would recurse once per level and,
+// in WebAssembly, can overflow the stack and take the interpreter down with it.
+const MAX_DEPTH = 64;
+
+// True when brackets outside strings nest deeper than `limit`; string bodies are skipped with
+// indexOf, so a large document inside the request costs little.
+function tooDeep(json, limit = MAX_DEPTH) {
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 34) { // a string: jump to its closing quote (one not escaped by an odd run of \)
+      for (;;) {
+        const q = json.indexOf('"', i + 1);
+        if (q < 0) return false;
+        let slashes = 0;
+        while (json.charCodeAt(q - 1 - slashes) === 92) slashes++;
+        i = q;
+        if (slashes % 2 === 0) break;
+      }
+    } else if (c === 91 || c === 123) {
+      if (++depth > limit) return true;
+    } else if (c === 93 || c === 125) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 const handlers = {
   async simulate(msg, { simulate }) {
     if (typeof msg.request !== "string") {
       return { ok: false, error: { field: "", message: "The request must be sent as a JSON string." } };
+    }
+    if (tooDeep(msg.request)) {
+      return { ok: false, error: { field: "request", message: "The request is nested too deeply; send a flat request object." } };
     }
     const result = simulate(msg.request);
     if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };

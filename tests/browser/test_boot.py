@@ -105,6 +105,18 @@ def test_python_exception_reaches_the_page_as_one_line(harness, page_errors):
     assert call(harness, "gate.stage") == "ready"  # the worker lives on
 
 
+def test_deeply_nested_request_is_refused_before_python_sees_it(harness):
+    deep = "[" * 5000 + "]" * 5000
+    reply = call(harness, "gate.submit(arg)", deep)
+    assert reply["ok"] is False and reply["error"]["field"] == "request"
+    assert "nested too deeply" in reply["error"]["message"]
+    # brackets inside strings do not count, and the worker still answers
+    request = real_request(query="[" * 200)
+    reply = call(harness, "gate.submit(arg)", json.dumps(request))
+    assert json.loads(reply["result"]) == api.simulate(request)
+    assert call(harness, "gate.stage") == "ready"
+
+
 def test_stemmer_installs_on_demand_from_this_site(harness, offsite):
     reply = call(harness, "gate.send({type: 'install', package: 'snowballstemmer'})")
     assert reply["ok"] is True, reply
