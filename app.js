@@ -671,8 +671,8 @@ function renderContext(response, snap) {
 // The chunk picture: one <canvas>; chunks are rows of bars along the document; the canvas takes
 // focus and the arrow keys step through chunks, so thousands of chunks cost no DOM nodes.
 
-const COLORS = { retrieved: "#1f5fa8", faint: "#e6ebf1", faintEdge: "#8797a8", band: "rgba(242,140,40,0.38)", bandEdge: "#c25e00",
-  strip: "#dfe4ea", stripHover: "#9aa6b2", focus: "#ffb000", hover: "#1d232b", text: "#5b6570" };
+const COLORS = { retrieved: "#1f5fa8", faint: "rgba(214,223,233,0.7)", faintEdge: "#8797a8", band: "rgba(242,140,40,0.5)", bandEdge: "#c25e00",
+  strip: "rgba(190,200,212,0.55)", stripHover: "rgba(90,105,120,0.55)", focus: "#ffb000", hover: "#1d232b", text: "#5b6570" };
 const MAX_ROWS = 12;
 
 const picture = {
@@ -765,7 +765,13 @@ const picture = {
       const x0 = this.x(c.s), x1 = Math.max(this.x(c.e), x0 + 1);
       return [x0, this.rowY(c.row), x1 - x0, L.rowH];
     };
-    // Faint (not retrieved) bars first, retrieved ones on top.
+    // The answer band behind the bars (so their colours stay true), faint bars, then retrieved ones.
+    const band = this.span && this.docLength
+      ? [this.x(this.span.start), Math.max(this.x(this.span.end), this.x(this.span.start) + 2)] : null;
+    if (band) {
+      ctx.fillStyle = COLORS.band;
+      ctx.fillRect(band[0], 0, band[1] - band[0], L.stripTop + L.stripH);
+    }
     ctx.fillStyle = COLORS.faint;
     ctx.strokeStyle = COLORS.faintEdge;
     ctx.lineWidth = 1;
@@ -813,14 +819,11 @@ const picture = {
     ctx.fillStyle = COLORS.text;
     ctx.font = "11px system-ui, sans-serif";
     ctx.fillText("document: click a sentence to mark it as the answer", L.pad + 6, L.stripTop + L.stripH / 2);
-    // The answer band across all rows, with hard edges.
-    if (this.span && this.docLength) {
-      const x0 = this.x(this.span.start), x1 = Math.max(this.x(this.span.end), x0 + 2);
-      ctx.fillStyle = COLORS.band;
-      ctx.fillRect(x0, 0, x1 - x0, L.stripTop + L.stripH);
+    // The band's hard edges go over everything, so it reads as one stripe through every row.
+    if (band) {
       ctx.fillStyle = COLORS.bandEdge;
-      ctx.fillRect(x0 - 1, 0, 2, L.stripTop + L.stripH);
-      ctx.fillRect(x1 - 1, 0, 2, L.stripTop + L.stripH);
+      ctx.fillRect(band[0] - 1, 0, 2, L.stripTop + L.stripH);
+      ctx.fillRect(band[1] - 1, 0, 2, L.stripTop + L.stripH);
     }
     // Hover and keyboard focus outlines.
     const outline = (i, color, width) => {
@@ -1046,6 +1049,13 @@ async function main() {
     $("open-full").href = `${baseUrl()}#${await fragmentFor(state)}`;
     startResizeMessages();
   }
+  // Pyodide does not always reject when its runtime cannot be fetched; say so instead of waiting silently.
+  setTimeout(() => {
+    if (!pythonReady && document.body.dataset.state === "loading") {
+      $("boot-text").textContent = "Python has not finished loading after 90 seconds: the connection may be slow, " +
+        "or something (a proxy, an extension) is blocking the Pyodide files. The browser console has details.";
+    }
+  }, 90_000);
   try {
     gate = Gate.start();
     gate.onstatus = onStatus;

@@ -387,3 +387,26 @@ def test_keyboard_focus_on_the_picture_describes_chunks(page):
     assert page.locator("#detail-text").inner_text() == text
     page.keyboard.press("End")
     assert head.inner_text().startswith("Chunk 12 of 12")
+
+
+# --- when Python cannot load ----------------------------------------------------------------------
+
+def test_a_failed_python_boot_says_so_and_why(browser, server, dialogs):
+    """The core's wheel is refused: the page says Python could not load, and why, and the
+    controls still work."""
+    context = browser.new_context()
+    context.route("**/*", lambda route: route.abort("blockedbyclient")
+                  if "/ragsim-" in route.request.url or not server.owns(route.request.url) else route.continue_())
+    try:
+        tab = context.new_page()
+        tab.goto(server.url(INDEX))
+        tab.wait_for_function("document.body.dataset.state === 'error'", timeout=60_000)
+        boot = tab.locator("#boot")
+        assert boot.is_visible()
+        assert boot.inner_text().startswith("Python could not be loaded, so nothing can be computed: ")
+        assert len(boot.inner_text()) > len("Python could not be loaded, so nothing can be computed: ") + 10
+        assert tab.locator("#verdict-headline").inner_text() == "Python could not be loaded"
+        tab.get_by_label("Chunk size", exact=True).fill("30")
+        assert tab.locator("#param-size-value").inner_text() == "30 words"
+    finally:
+        context.close()
