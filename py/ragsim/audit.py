@@ -138,6 +138,14 @@ def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, sess
         if answered[i]:
             name = indexes[di].text[f.name[0] : f.name[1]]
             by_name.setdefault(tuple(query_terms_for(name, retrieval["analyzer"])), []).append(i)
+    # which documents hold each term, so a term is looked up only where it occurs
+    holders: dict[str, list[int]] = {}
+    for di, index in enumerate(indexes):
+        for t in index.postings:
+            holders.setdefault(t, []).append(di)
+        for t in layouts[di].edge_index:
+            if t not in index.postings:
+                holders.setdefault(t, []).append(di)
     occurrence_cache: dict[str, tuple[list[int], list[int]]] = {}
     in_top = set()
     for q, members in by_name.items():
@@ -145,18 +153,22 @@ def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, sess
         for t in dict.fromkeys(q):
             if t not in occurrence_cache:
                 positions, tfs = [], []
-                for di, index in enumerate(indexes):
-                    cs, ts = index.sparse_frequencies(t, layouts[di])
+                for di in holders.get(t, ()):
+                    cs, ts = indexes[di].sparse_frequencies(t, layouts[di])
                     positions.extend(c + first[di] for c in cs)
                     tfs.extend(ts)
                 occurrence_cache[t] = (positions, tfs)
             occ[t] = occurrence_cache[t]
         scores = bm25.score_all(list(q), lengths, occ, retrieval["variant"], retrieval["k1"], retrieval["b"],
                                 retrieval["delta"])
+        ordered = sorted(scores)
         for i in members:
             best = min(answered[i], key=lambda number: (-scores[number - 1], number)) - 1
             s = scores[best]
-            rank = 1 + sum(1 for x in scores if x > s) + sum(1 for c in range(best) if scores[c] == s)
+            # rank = 1 + chunks scoring higher + chunks tied with it that come earlier
+            rank = 1 + n - bisect_right(ordered, s)
+            if rank <= precision_k and bisect_right(ordered, s) - bisect_left(ordered, s) > 1:
+                rank += sum(1 for c in range(best) if scores[c] == s)
             if rank <= precision_k:
                 in_top.add(i)
 

@@ -33,37 +33,51 @@ class DocIndex:
     text: str
     word_starts: list[int]
     word_ends: list[int]
-    word_terms: list[tuple[str, ...]]
     term_prefix: list[int]
     postings: dict[str, list[int]] = field(repr=False)
     analyzer: object = field(default=None, repr=False)
     # term -> counts of it in words 0 .. i-1, for the most recently asked terms (bounded).
     _prefix: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    # Splitters' results that depend on the text alone (sentence extents, separator pieces), so a
+    # slider move re-uses them; keyed by the splitter, bounded by the text's own structure.
+    memo: dict = field(default_factory=dict, repr=False)
     PREFIX_LIMIT = 32
 
     @classmethod
     def build(cls, text: str, analyzer=None) -> "DocIndex":
         """Index `text`; an analyzer (stop words, stemming) maps each word's terms when given."""
-        starts, ends, word_terms, prefix = [], [], [], [0]
-        postings: dict[str, list[int]] = {}
-        total = 0
-        for i, m in enumerate(_WORD.finditer(text)):
+        starts, ends = [], []
+        for m in _WORD.finditer(text):
             starts.append(m.start())
             ends.append(m.end())
-            ts = _TERM.findall(m.group().lower())
-            if analyzer is not None:
-                ts = analyzer(ts)
-            ts = tuple(ts)
-            word_terms.append(ts)
-            total += len(ts)
-            prefix.append(total)
-            for t in ts:
-                p = postings.get(t)
-                if p is None:
-                    postings[t] = [i]
-                else:
-                    p.append(i)
-        return cls(text, starts, ends, word_terms, prefix, postings, analyzer=analyzer)
+        lowered = text.lower()
+        if len(lowered) == len(text):
+            # Lower-casing kept every position, so the terms of the whole lowered text, each placed
+            # in the word holding its first character, are the terms of every word in turn.
+            found = [(m.group(), m.start()) for m in _TERM.finditer(lowered)]
+            holders = list(map(bisect_right, repeat(starts), [p for _, p in found]))
+            pairs = [(t, w - 1) for (t, _), w in zip(found, holders)]
+        else:
+            # Some character grew when lower-cased (such as "İ"): words one by one.
+            pairs = [(t, i) for i, (s, e) in enumerate(zip(starts, ends)) for t in _TERM.findall(text[s:e].lower())]
+        if analyzer is not None:
+            # The analyzer maps terms one by one (stop words out, stems), so per term is per word.
+            mapped = analyzer([t for t, _ in pairs])
+            if len(mapped) == len(pairs):
+                pairs = [(m, w) for m, (_, w) in zip(mapped, pairs)]
+            else:
+                pairs = [(m, w) for t, w in pairs for m in analyzer([t])]
+        per_word = [0] * len(starts)
+        postings: dict[str, list[int]] = {}
+        for t, w in pairs:
+            per_word[w] += 1
+            p = postings.get(t)
+            if p is None:
+                postings[t] = [w]
+            else:
+                p.append(w)
+        prefix = [0, *accumulate(per_word)]
+        return cls(text, starts, ends, prefix, postings, analyzer=analyzer)
 
     @property
     def n_words(self) -> int:
@@ -141,7 +155,13 @@ class DocIndex:
         for c, ts in edges.items():
             lengths[c] += len(ts)
         monotone = all(map(le, inner_from, inner_from[1:])) and all(map(le, inner_to, inner_to[1:]))
-        return Layout(inner_from, inner_to, edges, lengths, monotone)
+        # the clipped words' terms turned around: term -> {extent: count}, so a term looks up its own
+        edge_index: dict[str, dict[int, int]] = {}
+        for c, ts in edges.items():
+            for t in ts:
+                counts = edge_index.setdefault(t, {})
+                counts[c] = counts.get(c, 0) + 1
+        return Layout(inner_from, inner_to, edges, lengths, monotone, edge_index)
 
     def prefix(self, term: str) -> list[int]:
         """Occurrences of `term` in words `0 .. i-1` for every i (cached for recently asked terms)."""
@@ -165,9 +185,8 @@ class DocIndex:
         else:
             pre = self.prefix(term)
             tf = list(map(sub, map(pre.__getitem__, layout.inner_to), map(pre.__getitem__, layout.inner_from)))
-        for c, ts in layout.edges.items():
-            if term in ts:
-                tf[c] += ts.count(term)
+        for c, n in layout.edge_index.get(term, {}).items():
+            tf[c] += n
         return tf
 
     def sparse_frequencies(self, term: str, layout: "Layout") -> tuple[list[int], list[int]]:
@@ -187,9 +206,8 @@ class DocIndex:
         for w in postings:
             for c in range(bisect_right(inner_to, w), bisect_right(inner_from, w)):
                 counts[c] = counts.get(c, 0) + 1
-        for c, ts in layout.edges.items():
-            if term in ts:
-                counts[c] = counts.get(c, 0) + ts.count(term)
+        for c, n in layout.edge_index.get(term, {}).items():
+            counts[c] = counts.get(c, 0) + n
         chunks = sorted(counts)
         return chunks, [counts[c] for c in chunks]
 
@@ -209,3 +227,4 @@ class Layout:
     edges: dict[int, list[str]]
     lengths: list[int]
     monotone: bool = True
+    edge_index: dict = field(default_factory=dict)
