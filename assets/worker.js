@@ -11,6 +11,8 @@
 //   {id, type: "simulate", request: "<request JSON>"}
 //       -> {id, ok: true, result: "<response JSON>", ms}
 //       -> {id, ok: false, error: {field, message}, ms}     (the core refused the request)
+//   {id, type: "audit", request} and {id, type: "code", request}: the same shape, answered by
+//       ragsim.audit.audit_json and ragsim.api.equivalent_code_json
 //   {id, type: "install", package: "snowballstemmer"}      (on demand, from this site only)
 //       -> {id, ok: true, result: "{\"package\": ..., \"version\": ...}", ms}
 //   anything else -> {id, ok: false, error: {field: "type", message}}
@@ -38,6 +40,13 @@ _ragsim_session = _ragsim_api.Session()
 
 def _ragsim_simulate(request_json):
     return _ragsim_api.simulate_json(request_json, _ragsim_session)
+
+def _ragsim_audit(request_json):
+    from ragsim import audit
+    return audit.audit_json(request_json, _ragsim_session)
+
+def _ragsim_code(request_json):
+    return _ragsim_api.equivalent_code_json(request_json)
 `;
 
 async function fetchBytes(url) {
@@ -66,8 +75,10 @@ async function boot() {
   }
   pyodide.runPython(PRELUDE);
   const simulate = pyodide.globals.get("_ragsim_simulate");
+  const audit = pyodide.globals.get("_ragsim_audit");
+  const code = pyodide.globals.get("_ragsim_code");
   status("ready", { versions: { pyodide: pyodide.version, ragsim: config.ragsimVersion } });
-  return { pyodide, simulate };
+  return { pyodide, simulate, audit, code };
 }
 
 // One line for the page; the full text (a Python traceback, usually) for the console.
@@ -120,18 +131,25 @@ function tooDeep(json, limit = MAX_DEPTH) {
   return false;
 }
 
-const handlers = {
-  async simulate(msg, { simulate }) {
+// One Python entry point (string in, string out) behind a message type.
+function jsonCall(entry) {
+  return async (msg, runtime) => {
     if (typeof msg.request !== "string") {
       return { ok: false, error: { field: "", message: "The request must be sent as a JSON string." } };
     }
     if (tooDeep(msg.request)) {
       return { ok: false, error: { field: "request", message: "The request is nested too deeply; send a flat request object." } };
     }
-    const result = simulate(msg.request);
+    const result = runtime[entry](msg.request);
     if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
     return { ok: true, result };
-  },
+  };
+}
+
+const handlers = {
+  simulate: jsonCall("simulate"), // {id, type: "simulate", request} -> the response of api.simulate
+  audit: jsonCall("audit"), // {id, type: "audit", request} -> the table of ragsim.audit.audit
+  code: jsonCall("code"), // {id, type: "code", request} -> {"code": "..."} from ragsim.codegen
   async install(msg, { pyodide }) {
     if (!ON_DEMAND.has(msg.package)) {
       const known = [...ON_DEMAND].join(", ") || "none";

@@ -184,3 +184,16 @@ def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, sess
         "error": None,
     }
     return row, answered, in_top
+
+
+def audit_json(request_json: str, session: Session | None = None) -> str:
+    """The audit, string to string, for the worker."""
+    import json
+
+    try:
+        request = json.loads(request_json)
+    except (ValueError, TypeError) as e:
+        return json.dumps({"error": {"field": "request", "message": f"The request is not valid JSON ({e})."}})
+    except RecursionError:
+        return json.dumps({"error": {"field": "request", "message": "The request is nested too deeply; send a flat request object."}})
+    return json.dumps(audit(request, session), ensure_ascii=False, allow_nan=False)

@@ -117,6 +117,20 @@ def test_deeply_nested_request_is_refused_before_python_sees_it(harness):
     assert call(harness, "gate.stage") == "ready"
 
 
+def test_audit_and_code_messages_answer_like_cpython(harness):
+    from ragsim import audit
+
+    request = {"documents": [{"id": "a", "text": "The Galle Ring orbits at 42,000 km. Kestrel Station has 14 crew."}],
+               "chunking": {"unit": "chars", "size": 40}, "overlaps": [0, 30]}
+    reply = call(harness, "gate.send({type: 'audit', request: arg})", json.dumps(request))
+    assert reply["ok"] is True, reply
+    assert json.loads(reply["result"]) == audit.audit(request)
+    code = call(harness, "gate.send({type: 'code', request: arg})", json.dumps(real_request()))
+    assert code["ok"] is True and json.loads(code["result"]) == json.loads(api.equivalent_code_json(json.dumps(real_request())))
+    bad = call(harness, "gate.send({type: 'audit', request: arg})", json.dumps({**request, "overlaps": [-1]}))
+    assert bad["ok"] is False and bad["error"]["field"] == "overlaps"
+
+
 def test_stemmer_installs_on_demand_from_this_site(harness, offsite):
     reply = call(harness, "gate.send({type: 'install', package: 'snowballstemmer'})")
     assert reply["ok"] is True, reply
