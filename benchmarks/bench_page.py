@@ -1,0 +1,120 @@
+"""The page in real Chromium: time from a slider's input event to the repainted verdict, and the time
+until the controls are usable and until Python is ready, cold and warm cache.
+
+A sample dispatches one `input` event on "Chunk size" (alternating between two sizes, so every move
+really recomputes) and stops the clock at the first animation frame after the page is back to
+`data-state="ready"` with the verdict drawn for that size. Measured inside the page with
+performance.now(), so Playwright's own round trips do not count.
+
+    python benchmarks/bench_page.py [--samples 40]
+"""
+
+import argparse
+import pathlib
+import statistics
+import sys
+import threading
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import build  # noqa: E402
+from bench_core import corpus  # noqa: E402
+
+CHROMIUM = pathlib.Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+# One drag sample, in the page: input event -> ready again -> next frame.
+SAMPLE = """async (size) => {
+  const slider = document.querySelector('input[type=range][aria-label="Chunk size"], #param-size');
+  const ready = () => new Promise((resolve) => {
+    const check = () => {
+      const r = window.ragsim;
+      const shown = r.shownRequest();
+      if (document.body.dataset.state === "ready" && shown && shown.chunking.size === size) {
+        requestAnimationFrame(() => resolve(performance.now()));
+      } else {
+        setTimeout(check, 0);
+      }
+    };
+    check();
+  });
+  const t0 = performance.now();
+  slider.value = String(size);
+  slider.dispatchEvent(new Event("input", { bubbles: true }));
+  const t1 = await ready();
+  return t1 - t0;
+}"""
+
+BOOT = """() => new Promise((resolve) => {
+  const usable = () => !!document.querySelector('#param-size') && !document.querySelector('#param-size').disabled;
+  const out = {};
+  const tick = () => {
+    const t = performance.now();
+    if (out.controls === undefined && usable()) out.controls = t;
+    if (document.body.dataset.state === "ready") { out.python = t; resolve(out); return; }
+    setTimeout(tick, 5);
+  };
+  tick();
+})"""
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
+
+
+def drag(page, samples, sizes):
+    times = []
+    for i in range(samples + 3):
+        t = page.evaluate(SAMPLE, sizes[i % 2])
+        if i >= 3:  # the first moves warm the caches
+            times.append(t)
+    return statistics.median(times), percentile(times, 95)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=40)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    dist = build.ensure_fresh()
+    httpd = build.make_server(dist, 0, quiet=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/index.html"
+    with sync_playwright() as p:
+        launch = {"args": ARGS}
+        if CHROMIUM.exists():
+            launch["executable_path"] = str(CHROMIUM)
+        browser = p.chromium.launch(**launch)
+        context = browser.new_context()
+        for label in ("cold cache", "warm cache"):
+            page = context.new_page()
+            page.goto(url)
+            t = page.evaluate(BOOT)
+            print(f"{label}: controls usable at {t['controls']:.0f} ms, Python ready at {t['python']:.0f} ms")
+            if label == "cold cache":
+                page.close()
+        median, p95 = drag(page, args.samples, (25, 24))
+        print(f"example document: slider input -> repainted verdict  median {median:.1f} ms, p95 {p95:.1f} ms")
+        text = corpus()
+        page.evaluate("""(text) => {
+            const area = document.querySelector('textarea');
+            area.value = text;
+            area.dispatchEvent(new Event('input', { bubbles: true }));
+        }""", text)
+        page.wait_for_function("() => window.ragsim.shownRequest() && "
+                               "window.ragsim.shownRequest().documents[0].text.length === %d" % len(text),
+                               timeout=120_000)
+        median, p95 = drag(page, args.samples, (25, 24))
+        print(f"{len(text.split()):,}-word document: slider input -> repainted verdict  "
+              f"median {median:.1f} ms, p95 {p95:.1f} ms")
+        browser.close()
+    httpd.shutdown()
+
+
+if __name__ == "__main__":
+    main()
