@@ -446,27 +446,37 @@ def simulate(request: dict, session: Session | None = None) -> dict:
         return e.as_response()
 
 
-def simulate_json(request_json: str, session: Session | None = None) -> str:
-    """The same, string to string, for the worker: nothing but JSON crosses the boundary."""
+def json_call(function, request_json: str, *args) -> str:
+    """Run `function(request, *args)` on a request given as JSON and return its answer as JSON; every
+    JSON entry point (simulate, audit, equivalent code) goes through here, so bad JSON is refused
+    alike everywhere and nothing but strings crosses the worker boundary."""
     try:
         request = json.loads(request_json)
     except (ValueError, TypeError) as e:
-        return json.dumps({"error": {"field": "request", "message": f"The request is not valid JSON ({e})."}})
+        answer = {"error": {"field": "request", "message": f"The request is not valid JSON ({e})."}}
     except RecursionError:
-        return json.dumps({"error": {"field": "request", "message": "The request is nested too deeply; send a flat request object."}})
-    return json.dumps(simulate(request, session), ensure_ascii=False, allow_nan=False)
+        answer = {"error": {"field": "request", "message": "The request is nested too deeply; send a flat request object."}}
+    else:
+        answer = function(request, *args)
+    return json.dumps(answer, ensure_ascii=False, allow_nan=False)
+
+
+def simulate_json(request_json: str, session: Session | None = None) -> str:
+    """`simulate`, string to string, for the worker."""
+    return json_call(simulate, request_json, session)
+
+
+def equivalent_code(request: dict) -> dict:
+    """`{"code": str}`: the Python that builds the request's splitter and BM25 in the real libraries
+    (ragsim.codegen), or `{"error": {field, message}}`."""
+    from . import codegen
+
+    try:
+        return {"code": codegen.equivalent_code(request)}
+    except RequestError as e:
+        return e.as_response()
 
 
 def equivalent_code_json(request_json: str) -> str:
-    """`{"code": str}`: the Python that builds the request's splitter and BM25 in the real libraries
-    (ragsim.codegen), or `{"error": {field, message}}`; JSON in, JSON out, for the worker."""
-    from .codegen import equivalent_code
-
-    try:
-        request = json.loads(request_json)
-    except (ValueError, TypeError) as e:
-        return json.dumps({"error": {"field": "request", "message": f"The request is not valid JSON ({e})."}})
-    try:
-        return json.dumps({"code": equivalent_code(request)}, ensure_ascii=False)
-    except RequestError as e:
-        return json.dumps(e.as_response(), ensure_ascii=False)
+    """`equivalent_code`, string to string, for the worker."""
+    return json_call(equivalent_code, request_json)

@@ -9,7 +9,7 @@ name as the query, whether a chunk that answers it ranks in the top `precision_k
 from bisect import bisect_left, bisect_right
 
 from . import bm25, facts as fact_rules
-from .api import Session, _read_documents, query_terms_for, read_retrieval_options
+from .api import Session, _read_documents, json_call, query_terms_for, read_retrieval_options
 from .errors import RequestError
 from .fields import get_int
 from .index import DocIndex
@@ -188,12 +188,4 @@ def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, sess
 
 def audit_json(request_json: str, session: Session | None = None) -> str:
     """The audit, string to string, for the worker."""
-    import json
-
-    try:
-        request = json.loads(request_json)
-    except (ValueError, TypeError) as e:
-        return json.dumps({"error": {"field": "request", "message": f"The request is not valid JSON ({e})."}})
-    except RecursionError:
-        return json.dumps({"error": {"field": "request", "message": "The request is nested too deeply; send a flat request object."}})
-    return json.dumps(audit(request, session), ensure_ascii=False, allow_nan=False)
+    return json_call(audit, request_json, session)
