@@ -82,79 +82,87 @@ def split_with_regex(text: str, base: int, pattern: re.Pattern | None, keep) -> 
     if pattern is None:
         return [(base + i, base + i + 1) for i in range(n)]
     # re.split and re.finditer find the same matches (empty ones included, Python >= 3.7).
-    bounds = [(m.start(), m.end()) for m in pattern.finditer(text)]
-    pieces = []
+    # A piece runs between two cuts: after each match (dropped separator), at its end ("end") or
+    # at its start (the separator starts the next piece).
     if not keep:
-        prev = 0
-        for s, e in bounds:
-            pieces.append((prev, s))
-            prev = e
-        pieces.append((prev, n))
-    elif keep == "end":
-        # [piece + following separator, ...] then the last piece
-        prev = 0
-        for s, e in bounds:
-            pieces.append((prev, e))
-            prev = e
-        pieces.append((prev, n))
+        bounds = [(m.start(), m.end()) for m in pattern.finditer(text)]
+        starts = [0] + [e for _, e in bounds]
+        ends = [s for s, _ in bounds] + [n]
     else:
-        # the first piece, then [separator + following piece, ...]
-        prev = 0
-        for s, e in bounds:
-            pieces.append((prev, s))
-            prev = s
-        pieces.append((prev, n))
-    return [(base + a, base + b) for a, b in pieces if b > a]
+        cut = [m.end() if keep == "end" else m.start() for m in pattern.finditer(text)]
+        starts = [0] + cut
+        ends = cut + [n]
+    return [(base + a, base + b) for a, b in zip(starts, ends) if b > a]
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+def inexact_gaps(text: str, pieces: list[tuple[int, int]], sep: str) -> list[int] | None:
+    """Prefix counts of the gaps that are not exactly `sep`: `g[i]` counts such gaps among those
+    before pieces 1 .. i, so pieces `[lo, hi)` join into a slice of the text iff `g[hi - 1] == g[lo]`.
+    None when `sep` is empty (pieces are then contiguous slices)."""
+    if not sep:
+        return None
+    ls = len(sep)
+    g = [0]
+    bad = 0
+    for (_, prev_end), (start, _) in zip(pieces, pieces[1:]):
+        if start - prev_end != ls or not text.startswith(sep, prev_end):
+            bad += 1
+        g.append(bad)
+    return g
 
 
-def _emit(text: str, pieces, lo: int, hi: int, sep: str, strip: bool, out: list) -> None:
-    """`_join_docs(current_doc, separator)`: pieces[lo:hi] joined, stripped, dropped when empty."""
+def _emit(text: str, pieces, lo: int, hi: int, sep: str, strip: bool, gaps, out: list) -> None:
+    """`_join_docs(pieces[lo:hi], sep)`: the chunk stripped when asked, dropped when empty.
+
+    Where LangChain's chunk is not a slice of the document (see the module docstring), the extent
+    spans its pieces and `units` is the length of LangChain's own text.
+    """
     start, end = pieces[lo][0], pieces[hi - 1][1]
-    exact = True
-    if hi - lo > 1:
-        ls = len(sep)
-        for i in range(lo + 1, hi):
-            gap_start, gap_end = pieces[i - 1][1], pieces[i][0]
-            if gap_end - gap_start != ls or (ls and not text.startswith(sep, gap_start)):
-                exact = False
-                break
-    if exact:
-        if strip:
-            start, end = _strip(text, start, end)
+    if strip:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+    if gaps is None or gaps[hi - 1] == gaps[lo]:
         if end > start:
             out.append(Extent(start, end, end - start))
         return
-    # LangChain's chunk is not a slice of the document: measure its own text for `units`.
     joined = sep.join(text[a:b] for a, b in pieces[lo:hi])
     if strip:
         joined = joined.strip()
-        start, end = _strip(text, start, end)
+        if end <= start:  # only the re-inserted separator is left: keep the pieces' whole span
+            start, end = pieces[lo][0], pieces[hi - 1][1]
     if joined:
         out.append(Extent(start, end, len(joined)))
 
 
-def merge(text: str, pieces: list[tuple[int, int]], sep: str, size: int, overlap: int, strip: bool, out: list) -> None:
-    """`_merge_splits(pieces, sep)` with len() as the length function; appends extents to `out`."""
+def merge(text: str, pieces: list[tuple[int, int]], lo: int, stop: int, sep: str, size: int, overlap: int,
+          strip: bool, out: list, gaps: list[int] | None) -> None:
+    """`_merge_splits(pieces[lo:stop], sep)` with len() as the length function; appends extents to `out`.
+
+    `gaps` is `inexact_gaps(text, pieces, sep)`. `_join_docs` is inlined: each chunk is stripped
+    when asked and dropped when empty.
+    """
     sep_len = len(sep)
-    lo = 0  # current_doc is pieces[lo:hi]
+    first = lo  # current_doc is pieces[first:hi]
     total = 0
-    for hi, (a, b) in enumerate(pieces):
+    for hi in range(lo, stop):
+        a, b = pieces[hi]
         len_ = b - a
-        if total + len_ + (sep_len if hi > lo else 0) > size:
-            if hi > lo:
-                _emit(text, pieces, lo, hi, sep, strip, out)
+        if hi > first:
+            if total + len_ + sep_len <= size:  # the common case: the piece fits
+                total += len_ + sep_len
+                continue
+        elif len_ <= size:  # LangChain: `total` is 0 here, nothing to emit or pop
+            total = len_
+            continue
+        if total + len_ + (sep_len if hi > first else 0) > size:
+            if hi > first:
+                _emit(text, pieces, first, hi, sep, strip, gaps, out)
                 # Pop whole pieces from the front until the rest fits in the overlap and leaves room.
-                while total > overlap or (total + len_ + (sep_len if hi > lo else 0) > size and total > 0):
-                    total -= (pieces[lo][1] - pieces[lo][0]) + (sep_len if hi - lo > 1 else 0)
-                    lo += 1
-        total += len_ + (sep_len if hi > lo else 0)
-    if lo < len(pieces):
-        _emit(text, pieces, lo, len(pieces), sep, strip, out)
+                while total > overlap or (total + len_ + (sep_len if hi > first else 0) > size and total > 0):
+                    total -= (pieces[first][1] - pieces[first][0]) + (sep_len if hi - first > 1 else 0)
+                    first += 1
+        total += len_ + (sep_len if hi > first else 0)
+    if first < stop:
+        _emit(text, pieces, first, stop, sep, strip, gaps, out)

@@ -56,14 +56,18 @@ def split(doc, chunking: dict) -> Split:
     if not text:
         return Split((), unit, 0)  # Haystack skips an empty document
 
-    # Unit i is text[bounds[i]:bounds[i + 1]]: the delimiter stays on the unit before it.
-    bounds = [0]
-    d = len(delimiter)
-    pos = text.find(delimiter)
-    while pos != -1:
-        bounds.append(pos + d)
-        pos = text.find(delimiter, pos + d)
-    bounds.append(len(text))
+    # Unit i is text[bounds[i]:bounds[i + 1]]: the delimiter stays on the unit before it. The units
+    # depend on the text alone, so they are kept on the index for the next move.
+    bounds = doc.memo.get(("haystack", delimiter))
+    if bounds is None:
+        bounds = [0]
+        d = len(delimiter)
+        pos = text.find(delimiter)
+        while pos != -1:
+            bounds.append(pos + d)
+            pos = text.find(delimiter, pos + d)
+        bounds.append(len(text))
+        doc.memo[("haystack", delimiter)] = bounds
     n = len(bounds) - 1
 
     step = length - overlap

@@ -18,12 +18,18 @@ def split(doc, chunking: dict) -> Split:
     keep = lc.read_keep_separator(chunking, default=False)
 
     text = doc.text
-    pattern_text = separator if is_regex else re.escape(separator)
-    pattern = lc.compile_separator(pattern_text, "chunking.separator") if pattern_text else None
-    pieces = lc.split_with_regex(text, 0, pattern, keep)
+    # The pieces depend on the text and the separator only: kept on the index for the next move.
+    key = ("langchain-character", separator, is_regex, keep)
     # The separator is put back between pieces unless it was kept on them or is a zero-width lookaround.
     lookaround = is_regex and separator.startswith(lc.LOOKAROUND_PREFIXES)
     merge_sep = "" if (keep or lookaround) else separator
+    got = doc.memo.get(key)
+    if got is None:
+        pattern_text = separator if is_regex else re.escape(separator)
+        pattern = lc.compile_separator(pattern_text, "chunking.separator") if pattern_text else None
+        pieces = lc.split_with_regex(text, 0, pattern, keep)
+        got = doc.memo[key] = (pieces, lc.inexact_gaps(text, pieces, merge_sep))
+    pieces, gaps = got
     out: list = []
-    lc.merge(text, pieces, merge_sep, size, overlap, strip, out)
+    lc.merge(text, pieces, 0, len(pieces), merge_sep, size, overlap, strip, out, gaps)
     return Split(tuple(out), "chars", len(text))

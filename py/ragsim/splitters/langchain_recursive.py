@@ -116,41 +116,53 @@ def split(doc, chunking: dict) -> Split:
     keep = lc.read_keep_separator(chunking, default=True)
     text = doc.text
 
-    compiled = {}
-    for s in separators:
-        if s:
-            source = s if is_regex else re.escape(s)
-            compiled[s] = lc.compile_separator(source, "chunking.separators")
+    compiled = {
+        s: lc.compile_separator(s if is_regex else re.escape(s), "chunking.separators") for s in separators if s
+    }
+
+    # How a span splits depends on the text and the separators only, never on size or overlap: the
+    # results are kept on the index, so a slider move only re-packs. `seps` is always a suffix of
+    # `separators`, named by its length.
+    memo = doc.memo.setdefault(("langchain-recursive", separators, is_regex, keep), {})
+
+    def pieces_of(a: int, b: int, n_seps: int):
+        """(separator, remaining separators, pieces) of `_split_text(text[a:b], seps)`."""
+        got = memo.get((a, b, n_seps))
+        if got is None:
+            seps = separators[len(separators) - n_seps :]
+            piece_text = text[a:b]
+            separator, rest = seps[-1], ()
+            for i, s in enumerate(seps):
+                if not s:
+                    separator = s
+                    break
+                if compiled[s].search(piece_text):
+                    separator, rest = s, seps[i + 1 :]
+                    break
+            pieces = lc.split_with_regex(piece_text, a, compiled.get(separator) if separator else None, keep)
+            gaps = lc.inexact_gaps(text, pieces, "" if keep else separator)
+            got = memo[(a, b, n_seps)] = (separator, len(rest), pieces, gaps)
+        return got
 
     out: list = []
 
-    def split_text(a: int, b: int, seps: tuple[str, ...]) -> None:
+    def split_text(a: int, b: int, n_seps: int) -> None:
         """`_split_text(text[a:b], seps)`, appending the chunks' extents to `out`."""
-        piece_text = text[a:b]
-        separator, rest = seps[-1], ()
-        for i, s in enumerate(seps):
-            if not s:
-                separator = s
-                break
-            if compiled[s].search(piece_text):
-                separator, rest = s, seps[i + 1 :]
-                break
-        pieces = lc.split_with_regex(piece_text, a, compiled.get(separator) if separator else None, keep)
+        separator, n_rest, pieces, gaps = pieces_of(a, b, n_seps)
         merge_sep = "" if keep else separator
-        good = []
-        for pa, pb in pieces:
+        good = 0  # pieces[good:i] are the pending pieces shorter than size
+        for i, (pa, pb) in enumerate(pieces):
             if pb - pa < size:
-                good.append((pa, pb))
                 continue
-            if good:
-                lc.merge(text, good, merge_sep, size, overlap, strip, out)
-                good = []
-            if not rest:
+            if i > good:
+                lc.merge(text, pieces, good, i, merge_sep, size, overlap, strip, out, gaps)
+            good = i + 1
+            if not n_rest:
                 out.append(Extent(pa, pb, pb - pa))  # LangChain appends it as is: over size, unstripped
             else:
-                split_text(pa, pb, rest)
-        if good:
-            lc.merge(text, good, merge_sep, size, overlap, strip, out)
+                split_text(pa, pb, n_rest)
+        if len(pieces) > good:
+            lc.merge(text, pieces, good, len(pieces), merge_sep, size, overlap, strip, out, gaps)
 
-    split_text(0, len(text), separators)
+    split_text(0, len(text), len(separators))
     return Split(tuple(out), "chars", len(text))

@@ -22,13 +22,16 @@ from ..windows import read_params, window_bounds
 def split(doc, chunking: dict) -> Split:
     unit, size, overlap = read_params(chunking)
     text = doc.text
-    sents = split_sentences(text)
-    starts = doc.word_starts
+    # Sentences and their first words depend on the text alone: kept on the index for the next move.
+    if "sentences" not in doc.memo:
+        sents = split_sentences(text)
+        starts = doc.word_starts
+        # words of sentence i: word indexes [first[i], first[i + 1]) (sentences end between words)
+        doc.memo["sentences"] = (sents, [bisect_left(starts, s) for s, _ in sents] + [len(starts)])
+    sents, first = doc.memo["sentences"]
 
     if unit == "words":
-        # words of sentence i: word indexes [first[i], first[i + 1]) (sentences end between words)
-        first = [bisect_left(starts, s) for s, _ in sents] + [len(starts)]
-        total_units = len(starts)
+        total_units = len(doc.word_starts)
 
         def units(i: int, j: int) -> int:  # sentences i .. j-1 together
             return first[j] - first[i]
