@@ -15,6 +15,7 @@ Rules, in the order they are applied:
      `U.S.`, `a.m.`), or
    - followed by a word that starts with a lower-case letter (`etc. and`, `"Why?" he asked`),
      which also covers abbreviations such as `etc.`, `Inc.`, `No.` in mid-sentence.
+   - `No.`, `Art.` or `Nr.` followed by a digit (`Harrow Lock No. 3`).
    An abbreviation that may end a sentence (`etc.`, `Inc.`) ends it when a capital follows.
 4. Sentences are trimmed of surrounding whitespace; text holding no sentence (only whitespace)
    yields none.
@@ -34,6 +35,9 @@ NEVER_FINAL = frozenset(
     # months and weekdays before a date
     " jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
 )
+
+# Words before a period that introduce a number ("No. 3"): not an end when a digit follows.
+BEFORE_NUMBER = frozenset("no nos art arts nr".split())
 
 _TERMINATORS = ".!?…"
 _CLOSERS = "\"'”’»)]}"
@@ -73,6 +77,8 @@ def _is_end(text: str, m: re.Match) -> bool:
         word = _word_before(text, m.start())
         if word.lower() in NEVER_FINAL or _INITIALS.fullmatch(word):
             return False
+        if nxt.isdigit() and word.lower() in BEFORE_NUMBER:
+            return False  # rule 3d: "Lock No. 3", "Art. 12"
     return True
 
 

@@ -79,3 +79,11 @@ def test_a_sentence_longer_than_size_falls_back_to_windows():
 def test_chars_unit_counts_the_extent_with_its_inner_spaces():
     chunks, _ = pack("Ab. Cd. Ef.", unit="chars", size=7, overlap=0)
     assert chunks == [("Ab. Cd.", 7), ("Ef.", 3)]
+
+
+def test_number_abbreviation_before_a_digit_does_not_end_a_sentence():
+    from ragsim.sentences import split_sentences
+
+    text = "Harrow Lock No. 3 lifts barges 11.5 metres. The answer was no. Then it was yes."
+    got = [text[a:b] for a, b in split_sentences(text)]
+    assert got == ["Harrow Lock No. 3 lifts barges 11.5 metres.", "The answer was no.", "Then it was yes."]
