@@ -10,7 +10,12 @@
 // back before drawing. All user text reaches the DOM as text (textContent), never as HTML.
 
 import { Gate } from "./assets/gate.js";
+import { CodePanel } from "./assets/code-panel.js";
 import { EXAMPLE } from "./assets/examples.js";
+import * as documents from "./assets/documents.js";
+import { Investigate, defaultOverlaps } from "./assets/investigate.js";
+import { AuditPanel } from "./assets/audit-panel.js";
+import { lanes } from "./assets/lanes.js";
 
 const DOC_ID = "doc";
 const COMPRESS_OVER = 1000; // fragments longer than this go into `z`, deflated
@@ -24,39 +29,166 @@ const CONTEXT_SHOW_LIMIT = 20_000; // characters of one chunk shown in the conte
 
 const UNIT_NAMES = { words: "words", chars: "characters" };
 
+// Splitters (SPEC section 7) by the names people know them by.
+const STRATEGY_NAMES = {
+  window: "Fixed windows (ragsim)",
+  "langchain-character": "LangChain CharacterTextSplitter",
+  "langchain-recursive": "LangChain RecursiveCharacterTextSplitter",
+  haystack: "Haystack DocumentSplitter",
+  sentences: "Sentence packing (ragsim)",
+};
+const LANGCHAIN = ["langchain-character", "langchain-recursive"];
+const OWN_UNIT = ["window", "sentences"]; // the strategies that count in the `unit` the user picks
+// Haystack's split_by -> the unit its split_length counts (ragsim/splitters/haystack.py SPLIT_BY).
+const SPLIT_BY = { word: "words", passage: "passages", line: "lines", period: "sentences", page: "pages" };
+// LangChain's language presets (ragsim/splitters/langchain_recursive.py LANGUAGES); "" = the separators list.
+const LANGUAGES = Object.fromEntries(["", "markdown", "python", "js", "ts", "html", "rst", "latex", "java", "go", "rust", "c", "cpp"]
+  .map((l) => [l, l || "none: use separators"]));
+const KEEP_SEPARATOR = { false: "False", true: "True (= start)", start: "start", end: "end" };
+const VARIANTS = { lucene: "Lucene (as Elasticsearch)", robertson: "Robertson", atire: "ATIRE", bm25l: "BM25L", "bm25+": "BM25+" };
+
+/** The unit a strategy's size and overlap count in, as the library counts it. */
+export function unitName(s) {
+  if (LANGCHAIN.includes(s.strategy)) return "characters";
+  if (s.strategy === "haystack") return SPLIT_BY[s.split_by] || "words";
+  return UNIT_NAMES[s.unit];
+}
+
+// Row fields beyond name/label/kind/default: `field` is the request field the value goes to
+// (`wire` converts it); `strategies` and `when` say when the row applies: a row that does not
+// is hidden, left out of the request and out of links. `defaults` (by strategy) replace `default`
+// when a strategy is first chosen; `group` is the container; `needs` a package the worker must
+// install before a request with the row on.
 export const PARAMS = [
   { name: "doc", label: "Document", kind: "textarea", default: EXAMPLE.text, field: "documents" },
   { name: "q", label: "Question", kind: "text", default: EXAMPLE.question, field: "query" },
-  { name: "unit", label: "Unit", kind: "choice", default: "words", choices: UNIT_NAMES, field: "chunking.unit", embed: false },
-  { name: "size", label: "Chunk size", kind: "range", default: 24, min: 1, max: (s) => (s.unit === "chars" ? 4000 : 400), step: 1,
-    inUnits: true, field: "chunking.size", embed: true },
-  { name: "overlap", label: "Overlap", kind: "range", default: 6, min: 0, max: (s) => s.size - 1, step: 1,
-    inUnits: true, field: "chunking.overlap", embed: true },
+  { name: "strategy", label: "Splitter", kind: "choice", default: "window", choices: STRATEGY_NAMES, field: "chunking.strategy",
+    embed: false, onSet: switchStrategy },
+  { name: "unit", label: "Unit", kind: "choice", default: "words", choices: UNIT_NAMES, field: "chunking.unit", embed: false,
+    strategies: OWN_UNIT },
+  { name: "split_by", label: "split_by", kind: "choice", default: "word", choices: Object.fromEntries(Object.keys(SPLIT_BY).map((k) => [k, k])),
+    field: "chunking.split_by", embed: false, strategies: ["haystack"] },
+  { name: "size", label: "Chunk size", libLabel: { langchain: "chunk_size", haystack: "split_length" }, kind: "range",
+    default: 24, defaults: { "langchain-character": 4000, "langchain-recursive": 4000, haystack: 200, sentences: 40 }, min: 1,
+    max: (s) => (LANGCHAIN.includes(s.strategy) ? 8000 : s.strategy === "haystack" ? (s.split_by === "word" ? 1000 : 100)
+      : s.unit === "chars" ? 4000 : 400), step: 1, inUnits: true, field: "chunking.size", embed: true },
+  { name: "overlap", label: "Overlap", libLabel: { langchain: "chunk_overlap", haystack: "split_overlap" }, kind: "range",
+    default: 6, defaults: { "langchain-character": 200, "langchain-recursive": 200, haystack: 0, sentences: 10 }, min: 0,
+    max: (s) => (LANGCHAIN.includes(s.strategy) ? s.size : s.size - 1), // LangChain allows overlap == size
+    step: 1, inUnits: true, field: "chunking.overlap", embed: true },
+  { name: "split_threshold", label: "split_threshold", kind: "range", default: 0, min: 0, max: (s) => s.size, step: 1,
+    field: "chunking.split_threshold", embed: false, strategies: ["haystack"] },
+  { name: "language", label: "language preset", kind: "choice", default: "", choices: LANGUAGES, field: "chunking.language",
+    embed: false, strategies: ["langchain-recursive"], wire: (v) => v || undefined },
+  { name: "separators", label: "separators", kind: "json", shape: "strings", default: '["\\n\\n", "\\n", " ", ""]',
+    field: "chunking.separators", embed: false, strategies: ["langchain-recursive"], when: (s) => !s.language, wire: JSON.parse },
+  { name: "separator", label: "separator", kind: "json", shape: "string", default: JSON.stringify("\n\n"),
+    field: "chunking.separator", embed: false, strategies: ["langchain-character"], wire: JSON.parse },
+  { name: "is_separator_regex", label: "is_separator_regex", kind: "check", default: false, field: "chunking.is_separator_regex",
+    embed: false, strategies: LANGCHAIN, when: (s) => !(s.strategy === "langchain-recursive" && s.language) },
+  { name: "keep_separator", label: "keep_separator", kind: "choice", default: "false", defaults: { "langchain-recursive": "true" },
+    choices: KEEP_SEPARATOR, field: "chunking.keep_separator", embed: false, strategies: LANGCHAIN,
+    wire: (v) => (v === "true" ? true : v === "false" ? false : v) },
+  { name: "strip_whitespace", label: "strip_whitespace", kind: "check", default: true, field: "chunking.strip_whitespace",
+    embed: false, strategies: LANGCHAIN },
   { name: "k", label: "Top k", kind: "range", default: 2, min: 1, max: 50, step: 1, field: "retrieval.k", embed: true },
+  { name: "variant", label: "BM25 variant", kind: "choice", default: "lucene", choices: VARIANTS, field: "retrieval.variant",
+    group: "retrieval", embed: false },
+  { name: "k1", label: "k1", kind: "number", default: 1.2, min: 0, max: 1000, step: 0.05, field: "retrieval.k1",
+    group: "retrieval", embed: false },
+  { name: "b", label: "b", kind: "number", default: 0.75, min: 0, max: 1, step: 0.05, field: "retrieval.b",
+    group: "retrieval", embed: false },
+  { name: "delta", label: "delta", kind: "number", default: 0.5, min: 0, max: 1000, step: 0.05, field: "retrieval.delta",
+    group: "retrieval", embed: false, when: (s) => s.variant === "bm25l" || s.variant === "bm25+" },
+  { name: "stopwords", label: "Remove English stop words", kind: "check", default: false, field: "retrieval.terms.stopwords",
+    group: "retrieval", embed: false, wire: (v) => (v ? "english" : undefined) },
+  { name: "stem", label: "Stem words (Snowball English)", kind: "check", default: false, field: "retrieval.terms.stemmer",
+    group: "retrieval", embed: false, wire: (v) => (v ? "snowball-english" : undefined),
+    needs: { package: "snowballstemmer", loading: "Loading the stemmer…", what: "the stemmer" } },
   { name: "price", label: "Price per million tokens", kind: "number", default: 3, min: 0, max: 10000, step: 0.01,
     field: "price_per_million" },
 ];
 const PARAM = Object.fromEntries(PARAMS.map((p) => [p.name, p]));
 const bound = (value, state) => (typeof value === "function" ? value(state) : value);
 
+/** Whether a row applies to the state: its strategy and its condition. */
+export const applies = (p, s) => (!p.strategies || p.strategies.includes(s.strategy)) && (!p.when || p.when(s));
+
+/** The request's `chunking` or `retrieval` object: every applying row whose field lies under `prefix`. */
+function fieldsUnder(prefix, state) {
+  const out = {};
+  for (const p of PARAMS) {
+    if (!p.field.startsWith(`${prefix}.`) || !applies(p, state)) continue;
+    const value = p.wire ? p.wire(state[p.name]) : state[p.name];
+    if (value === undefined) continue;
+    const path = p.field.slice(prefix.length + 1).split(".");
+    let at = out;
+    for (const key of path.slice(0, -1)) at = at[key] ??= {};
+    at[path.at(-1)] = value;
+  }
+  return out;
+}
+
+/** Switching splitter: the rows with per-strategy defaults are saved for the strategy left and
+ * restored (or set to the library's defaults, the first time) for the one chosen. */
+function switchStrategy(state, next, memo = {}) {
+  if (state.strategy === next) return;
+  const rows = PARAMS.filter((p) => p.defaults);
+  memo[state.strategy] = Object.fromEntries(rows.map((p) => [p.name, state[p.name]]));
+  const saved = memo[next] || Object.fromEntries(rows.map((p) => [p.name, p.defaults[next] ?? p.default]));
+  Object.assign(state, saved);
+  state.strategy = next;
+}
+
 /** The request for the core (SPEC section 6), built in exactly one place. */
 export function buildRequest(state) {
-  const map = offsetMap(state.doc);
-  return {
-    documents: [{ id: DOC_ID, title: "Document", text: state.doc }],
+  const docs = state.docs.map((d, i) => (i === state.sel ? { ...d, text: state.doc } : d));
+  const textOf = (id) => (docs.find((d) => d.id === id) || { text: "" }).text;
+  const cp = (id, s) => { const map = offsetMap(textOf(id)); return [map.toCp(s.start), map.toCp(s.end)]; };
+  const spanDoc = state.span ? state.span.doc ?? docs[state.sel].id : null;
+  const span = state.span ? cp(spanDoc, state.span) : null;
+  const fact = factComplete(state.fact) ? { doc: state.fact.doc, name: cp(state.fact.doc, state.fact.name), value: cp(state.fact.doc, state.fact.value) } : null;
+  const request = {
+    documents: docs.map(({ id, title, text }) => ({ id, title, text })),
     query: state.q,
-    chunking: { strategy: "window", unit: state.unit, size: state.size, overlap: state.overlap },
-    retrieval: { k: state.k, variant: "lucene", k1: 1.2, b: 0.75 },
-    span: state.span ? { doc: DOC_ID, start: map.toCp(state.span.start), end: map.toCp(state.span.end) } : null,
-    fact: null,
+    chunking: fieldsUnder("chunking", state),
+    retrieval: fieldsUnder("retrieval", state),
+    span: span ? { doc: spanDoc, start: span[0], end: span[1] } : null,
+    fact,
     price_per_million: state.price,
   };
+  // The questions of issue 5 (assets/investigate.js): the cuts, an exact phrase, context expansion.
+  request.cuts = true;
+  const phrase = state.find.trim() ? state.find : markedText(state, textOf);
+  if (phrase.trim()) request.find = phrase;
+  if (state.expand !== "none") request.expand = state.expand === "section" ? { section: true } : { neighbours: Number(state.expand) };
+  return request;
+}
+
+const factComplete = (f) => Boolean(f && f.name && f.value);
+
+/** The marked fact's name-to-value stretch, else the marked answer, as text (the phrase to find). */
+function markedText(state, textOf) {
+  if (factComplete(state.fact)) {
+    const { name, value } = state.fact;
+    return textOf(state.fact.doc).slice(Math.min(name.start, value.start), Math.max(name.end, value.end));
+  }
+  if (state.span) return textOf(state.span.doc ?? state.docs[state.sel].id).slice(state.span.start, state.span.end);
+  return "";
 }
 
 function defaultState() {
   const state = Object.fromEntries(PARAMS.map((p) => [p.name, p.default]));
   const at = EXAMPLE.text.indexOf(EXAMPLE.answer);
-  state.span = at >= 0 ? { start: at, end: at + EXAMPLE.answer.length } : null;
+  state.span = at >= 0 ? { start: at, end: at + EXAMPLE.answer.length, doc: DOC_ID } : null;
+  // The collection (assets/documents.js): every document, the selected one's text also in state.doc.
+  state.docs = [{ id: DOC_ID, title: "Document", text: state.doc }];
+  state.sel = 0;
+  state.fact = null; // {doc, name: {start, end} | null, value: {start, end} | null}, UTF-16 offsets
+  state.example = null; // "collection" while the built-in collection is loaded and unedited
+  state.find = ""; // the phrase to find; empty means the marked answer
+  state.expand = "none"; // "none", "1", "2" (neighbouring chunks) or "section"
+  state.overlaps = null; // the sweep's overlaps; null means the unit's default list
   return state;
 }
 
@@ -79,27 +211,43 @@ function parseParam(param, raw, state) {
       if (String(raw).trim() === "" || !Number.isFinite(n)) return { error: `${param.label} must be a number, not ${shown}.` };
       return { value: clamp(n, param.min, param.max) };
     }
+    case "check":
+      if (raw === true || raw === "1" || raw === "true") return { value: true };
+      if (raw === false || raw === "0" || raw === "false") return { value: false };
+      return { error: `${param.label} must be on (1) or off (0), not ${shown}.` };
+    case "json": { // a JSON string, or a list of them, as the library's Python literal would read
+      const example = param.shape === "string" ? '"\\n\\n"' : '["\\n\\n", "\\n", " ", ""]';
+      let value;
+      try { value = JSON.parse(String(raw)); } catch { value = undefined; }
+      const ok = param.shape === "string" ? typeof value === "string"
+        : Array.isArray(value) && value.length <= 50 && value.every((v) => typeof v === "string");
+      if (!ok || String(raw).length > 2000) return { error: `${param.label} must be written like ${example}, not ${shown}.` };
+      return { value: String(raw) };
+    }
   }
   return { error: `Unknown setting ${param.name}.` };
 }
 
 const clamp = (n, lo, hi) => Math.min(Math.max(n, lo), Math.max(lo, hi));
-const formatParam = (param, value) => (param.kind === "number" ? Number(value).toFixed(2) : String(value));
+const formatParam = (param, value) => (param.kind === "number" ? Number(value).toFixed(2)
+  : param.kind === "check" ? (value ? "1" : "0") : String(value));
 
 /** Keep the state consistent after a change: the size inside the unit's range, overlap below size. */
 function settle(state) {
-  state.size = clamp(state.size, PARAM.size.min, bound(PARAM.size.max, state));
-  state.overlap = clamp(state.overlap, PARAM.overlap.min, bound(PARAM.overlap.max, state));
+  // In table order: the size inside its strategy's and unit's range, then overlap (and
+  // split_threshold) against the size.
+  for (const p of PARAMS) if (p.kind === "range") state[p.name] = clamp(state[p.name], p.min, bound(p.max, state));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Offsets: UTF-16 (browser) <-> code points (Python), with a fast path for texts without pairs.
 
 const SURROGATE = /[\uD800-\uDFFF]/;
-let mapCache = { text: null, map: null };
+const mapCache = new Map(); // text -> map, for the last few texts (one per document of a collection)
+const MAP_CACHE_SIZE = 8;
 
 export function offsetMap(text) {
-  if (mapCache.text === text) return mapCache.map;
+  if (mapCache.has(text)) return mapCache.get(text);
   let map;
   if (!SURROGATE.test(text)) {
     map = { toCp: (u) => u, toU16: (c) => c, cpLength: text.length };
@@ -121,7 +269,8 @@ export function offsetMap(text) {
     };
     map = { toCp: (u) => u - below(u16, u), toU16: (c) => c + below(cps, c), cpLength: text.length - highs.length };
   }
-  mapCache = { text, map };
+  if (mapCache.size >= MAP_CACHE_SIZE) mapCache.delete(mapCache.keys().next().value);
+  mapCache.set(text, map);
   return map;
 }
 
@@ -132,7 +281,9 @@ function plainFragment(state, notes) {
   const params = new URLSearchParams();
   const withDoc = state.doc.length <= LINK_DOC_LIMIT;
   if (!withDoc) notes.push("The document is too long to travel in a link, so the link carries the settings only.");
-  for (const p of PARAMS) if (withDoc || p.name !== "doc") params.set(p.name, formatParam(p, state[p.name]));
+  for (const p of PARAMS) {
+    if ((withDoc || p.name !== "doc") && applies(p, state)) params.set(p.name, formatParam(p, state[p.name]));
+  }
   if (state.span && withDoc) {
     const text = state.doc.slice(state.span.start, state.span.end);
     if (state.doc.indexOf(text) === state.span.start) params.set("answer", text);
@@ -141,6 +292,7 @@ function plainFragment(state, notes) {
       params.set("span", `${map.toCp(state.span.start)}-${map.toCp(state.span.end)}`);
     }
   }
+  collectionToParams(state, params, notes);
   return params.toString();
 }
 
@@ -192,18 +344,22 @@ export async function stateFromFragment(hash) {
   }
   const state = defaultState();
   const given = PARAMS.filter((p) => params.has(p.name));
-  if (given.length === 0 && !params.has("answer") && !params.has("span")) return { state, embed, notes };
+  const collection = await collectionFromParams(state, params, notes); // example=collection, docs=
+  if (given.length === 0 && !params.has("answer") && !params.has("span") && !collection) return { state, embed, notes };
   // Parameters in table order, so `overlap` is clamped against the size and unit already read.
   for (const p of PARAMS) {
     if (!params.has(p.name)) continue;
     const raw = params.get(p.name);
-    if (p.name === "overlap" && /^\s*\d{1,9}\s*$/.test(raw) && parseInt(raw, 10) >= state.size) {
-      state.overlap = state.size - 1;
-      notes.push(`The link asked for overlap ${parseInt(raw, 10)} with chunk size ${state.size}; overlap must be smaller than the chunk size, so it is ${state.overlap}.`);
+    const most = p.name === "overlap" ? bound(p.max, state) : Infinity;
+    if (p.name === "overlap" && /^\s*\d{1,9}\s*$/.test(raw) && parseInt(raw, 10) > most) {
+      state.overlap = most;
+      const rule = LANGCHAIN.includes(state.strategy) ? "no larger than" : "smaller than";
+      notes.push(`The link asked for overlap ${parseInt(raw, 10)} with chunk size ${state.size}; overlap must be ${rule} the chunk size, so it is ${state.overlap}.`);
       continue;
     }
     const { value, error } = parseParam(p, raw, state);
     if (error) notes.push(`${error} Using ${formatParam(p, state[p.name])} instead.`);
+    else if (p.onSet) p.onSet(state, value);
     else state[p.name] = value;
   }
   settle(state);
@@ -223,10 +379,113 @@ export async function stateFromFragment(hash) {
       state.span = trimSpan(state.doc, map.toU16(+m[1]), map.toU16(+m[2]));
       if (!state.span) notes.push("The link's answer span holds only spaces, so no answer is marked.");
     }
-  } else if (!params.has("doc")) {
+  } else if (!params.has("doc") && !collection) {
     state.span = defaultState().span; // settings only: the example and its marked answer
   }
+  finishFromParams(state, params, notes);
   return { state, embed, notes };
+}
+
+// The collection in links: `example=collection` (the built-in one, unedited) or `docs=[[id, title,
+// text], ...]` (pasted or chosen documents, when they fit), `sel=<id>` the selected document,
+// `fact=<id>:<start>-<end>,<start>-<end>` (name, value; code points), `spanin=<id>:<start>-<end>` when
+// the marked answer is not in the selected document, and `find`, `expand`, `overlaps` when not the defaults.
+// Longer collections travel as settings only, and the page says so.
+
+function collectionToParams(state, params, notes) {
+  const id = state.docs[state.sel].id;
+  const cps = (text, s) => { const map = offsetMap(text); return `${map.toCp(s.start)}-${map.toCp(s.end)}`; };
+  const textOf = (docId) => (docId === id ? state.doc : (state.docs.find((d) => d.id === docId) || { text: "" }).text);
+  if (state.example === "collection" || state.docs.length > 1) {
+    params.delete("doc");
+    const total = state.docs.reduce((n, d, i) => n + (i === state.sel ? state.doc : d.text).length, 0);
+    if (state.example === "collection") params.set("example", "collection");
+    else if (total <= LINK_DOC_LIMIT) {
+      params.set("docs", JSON.stringify(state.docs.map((d, i) => [d.id, d.title, i === state.sel ? state.doc : d.text])));
+    } else {
+      notes.push("The documents are too long to travel in a link, so the link carries the settings only.");
+    }
+    params.set("sel", id);
+    if (state.span && (state.span.doc ?? id) !== id) {
+      params.delete("answer");
+      params.set("spanin", `${state.span.doc}:${cps(textOf(state.span.doc), state.span)}`);
+    }
+  }
+  const f = state.fact;
+  if (factComplete(f)) params.set("fact", `${f.doc}:${cps(textOf(f.doc), f.name)},${cps(textOf(f.doc), f.value)}`);
+  if (state.find) params.set("find", state.find);
+  if (state.expand !== "none") params.set("expand", state.expand);
+  if (state.overlaps) params.set("overlaps", state.overlaps.join(","));
+}
+
+/** Before the settings are read: the documents of `example=collection` or `docs=`; true if either. */
+async function collectionFromParams(state, params, notes) {
+  if (params.get("example") === "collection") {
+    try {
+      const { index, docs } = await documents.loadCollection();
+      useCollection(state, index, docs);
+      state.fact = null; // the link says which fact, if any
+    } catch (err) {
+      notes.push(`The example collection could not be loaded (${err.message}), so the first example is shown instead.`);
+      return false;
+    }
+  } else if (params.has("docs")) {
+    let docs = null;
+    try {
+      const raw = JSON.parse(params.get("docs"));
+      if (Array.isArray(raw) && raw.length >= 1 && raw.length <= documents.MAX_DOCUMENTS &&
+          raw.every((d) => Array.isArray(d) && d.length === 3 && d.every((x) => typeof x === "string"))) {
+        docs = raw.map(([id, title, text]) => ({ id, title, text }));
+        if (new Set(docs.map((d) => d.id)).size !== docs.length) docs = null;
+      }
+    } catch { docs = null; }
+    if (!docs) {
+      notes.push("The link's documents could not be read, so the first example is shown instead.");
+      return false;
+    }
+    state.docs = docs;
+    state.sel = 0;
+    state.doc = docs[0].text;
+  } else {
+    return false;
+  }
+  if (params.has("sel")) {
+    const i = state.docs.findIndex((d) => d.id === params.get("sel"));
+    if (i >= 0) { state.sel = i; state.doc = state.docs[i].text; } else notes.push("The link selects a document that is not in the collection, so the first one is shown.");
+  }
+  state.span = null;
+  return true;
+}
+
+/** After the settings are read: where the answer mark is, the fact, and the panels' settings. */
+function finishFromParams(state, params, notes) {
+  const selId = state.docs[state.sel].id;
+  state.docs[state.sel] = { ...state.docs[state.sel], text: state.doc };
+  if (params.has("spanin")) { // the answer is marked in a document other than the selected one
+    const m = /^(.+):(\d{1,9})-(\d{1,9})$/.exec(params.get("spanin"));
+    const doc = m && state.docs.find((d) => d.id === m[1]);
+    const map = doc && offsetMap(doc.text);
+    state.span = doc && +m[2] < +m[3] && +m[3] <= map.cpLength ? trimSpan(doc.text, map.toU16(+m[2]), map.toU16(+m[3])) : null;
+    if (state.span) state.span.doc = doc.id;
+    else notes.push("The link's answer mark does not fit its document, so no answer is marked.");
+  } else if (state.span) {
+    state.span.doc = selId;
+  }
+  if (params.has("fact")) {
+    const m = /^(.+):(\d{1,9})-(\d{1,9}),(\d{1,9})-(\d{1,9})$/.exec(params.get("fact"));
+    const doc = m && state.docs.find((d) => d.id === m[1]);
+    const map = doc && offsetMap(doc.text);
+    const part = (a, b) => (+a < +b && +b <= map.cpLength ? trimSpan(doc.text, map.toU16(+a), map.toU16(+b)) : null);
+    const name = doc && part(m[2], m[3]), value = doc && part(m[4], m[5]);
+    if (name && value && !(name.start < value.end && value.start < name.end)) state.fact = { doc: doc.id, name, value };
+    else notes.push("The link's fact does not fit its document, so no fact is marked.");
+  }
+  if (params.has("find")) state.find = params.get("find").slice(0, 2000);
+  if (["1", "2", "section"].includes(params.get("expand"))) state.expand = params.get("expand");
+  if (params.has("overlaps")) {
+    const nums = params.get("overlaps").split(",").filter((x) => /^\d{1,6}$/.test(x)).map(Number);
+    if (nums.length && nums.length <= 12) state.overlaps = [...new Set(nums)];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -289,6 +548,7 @@ const $ = (id) => document.getElementById(id);
 let state = defaultState();
 let embed = false;
 let gate = null;
+let codePanel = null; // the "Equivalent code" panel (full layout only)
 let pythonReady = false;
 let linkNotes = [];
 let last = null; // {response, snap, ms}: the last good result, kept on screen when input goes bad
@@ -317,45 +577,70 @@ function buildControls() {
       for (const [value, text] of Object.entries(p.choices)) input.append(new Option(text, value));
     } else {
       input = document.createElement("input");
-      input.type = p.kind;
-      if (p.kind === "text") input.autocomplete = "off";
-      else { input.min = p.min; input.step = p.step; }
+      input.type = { check: "checkbox", json: "text" }[p.kind] || p.kind;
+      if (p.kind === "text" || p.kind === "json") { input.autocomplete = "off"; input.spellcheck = false; }
+      else if (p.kind !== "check") { input.min = p.min; input.step = p.step; }
     }
     input.id = id;
     input.name = p.name;
-    let output = null;
+    let output = null, libName = null;
     if (p.kind === "range") {
       const head = document.createElement("div");
       head.className = "label";
       output = document.createElement("output");
       output.htmlFor = id;
       output.id = `${id}-value`;
-      head.append(label, output);
+      const named = document.createElement("span");
+      named.append(label);
+      if (p.libLabel) { // the library's own name for this control, beside ours (not part of the label)
+        libName = document.createElement("code");
+        libName.className = "lib-name";
+        named.append(" ", libName);
+      }
+      head.append(named, output);
       const row = document.createElement("div");
       row.className = "row";
       row.append(input);
       wrap.append(head, row);
+    } else if (p.kind === "check") {
+      wrap.classList.add("check");
+      wrap.append(input, label);
     } else {
       wrap.append(label, input);
     }
-    controls[p.name] = { input, output };
-    input.addEventListener(p.kind === "choice" ? "change" : "input", () => onControl(p));
-    $(p.kind === "textarea" || p.kind === "text" ? "text-controls" : "slider-controls").append(wrap);
+    if (p.kind === "json") input.classList.add("code-input");
+    let note = null;
+    if (p.needs) { // where installing the package is reported
+      note = document.createElement("span");
+      note.className = "needs-note";
+      note.setAttribute("role", "status");
+      wrap.append(note);
+    }
+    controls[p.name] = { input, output, wrap, libName, note };
+    input.addEventListener(p.kind === "choice" || p.kind === "check" || p.kind === "json" ? "change" : "input", () => onControl(p));
+    const home = p.group === "retrieval" ? "retrieval-controls" : p.kind === "textarea" || p.kind === "text" ? "text-controls" : "slider-controls";
+    $(home).append(wrap);
   }
 }
 
 /** Show the state in the controls. The document is only written when asked (it may be megabytes). */
 function syncControls({ withDoc = false } = {}) {
   for (const p of PARAMS) {
-    const { input, output } = controls[p.name];
+    const { input, output, wrap, libName } = controls[p.name];
     if (p.name === "doc" && !withDoc) continue;
+    wrap.hidden = !applies(p, state);
     if (p.kind === "range") {
       input.max = bound(p.max, state);
       input.min = p.min;
     }
     const text = formatParam(p, state[p.name]);
-    if (input.value !== text && !(p.kind === "number" && Number(input.value) === state[p.name])) input.value = text;
-    if (output) output.textContent = p.inUnits ? `${state[p.name]} ${UNIT_NAMES[state.unit]}` : String(state[p.name]);
+    if (p.kind === "check") input.checked = Boolean(state[p.name]);
+    else if (input.value !== text && !(p.kind === "number" && Number(input.value) === state[p.name])) input.value = text;
+    if (output) output.textContent = p.inUnits ? `${state[p.name]} ${unitName(state)}` : String(state[p.name]);
+    if (libName) {
+      const lib = LANGCHAIN.includes(state.strategy) ? "langchain" : state.strategy;
+      libName.textContent = p.libLabel[lib] || "";
+    }
     input.removeAttribute("aria-invalid");
   }
   if (withDoc) lastDoc = state.doc;
@@ -364,30 +649,36 @@ function syncControls({ withDoc = false } = {}) {
 
 let lastDoc = state.doc;
 let docTimer = 0;
+let strategyMemo = {}; // strategy -> its size, overlap, ... as last left (see switchStrategy)
 function onControl(p) {
   const { input } = controls[p.name];
   clearLinkNotes();
   if (p.name === "doc") {
     const text = input.value;
-    if (state.span) {
+    const selId = state.docs[state.sel].id;
+    if (state.span && (state.span.doc ?? selId) === selId) {
       const moved = followSpan(lastDoc, text, state.span, input.selectionEnd);
       if (!moved) setMarkInfo("Mark cleared: your edit changed the marked answer. Select it again to mark it.");
-      state.span = moved;
+      state.span = moved && { ...moved, doc: selId };
     }
+    followFactEdit(lastDoc, text, input.selectionEnd);
     lastDoc = text;
     state.doc = text;
+    state.docs[state.sel] = { ...state.docs[state.sel], text };
+    state.example = null;
     showMark();
     clearTimeout(docTimer);
     docTimer = setTimeout(changed, text.length > 100_000 ? 400 : 150); // debounced: typing is not dragging
     return;
   }
-  const { value, error } = parseParam(p, input.value, state);
+  const { value, error } = parseParam(p, p.kind === "check" ? input.checked : input.value, state);
   if (error) { // e.g. an empty price box: say so, keep the last good value and result
     input.setAttribute("aria-invalid", "true");
     showMessage(error);
     return;
   }
-  state[p.name] = value;
+  if (p.onSet) p.onSet(state, value, strategyMemo);
+  else state[p.name] = value;
   settle(state);
   syncControls();
   changed();
@@ -402,7 +693,7 @@ function changed() {
 
 function setMark(span, how) {
   clearLinkNotes();
-  state.span = span;
+  state.span = span && { ...span, doc: span.doc ?? state.docs[state.sel].id };
   setMarkInfo(how);
   showMark();
   changed();
@@ -411,9 +702,11 @@ function setMark(span, how) {
 function showMark() {
   const info = $("mark-info");
   if (info.dataset.note) return;
-  if (!state.span) { info.textContent = "No answer marked."; return; }
-  const text = state.doc.slice(state.span.start, state.span.end);
-  info.textContent = `Marked: “${text.length > 90 ? text.slice(0, 87) + "…" : text}”`;
+  if (!state.span) { info.textContent = state.fact ? "" : "No answer marked."; return; }
+  const doc = state.docs.find((d) => d.id === state.span.doc) || state.docs[state.sel];
+  const text = (doc === state.docs[state.sel] ? state.doc : doc.text).slice(state.span.start, state.span.end);
+  const where = doc === state.docs[state.sel] ? "" : ` (in “${doc.title}”)`;
+  info.textContent = `Marked: “${text.length > 90 ? text.slice(0, 87) + "…" : text}”${where}`;
 }
 
 function setMarkInfo(note) {
@@ -456,10 +749,40 @@ function clearLinkNotes() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Computing: input checks, then the latest-wins gate to the worker.
+// Computing: input checks, packages the settings need, then the latest-wins gate to the worker.
+
+const installs = {}; // package -> the worker's install reply (a promise until it arrives)
+
+/** Install, once, what the rows that are on need (`needs`); null when nothing is missing. A failure
+ * turns its row off and says why beside it. */
+function installNeeds() {
+  const missing = PARAMS.filter((p) => p.needs && state[p.name] && applies(p, state) && installs[p.needs.package]?.ok !== true);
+  if (!missing.length) return null;
+  return Promise.all(missing.map(async (p) => {
+    const { package: name, loading, what } = p.needs;
+    const note = controls[p.name].note;
+    note.dataset.kind = "loading";
+    note.textContent = loading;
+    installs[name] ??= gate.send({ type: "install", package: name });
+    const reply = await installs[name];
+    installs[name] = reply;
+    if (reply.ok) {
+      if (note.dataset.kind === "loading") note.textContent = "";
+      return;
+    }
+    delete installs[name]; // the next time the row is turned on tries again
+    state[p.name] = false;
+    syncControls();
+    scheduleUrl();
+    note.dataset.kind = "error";
+    note.textContent = `${cap(what)} could not be loaded, so it is off: ${reply.error?.message || "no reason was given"}`;
+  }));
+}
 
 function inputProblem(s) {
-  if (!s.doc.trim()) return "The document is empty: paste or type the text to chunk.";
+  if (!s.docs.some((d, i) => (i === s.sel ? s.doc : d.text).trim())) {
+    return s.docs.length > 1 ? "Every document is empty: paste or type the text to chunk." : "The document is empty: paste or type the text to chunk.";
+  }
   if (!/[\p{L}\p{N}_]/u.test(s.q)) return "The question has no words to search with: type a question with at least one word.";
   return null;
 }
@@ -480,8 +803,15 @@ async function compute() {
     return;
   }
   if (!pythonReady) return; // computed as soon as Python is ready
+  const installing = installNeeds();
+  if (installing) {
+    setBodyState("computing");
+    await installing;
+    if (seq !== sequence) return; // a newer computation (started while this waited) takes over
+  }
   const request = buildRequest(state);
-  const snap = { doc: state.doc, span: state.span, k: state.k, unit: state.unit, size: state.size, overlap: state.overlap };
+  const snap = { doc: state.doc, span: state.span, k: state.k, unit: state.unit, size: state.size, overlap: state.overlap,
+    strategy: state.strategy, split_by: state.split_by, ...collectionSnap(state, request) };
   setBodyState("computing");
   const reply = await gate.submit(JSON.stringify(request));
   if (reply.dropped) return;
@@ -499,6 +829,7 @@ async function compute() {
   last = { request, response: JSON.parse(reply.result), snap, ms: reply.ms };
   showMessage(null);
   render(last);
+  if (!embed && codePanel) codePanel.show(JSON.stringify({ query: request.query, chunking: request.chunking, retrieval: request.retrieval }));
   if (seq === sequence) setBodyState("ready");
 }
 
@@ -552,19 +883,42 @@ function render({ response, snap, ms }) {
   box.dataset.verdict = kind;
   $("verdict-headline").textContent = headline;
   $("verdict-text").textContent = sentence;
+  box.hidden = !snap.span && Boolean(snap.fact); // a marked fact has its own verdict (#fact-verdict)
   picture.setData(response, snap);
+  renderOverlapNotice(response, snap);
   renderStats(response, snap, ms);
   renderContext(response, snap);
+  renderCollection(response, snap);
+}
+
+// Why a splitter may share nothing across a boundary although overlap was asked for.
+const NO_OVERLAP_REASONS = {
+  "langchain-character": "this splitter only overlaps whole pieces, and these pieces are longer than the overlap.",
+  "langchain-recursive": "this splitter only overlaps whole pieces, and these pieces are longer than the overlap.",
+  sentences: "sentence packing only overlaps whole sentences, and these sentences are longer than the overlap.",
+  haystack: "Haystack repeats whole split units, and a chunk merged by split_threshold or an empty unit repeats nothing.",
+};
+
+/** A sentence when overlap was asked for and some boundary got none; hidden otherwise. */
+function renderOverlapNotice(response, snap) {
+  const el = $("overlap-notice");
+  const missed = response.stats.boundaries_without_overlap || 0;
+  if (!(snap.overlap > 0 && missed > 0)) { el.hidden = true; el.textContent = ""; return; }
+  const of = boundaryCount(response);
+  const reason = NO_OVERLAP_REASONS[snap.strategy] || "the splitter's pieces did not allow it.";
+  el.textContent = `You asked for ${int(snap.overlap)} ${unitName(snap)} of overlap, but ${int(missed)} of ${int(of)} ` +
+    `${plural(of, "boundary", "boundaries")} ${plural(missed, "shares", "share")} nothing: ${reason}`;
+  el.hidden = false;
 }
 
 // Stats: the <dl> is built once; each render only rewrites the text of its <dd>s.
 const STATS = [
-  { key: "units_in_documents", label: (s) => `${cap(UNIT_NAMES[s.unit])} in the document`, show: int },
+  { key: "units_in_documents", label: (s) => `${cap(unitName(s))} in the ${s.docCount > 1 ? `${s.docCount} documents` : "document"}`, show: int },
   { key: "chunks", label: () => "Chunks", show: int },
   { key: "size_overlap", label: () => "Size / overlap", value: (r, s) => [s.size, s.overlap],
-    show: ([a, b], s) => `${int(a)} / ${int(b)} ${UNIT_NAMES[s.unit]}` },
-  { key: "units_stored", label: (s) => `${cap(UNIT_NAMES[s.unit])} stored across all chunks`, show: int },
-  { key: "amplification", label: () => "Storage amplification (stored / in the document)", show: (v) => `${v.toFixed(2)}×` },
+    show: ([a, b], s) => `${int(a)} / ${int(b)} ${unitName(s)}` },
+  { key: "units_stored", label: (s) => `${cap(unitName(s))} stored across all chunks`, show: int },
+  { key: "amplification", label: (s) => `Storage amplification (stored / in the ${s.docCount > 1 ? "documents" : "document"})`, show: (v) => `${v.toFixed(2)}×` },
   { key: "chunks_whole", label: () => "Chunks holding the answer whole", show: int },
   { key: "chunks_part", label: () => "Chunks holding part of it", show: int },
   { key: "retrieved", label: () => "Chunks retrieved", show: int },
@@ -572,12 +926,19 @@ const STATS = [
   { key: "context_chars", label: () => "Characters of context", show: int },
   { key: "context_tokens", label: () => "Estimated tokens (characters / 4)", show: int },
   { key: "cost", label: () => "Estimated input cost per query", show: money },
-  { key: ["overlap_min", "overlap_median", "overlap_max"], label: () => "Characters shared by neighbouring chunks (min / median / max)",
-    show: (v) => (v == null ? "–" : int(v)) },
-  { key: "boundaries_without_overlap", label: () => "Chunk boundaries with no shared text", show: int },
+  // What was asked (in the splitter's unit) beside what neighbouring chunks really share (characters).
+  { key: ["overlap_asked", "overlap_min", "overlap_median", "overlap_max"], joiners: [" asked / achieved ", ", ", ", "],
+    label: () => "Overlap asked / overlap achieved (min, median, max)",
+    value: (r, s, ms, key) => (key === "overlap_asked" ? s.overlap : r.stats[key]),
+    show: (v, s, key) => (key === "overlap_asked" ? `${int(v)} ${unitName(s)}` : v == null ? "–"
+      : key === "overlap_max" ? `${int(v)} characters` : int(v)) },
+  { key: ["boundaries_without_overlap", "boundaries"], joiners: [" of "], label: () => "Boundaries with no overlap",
+    value: (r, s, ms, key) => (key === "boundaries" ? boundaryCount(r) : r.stats[key]), show: int },
   { key: "ms", label: () => "Recompute time in the worker", value: (r, s, ms) => ms, show: (v) => `${v.toFixed(1)} ms` },
 ];
 const cap = (w) => w[0].toUpperCase() + w.slice(1);
+/** Boundaries between neighbouring chunks of one document (each has an `overlap_prev`). */
+const boundaryCount = (r) => r.chunks.reduce((n, c) => n + (c.overlap_prev != null), 0);
 
 function money(v) {
   if (v === 0) return "$0.00";
@@ -596,7 +957,7 @@ function buildStats() {
       const cell = Array.isArray(stat.key) ? document.createElement("span") : dd;
       cell.dataset.stat = key;
       if (cell !== dd) {
-        if (stat.cells.length) dd.append(" / ");
+        if (stat.cells.length) dd.append(stat.joiners ? stat.joiners[stat.cells.length - 1] : " / ");
         dd.append(cell);
       }
       stat.cells.push(cell);
@@ -609,10 +970,10 @@ function renderStats(response, snap, ms) {
   for (const stat of STATS) {
     stat.dt.textContent = stat.label(snap);
     [stat.key].flat().forEach((key, i) => {
-      const value = stat.value ? stat.value(response, snap, ms) : response.stats[key];
+      const value = stat.value ? stat.value(response, snap, ms, key) : response.stats[key];
       const cell = stat.cells[i];
       cell.dataset.value = JSON.stringify(value ?? null);
-      cell.textContent = value === undefined ? "–" : stat.show(value, snap);
+      cell.textContent = value === undefined ? "–" : stat.show(value, snap, key);
     });
   }
   $("stats").closest("section").dataset.ms = String(ms);
@@ -621,20 +982,20 @@ function renderStats(response, snap, ms) {
 // The context: retrieved chunks in rank order, the answer marked where it arrives, cuts shown.
 function renderContext(response, snap) {
   const box = $("context");
-  const map = offsetMap(snap.doc);
-  const span = snap.span;
   const items = response.chunks.filter((c) => c.retrieved).sort((a, b) => a.rank - b.rank);
   const nodes = items.map((c) => {
+    // Each chunk in its own document's text; the mark is the answer or the fact's stretch there.
+    const text = snap.texts[c.doc] ?? snap.doc, map = offsetMap(text), span = snap.marks[c.doc] || null;
     const start = map.toU16(c.start), end = map.toU16(c.end);
     const article = document.createElement("article");
     article.className = "context-chunk";
     const h = document.createElement("h3");
     const holds = c.holds === "whole" ? " · holds the whole answer" : c.holds === "part" ? " · holds part of the answer" : "";
-    h.textContent = `Chunk ${c.number} · rank #${c.rank} · score ${c.score.toFixed(3)}${holds}`;
+    h.textContent = `Chunk ${c.number} · rank #${c.rank} · score ${c.score.toFixed(3)}${holds}${snap.docCount > 1 ? ` · ${snap.titles[snap.ids.indexOf(c.doc)]}` : ""}`;
     const body = document.createElement("div");
     body.className = "chunk-text";
     const shownEnd = Math.min(end, start + CONTEXT_SHOW_LIMIT);
-    const piece = (a, b) => document.createTextNode(snap.doc.slice(a, b));
+    const piece = (a, b) => document.createTextNode(text.slice(a, b));
     const cutMark = () => {
       const m = document.createElement("span");
       m.className = "cut-mark";
@@ -645,7 +1006,7 @@ function renderContext(response, snap) {
     const a = span ? Math.max(span.start, start) : 0, b = span ? Math.min(span.end, shownEnd) : 0;
     if (span && a < b) {
       const mark = document.createElement("mark");
-      mark.textContent = snap.doc.slice(a, b);
+      mark.textContent = text.slice(a, b);
       body.append(piece(start, a));
       if (span.start < start) body.append(cutMark());
       body.append(mark);
@@ -672,7 +1033,8 @@ function renderContext(response, snap) {
 // focus and the arrow keys step through chunks, so thousands of chunks cost no DOM nodes.
 
 const COLORS = { retrieved: "#1f5fa8", faint: "rgba(214,223,233,0.7)", faintEdge: "#8797a8", band: "rgba(242,140,40,0.5)", bandEdge: "#c25e00",
-  strip: "rgba(190,200,212,0.55)", stripHover: "rgba(90,105,120,0.55)", focus: "#ffb000", hover: "#1d232b", text: "#5b6570" };
+  strip: "rgba(190,200,212,0.55)", stripHover: "rgba(90,105,120,0.55)", focus: "#ffb000", hover: "#1d232b", text: "#5b6570",
+  noOverlap: "#b3261e" };
 const MAX_ROWS = 12;
 
 const picture = {
@@ -701,8 +1063,10 @@ const picture = {
     if (this.snap && this.snap.doc !== snap.doc) this.focusIndex = -1; // a new text: start at rank #1 again
     this.snap = snap;
     this.docLength = snap.doc.length;
-    this.span = snap.span;
-    this.chunks = response.chunks.map((c) => ({ ...c, s: map.toU16(c.start), e: map.toU16(c.end) }));
+    this.total = response.chunks.length;
+    this.span = snap.marks[snap.docId] || null; // the answer, or the marked fact's stretch, in this document
+    this.chunks = response.chunks.filter((c) => c.doc === snap.docId) // the selected document; lanes.js shows the rest
+      .map((c) => ({ ...c, s: map.toU16(c.start), e: map.toU16(c.end) }));
     this.assignRows();
     if (this.focusIndex >= this.chunks.length) this.focusIndex = this.chunks.length - 1;
     this.hover = -1;
@@ -737,7 +1101,7 @@ const picture = {
     const lane = 16, gap = this.rowCount <= 4 ? 4 : 2, stripH = 18, axis = 16, pad = 8;
     const rowsTop = lane + 4;
     const rowsBottom = rowsTop + this.rowCount * (rowH + gap);
-    const stripTop = rowsBottom + 4;
+    const stripTop = rowsBottom + 12; // the gap holds the ticks of boundaries without overlap
     this.layout = { pad, lane, rowH, gap, rowsTop, rowsBottom, stripTop, stripH, axisTop: stripTop + stripH + 2, plotW: w - 2 * pad };
     const h = stripTop + stripH + axis + 4;
     const dpr = window.devicePixelRatio || 1;
@@ -824,6 +1188,22 @@ const picture = {
       ctx.fillStyle = COLORS.bandEdge;
       ctx.fillRect(band[0] - 1, 0, 2, L.stripTop + L.stripH);
       ctx.fillRect(band[1] - 1, 0, 2, L.stripTop + L.stripH);
+    }
+    // Boundaries whose chunks share nothing although overlap was asked for: a red tick down to the
+    // strip, labelled 0 where there is room.
+    ctx.font = "700 10px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    let lastLabel = -Infinity;
+    for (const c of this.snap && this.snap.overlap > 0 ? this.chunks : []) {
+      if (c.overlap_prev !== 0) continue;
+      const x = Math.round(this.x(c.s));
+      ctx.fillStyle = COLORS.noOverlap;
+      ctx.fillRect(x - 1, L.rowsBottom - 2, 2, L.stripTop + L.stripH - L.rowsBottom + 2);
+      ctx.fillRect(x - 3, L.rowsBottom - 2, 6, 2);
+      if (x + 2 - lastLabel >= 12) {
+        ctx.fillText("0", x + 3, L.rowsBottom + 5);
+        lastLabel = x + 3;
+      }
     }
     // Hover and keyboard focus outlines.
     const outline = (i, color, width) => {
@@ -922,7 +1302,9 @@ const picture = {
       const c = this.chunks[i];
       const sent = c.retrieved ? `retrieved (in your top ${this.snap.k})` : "not retrieved";
       const holds = c.holds === "whole" ? " · holds the whole answer" : c.holds === "part" ? " · holds part of the answer" : "";
-      head.textContent = `Chunk ${c.number} of ${this.chunks.length} · rank #${c.rank} · score ${c.score.toFixed(3)} · ${sent}${holds}`;
+      const shared = c.overlap_prev == null ? "" : c.overlap_prev === 0 ? ` · shares nothing with chunk ${c.number - 1}`
+        : ` · shares ${int(c.overlap_prev)} ${plural(c.overlap_prev, "character", "characters")} with chunk ${c.number - 1}`;
+      head.textContent = `Chunk ${c.number} of ${this.total} · rank #${c.rank} · score ${c.score.toFixed(3)} · ${sent}${holds}${shared}`;
       const text = this.snap.doc.slice(c.s, Math.min(c.e, c.s + 1200));
       body.textContent = c.e - c.s > 1200 ? `${text}…` : text;
     } else if (this.hoverSentence) {
@@ -934,6 +1316,312 @@ const picture = {
     }
   },
 };
+
+// ---------------------------------------------------------------------------------------------
+// The collection, the fact and the investigation (issue 5). assets/documents.js reads files and
+// draws the list, assets/lanes.js one lane per document, assets/investigate.js and
+// assets/audit-panel.js the panels; this glue keeps the state they change.
+
+let investigate = null;
+let auditPanel = null;
+let findTimer = 0;
+let pendingFocus = null; // {doc, at}: the chunk to focus in the picture after the next render
+
+const selectedId = () => state.docs[state.sel].id;
+const textOfDoc = (id) => (id === selectedId() ? state.doc : (state.docs.find((d) => d.id === id) || { text: "" }).text);
+const titleOf = (id) => (state.docs.find((d) => d.id === id) || { title: id }).title;
+const sweepOverlaps = () => state.overlaps || defaultOverlaps(state.unit);
+
+/** What the drawing needs about the collection, taken when the request is sent. */
+function collectionSnap(s, request) {
+  const texts = Object.fromEntries(request.documents.map((d) => [d.id, d.text]));
+  const docId = s.docs[s.sel].id;
+  const marks = {}; // doc id -> {start, end} in UTF-16: the band in the picture, the mark in the context
+  let fact = null, factText = null;
+  const f = s.fact;
+  if (f) {
+    const t = texts[f.doc] ?? "";
+    const parts = [f.name, f.value].filter(Boolean);
+    fact = { doc: f.doc, name: f.name, value: f.value, complete: factComplete(f), cp: request.fact };
+    factText = { name: f.name ? t.slice(f.name.start, f.name.end) : "", value: f.value ? t.slice(f.value.start, f.value.end) : "" };
+    marks[f.doc] = { start: Math.min(...parts.map((p) => p.start)), end: Math.max(...parts.map((p) => p.end)) };
+  }
+  if (s.span) marks[s.span.doc ?? docId] = { start: s.span.start, end: s.span.end };
+  return {
+    docId, texts, marks, fact, factText,
+    ids: request.documents.map((d) => d.id),
+    titles: request.documents.map((d) => d.title || d.id),
+    docCount: request.documents.length,
+    findDefault: markedText(s, (id) => texts[id] ?? ""),
+    unitName: unitName(s),
+  };
+}
+
+/** The parts of the page drawn from the collection, after each response. */
+function renderCollection(response, snap) {
+  const perDoc = new Map(snap.ids.map((id) => [id, { chunks: 0, ranks: [] }]));
+  for (const c of response.chunks) {
+    const d = perDoc.get(c.doc);
+    d.chunks++;
+    if (c.retrieved) d.ranks.push(c.rank);
+  }
+  for (const li of $("doc-list").children) {
+    const d = perDoc.get(li.dataset.doc);
+    if (!d) continue;
+    const ranks = d.ranks.sort((a, b) => a - b).map((r) => `#${r}`).join(" ");
+    li.querySelector(".doc-meta").textContent = `${int(d.chunks)} ${plural(d.chunks, "chunk", "chunks")}${ranks ? ` · retrieved ${ranks}` : ""}`;
+  }
+  const cpBands = {};
+  for (const [id, m] of Object.entries(snap.marks)) {
+    const map = offsetMap(snap.texts[id] ?? "");
+    cpBands[id] = [map.toCp(m.start), map.toCp(m.end)];
+  }
+  lanes.draw({
+    docs: snap.ids.map((id, i) => ({ id, title: snap.titles[i], length: offsetMap(snap.texts[id]).cpLength })),
+    chunks: response.chunks, sel: snap.ids.indexOf(snap.docId), bands: cpBands,
+  });
+  if (investigate && !embed) investigate.render(last, sweepOverlaps()); // the panels are not shown embedded
+  if (auditPanel) auditPanel.check(last.request);
+  if (pendingFocus && pendingFocus.doc === snap.docId) {
+    const at = pendingFocus.at;
+    pendingFocus = null;
+    const i = picture.chunks.findLastIndex((c) => c.start <= at);
+    if (i >= 0) {
+      picture.focusIndex = i;
+      picture.canvas.focus({ preventScroll: true });
+      picture.draw();
+      picture.describe();
+    }
+  }
+}
+
+/** The list, the caption and the panels' inputs, after the state was replaced or restructured. */
+function syncCollection() {
+  documents.renderList($("doc-list"), state.docs, state.sel, () => "",
+    { select: selectDoc, rename: renameDoc, remove: removeDoc });
+  const caption = $("doc-caption");
+  caption.hidden = state.docs.length < 2;
+  caption.textContent = `The Document box below shows document ${state.sel + 1} of ${state.docs.length}: “${state.docs[state.sel].title}”.`;
+  if (investigate) investigate.sync(state, sweepOverlaps());
+  showMark();
+}
+
+function selectDoc(i) {
+  if (i === state.sel || i < 0 || i >= state.docs.length) return;
+  state.docs[state.sel] = { ...state.docs[state.sel], text: state.doc };
+  state.sel = i;
+  state.doc = state.docs[i].text;
+  syncControls({ withDoc: true });
+  syncCollection();
+  changed();
+}
+
+function renameDoc(i, title) {
+  state.docs[i] = { ...state.docs[i], title: title.trim().slice(0, 200) || `Document ${i + 1}` };
+  state.example = null;
+  syncCollection();
+  changed();
+}
+
+function removeDoc(i) {
+  if (state.docs.length < 2) return;
+  state.docs[state.sel] = { ...state.docs[state.sel], text: state.doc };
+  const [gone] = state.docs.splice(i, 1);
+  const notes = [];
+  if (state.span && state.span.doc === gone.id) { state.span = null; notes.push("the answer mark"); }
+  if (state.fact && state.fact.doc === gone.id) { state.fact = null; notes.push("the fact"); }
+  if (i < state.sel) state.sel--;
+  state.sel = Math.min(state.sel, state.docs.length - 1);
+  state.doc = state.docs[state.sel].text;
+  state.example = null;
+  setMarkInfo(`Removed “${gone.title}”${notes.length ? `, and with it ${notes.join(" and ")}` : ""}.`);
+  syncControls({ withDoc: true });
+  syncCollection();
+  changed();
+}
+
+/** True while the page holds only the example it opened with (or one empty document): files replace it. */
+const onlyTheExample = () => state.docs.length === 1 && (state.doc === EXAMPLE.text || !state.doc.trim());
+
+function addDocuments(added, problems = []) {
+  const list = $("doc-problems");
+  list.replaceChildren(...problems.map((p) => { const li = document.createElement("li"); li.textContent = p; return li; }));
+  list.hidden = problems.length === 0;
+  if (!added.length) return;
+  const replace = onlyTheExample();
+  if (replace) { state.docs = []; state.span = null; state.fact = null; }
+  else state.docs[state.sel] = { ...state.docs[state.sel], text: state.doc };
+  const first = state.docs.length;
+  for (const d of added) state.docs.push({ id: documents.uniqueId(state.docs, d.name || "doc"), title: d.title, text: d.text });
+  state.sel = first;
+  state.doc = state.docs[first].text;
+  state.example = null;
+  setMarkInfo(`Added ${added.length} ${plural(added.length, "document", "documents")}${replace ? " in place of the example" : ""}.`);
+  syncControls({ withDoc: true });
+  syncCollection();
+  changed();
+}
+
+async function addFiles(files) {
+  if (!files || !files.length) return;
+  const room = documents.MAX_DOCUMENTS - (onlyTheExample() ? 0 : state.docs.length);
+  const { added, problems } = await documents.readFiles(files, room);
+  addDocuments(added, problems);
+}
+
+function addEmptyDocument() {
+  if (state.docs.length >= documents.MAX_DOCUMENTS) {
+    addDocuments([], [`The collection holds at most ${documents.MAX_DOCUMENTS} documents; remove one first.`]);
+    return;
+  }
+  state.docs[state.sel] = { ...state.docs[state.sel], text: state.doc };
+  const n = state.docs.length + 1;
+  state.docs.push({ id: documents.uniqueId(state.docs, "doc"), title: `Document ${n}`, text: "" });
+  state.sel = state.docs.length - 1;
+  state.doc = "";
+  state.example = null;
+  syncControls({ withDoc: true });
+  syncCollection();
+  changed();
+  controls.doc.input.focus();
+  setMarkInfo("Paste or type the new document into the Document box; give it a title in the list.");
+}
+
+/** The built-in collection and its settings into `s` (assets/collection/index.json). */
+function useCollection(s, index, docs) {
+  for (const p of PARAMS) if (p.name !== "doc") s[p.name] = p.default;
+  Object.assign(s, { unit: index.unit, size: index.size, overlap: index.overlap, k: index.k, q: index.question });
+  settle(s);
+  const fact = documents.collectionFact(index, docs);
+  s.docs = docs;
+  s.sel = Math.max(0, docs.findIndex((d) => d.id === (fact ? fact.doc : docs[0].id)));
+  s.doc = docs[s.sel].text;
+  Object.assign(s, { span: null, fact, example: "collection", find: "", expand: "none", overlaps: null });
+}
+
+async function loadExampleCollection() {
+  const button = $("load-collection");
+  button.disabled = true;
+  try {
+    const { index, docs } = await documents.loadCollection();
+    clearLinkNotes();
+    useCollection(state, index, docs);
+    strategyMemo = {};
+    setMarkInfo(`Loaded “${index.title}”; the fact about ${index.fact.name} is marked.`);
+    syncControls({ withDoc: true });
+    syncCollection();
+    changed();
+  } catch (err) {
+    addDocuments([], [`The example collection could not be loaded: ${err.message}.`]);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// The fact: a name and a value, marked one after the other in one document.
+
+function markFactPart(part) {
+  const ta = controls.doc.input;
+  const span = trimSpan(ta.value, ta.selectionStart, ta.selectionEnd);
+  const other = part === "name" ? "value" : "name";
+  if (!span) { setMarkInfo(`Select the fact's ${part} in the document first, then press the button.`); return; }
+  const id = selectedId(), f = state.fact;
+  if (f && f[other] && f.doc !== id) {
+    setMarkInfo(`The ${other} is marked in “${titleOf(f.doc)}”, and a fact's name and value must be in one document: ` +
+      `select the ${part} there, or press “Clear mark” and start again here.`);
+    return;
+  }
+  if (f && f[other] && span.start < f[other].end && f[other].start < span.end) {
+    setMarkInfo(`The ${part} overlaps the marked ${other}: mark them as two separate pieces of text.`);
+    return;
+  }
+  state.fact = { doc: id, name: null, value: null, ...(f && f.doc === id ? f : {}), [part]: span };
+  clearLinkNotes();
+  setMarkInfo(`Marked the selection as the fact's ${part}.`);
+  changed();
+}
+
+/** Keep the fact on its text while the selected document is edited; drop it when an edit hits it. */
+function followFactEdit(old, neu, caret) {
+  const f = state.fact;
+  if (!f || f.doc !== selectedId()) return;
+  const name = f.name && followSpan(old, neu, f.name, caret), value = f.value && followSpan(old, neu, f.value, caret);
+  if ((f.name && !name) || (f.value && !value)) {
+    state.fact = null;
+    setMarkInfo("Fact cleared: your edit changed its name or value. Mark them again.");
+  } else {
+    state.fact = { ...f, name, value };
+  }
+}
+
+/** From the audit's list: select the fact's document, mark its name and value, show it in the picture. */
+function followFact(f) {
+  const i = state.docs.findIndex((d) => d.id === f.doc);
+  if (i < 0) { setMarkInfo("That document is no longer in the collection: run the audit again."); return; }
+  const text = textOfDoc(f.doc), map = offsetMap(text);
+  const u = ([a, b]) => ({ start: map.toU16(a), end: map.toU16(b) });
+  const name = u(f.name), value = u(f.value);
+  if (text.slice(name.start, name.end) !== f.name_text || text.slice(value.start, value.end) !== f.value_text) {
+    setMarkInfo("The document changed since the audit, so the fact is not where it was: run the audit again.");
+    return;
+  }
+  if (i !== state.sel) {
+    state.docs[state.sel] = { ...state.docs[state.sel], text: state.doc };
+    state.sel = i;
+    state.doc = state.docs[i].text;
+    syncControls({ withDoc: true });
+  }
+  state.fact = { doc: f.doc, name, value };
+  state.span = null;
+  pendingFocus = { doc: f.doc, at: f.name[0] };
+  clearLinkNotes();
+  setMarkInfo(`Marked the fact “${f.name_text}” … “${f.value_text}” from the audit.`);
+  syncCollection();
+  changed();
+  $("picture-wrap").scrollIntoView({ block: "center" });
+  const ta = controls.doc.input;
+  ta.setSelectionRange(Math.min(name.start, value.start), Math.max(name.end, value.end));
+}
+
+function initCollection() {
+  $("add-doc").addEventListener("click", addEmptyDocument);
+  $("add-files").addEventListener("change", async (e) => { await addFiles(e.target.files); e.target.value = ""; });
+  $("load-collection").addEventListener("click", loadExampleCollection);
+  $("mark-name").addEventListener("click", () => markFactPart("name"));
+  $("mark-value").addEventListener("click", () => markFactPart("value"));
+  // Files dropped anywhere on the page join the collection.
+  const hasFiles = (e) => e.dataTransfer && [...e.dataTransfer.types].includes("Files");
+  document.addEventListener("dragover", (e) => { if (hasFiles(e)) { e.preventDefault(); document.body.classList.add("dropping"); } });
+  document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) document.body.classList.remove("dropping"); });
+  document.addEventListener("drop", (e) => {
+    document.body.classList.remove("dropping");
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    addFiles(e.dataTransfer.files);
+  });
+  lanes.init($("lanes"), selectDoc);
+}
+
+function initPanels() {
+  investigate = new Investigate({
+    gate, offsetMap, int, money, listNumbers,
+    onFind: (value) => { state.find = value; clearTimeout(findTimer); findTimer = setTimeout(changed, 250); },
+    onOverlaps: (list) => {
+      state.overlaps = list.join() === defaultOverlaps(state.unit).join() ? null : list;
+      changed();
+    },
+    onExpand: (value) => { state.expand = value; changed(); },
+  });
+  investigate.sync(state, sweepOverlaps());
+  auditPanel = new AuditPanel({
+    gate, int,
+    request: () => buildRequest(state),
+    overlaps: sweepOverlaps,
+    follow: followFact,
+    titles: () => Object.fromEntries(state.docs.map((d) => [d.id, d.title])),
+    strategy: () => state.strategy || "window",
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // URL writing, sharing and embedding.
@@ -1027,11 +1715,13 @@ function onStatus({ stage, message }) {
 async function applyFragment() {
   const { state: next, embed: isEmbed, notes } = await stateFromFragment(location.hash);
   state = next;
+  strategyMemo = {};
   embed = isEmbed;
   document.body.classList.toggle("embed", embed);
   linkNotes = notes;
   showNotes();
   syncControls({ withDoc: true });
+  syncCollection();
   compute();
 }
 
@@ -1039,8 +1729,9 @@ async function main() {
   buildControls();
   buildStats();
   picture.init();
+  initCollection();
   $("mark-selection").addEventListener("click", markSelection);
-  $("clear-mark").addEventListener("click", () => setMark(null, "Mark cleared."));
+  $("clear-mark").addEventListener("click", () => { state.fact = null; setMark(null, "Mark cleared."); });
   $("copy-link").addEventListener("click", copyLink);
   $("copy-embed").addEventListener("click", copyEmbed);
   window.addEventListener("hashchange", applyFragment);
@@ -1059,6 +1750,8 @@ async function main() {
   try {
     gate = Gate.start();
     gate.onstatus = onStatus;
+    codePanel = new CodePanel({ send: (m) => gate.send(m), code: $("code"), status: $("code-status"), copy: $("copy-code") });
+    initPanels();
   } catch (err) {
     onStatus({ stage: "failed", message: `the worker could not be started (${err.message}).` });
   }
@@ -1070,6 +1763,8 @@ window.ragsim = Object.freeze({
   request: () => buildRequest(state),
   shownRequest: () => (last ? last.request : null),
   response: () => (last ? last.response : null),
+  sweep: () => (investigate ? investigate.sweepRows : null),
+  audit: () => (auditPanel ? auditPanel.result : null),
 });
 
 main();

@@ -1,0 +1,92 @@
+// The collection at a glance (issue 5, item 1): one thin lane per document above the detailed
+// picture of the selected one. Each lane spans its own document's length; chunks are faint ticks,
+// retrieved chunks solid with their rank, the marked answer or fact an orange band. Past
+// MAX_LANES documents, the selected one, the marked one and those with retrieved chunks get lanes
+// and the rest are summed up in one line. Clicking a lane selects its document.
+
+const MAX_LANES = 10;
+const LANE = 12, LABEL = 13, GAP = 5, PAD = 8;
+const COLORS = { retrieved: "#1f5fa8", faint: "rgba(135,151,168,0.35)", band: "rgba(242,140,40,0.75)", text: "#5b6570",
+  selected: "#1d232b", lane: "rgba(214,223,233,0.55)" };
+
+export const lanes = {
+  canvas: null, ctx: null, rows: [], onSelect: null,
+
+  init(canvas, onSelect) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext("2d");
+    this.onSelect = onSelect;
+    canvas.addEventListener("click", (e) => {
+      const y = e.clientY - canvas.getBoundingClientRect().top;
+      const row = this.rows.find((r) => y >= r.top && y < r.top + LABEL + LANE + GAP);
+      if (row) this.onSelect(row.index);
+    });
+    new ResizeObserver(() => this.last && this.draw(this.last)).observe(canvas.parentElement);
+  },
+
+  /** data: {docs: [{id, title, length}] (length in code points), chunks (response), sel, bands: {id: [a, z]}} */
+  draw(data) {
+    this.last = data;
+    const { docs, chunks, sel, bands } = data;
+    const wrap = this.canvas.parentElement;
+    wrap.hidden = docs.length < 2;
+    if (docs.length < 2) return;
+    const byDoc = new Map(docs.map((d) => [d.id, []]));
+    for (const c of chunks) byDoc.get(c.doc)?.push(c);
+    let shown = docs.map((d, i) => i);
+    if (docs.length > MAX_LANES) {
+      const keep = (i) => i === sel || bands[docs[i].id] || byDoc.get(docs[i].id).some((c) => c.retrieved);
+      shown = shown.filter(keep).slice(0, MAX_LANES);
+    }
+    const hidden = docs.length - shown.length;
+    const w = Math.max(200, wrap.clientWidth);
+    const h = shown.length * (LABEL + LANE + GAP) + (hidden ? 16 : 0) + 2;
+    const dpr = window.devicePixelRatio || 1;
+    this.canvas.width = Math.round(w * dpr);
+    this.canvas.height = Math.round(h * dpr);
+    this.canvas.style.height = `${h}px`;
+    const ctx = this.ctx;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    ctx.textBaseline = "top";
+    const plotW = w - 2 * PAD;
+    this.rows = [];
+    shown.forEach((i, row) => {
+      const d = docs[i];
+      const top = row * (LABEL + LANE + GAP);
+      this.rows.push({ index: i, top });
+      const own = byDoc.get(d.id);
+      const x = (o) => PAD + (d.length ? o / d.length : 0) * plotW;
+      const retrieved = own.filter((c) => c.retrieved).sort((a, b) => a.rank - b.rank);
+      ctx.font = `${i === sel ? "700" : "400"} 11px system-ui, sans-serif`;
+      ctx.fillStyle = i === sel ? COLORS.selected : COLORS.text;
+      const ranks = retrieved.length ? ` · ${retrieved.map((c) => `#${c.rank}`).join(" ")}` : "";
+      const label = `${i + 1}. ${d.title || d.id} · ${own.length} ${own.length === 1 ? "chunk" : "chunks"}${ranks}${i === sel ? " · shown below" : ""}`;
+      ctx.fillText(label.length > 140 ? `${label.slice(0, 139)}…` : label, PAD, top);
+      const y = top + LABEL;
+      ctx.fillStyle = COLORS.lane;
+      ctx.fillRect(PAD, y, plotW, LANE);
+      ctx.fillStyle = COLORS.faint;
+      for (const c of own) ctx.fillRect(x(c.start), y + 2, 1, LANE - 4); // chunk starts
+      const band = bands[d.id];
+      if (band) {
+        ctx.fillStyle = COLORS.band;
+        ctx.fillRect(x(band[0]), y - 2, Math.max(2, x(band[1]) - x(band[0])), LANE + 4);
+      }
+      ctx.fillStyle = COLORS.retrieved;
+      for (const c of retrieved) ctx.fillRect(x(c.start), y + 3, Math.max(2, x(c.end) - x(c.start)), LANE - 6);
+      if (i === sel) {
+        ctx.strokeStyle = COLORS.selected;
+        ctx.lineWidth = 1.5;
+        ctx.strokeRect(PAD - 1, y - 1, plotW + 2, LANE + 2);
+      }
+    });
+    if (hidden) {
+      ctx.font = "11px system-ui, sans-serif";
+      ctx.fillStyle = COLORS.text;
+      ctx.fillText(`and ${hidden} more ${hidden === 1 ? "document" : "documents"} with no retrieved chunk (pick them in the list of documents)`,
+        PAD, shown.length * (LABEL + LANE + GAP) + 2);
+    }
+    this.canvas.setAttribute("aria-label", `Lanes, one per document: ${shown.map((i) => docs[i].title || docs[i].id).join("; ")}.`);
+  },
+};
