@@ -35,17 +35,25 @@ class _LRU:
         except KeyError:
             value = make()
             self.data[key] = value
-            if len(self.data) > self.limit:
+            while len(self.data) > self.limit:
                 self.data.popitem(last=False)
             return value
 
 
 class Session:
-    """What a caller holds between requests: up to 8 indexed texts and 32 splits of them."""
+    """What a caller holds between requests: up to 8 indexed texts and 32 splits of them, or, for a
+    request with more documents, all of its documents and 8 splits of each (see `hold`)."""
 
     def __init__(self, documents: int = 8, splits: int = 32):
         self._indexes = _LRU(documents)
         self._splits = _LRU(splits)
+        self._least = (documents, splits)
+
+    def hold(self, documents: int) -> None:
+        """Make room for a request's `documents`, so a collection larger than the bounds is indexed
+        once rather than once per request; the bounds fall back when smaller requests follow."""
+        self._indexes.limit = max(self._least[0], documents)
+        self._splits.limit = max(self._least[1], 8 * documents)
 
     def index(self, text: str, analyzer=None) -> DocIndex:
         key = (text, None if analyzer is None else analyzer.key)
@@ -189,6 +197,7 @@ def _simulate(request: dict, session: Session) -> dict:
     if not isinstance(request, dict):
         raise RequestError("request", "The request must be a JSON object.")
     docs = _read_documents(request)
+    session.hold(len(docs))
     query = get_str(request, "query", "query", default="")
     chunking = _read_chunking(request)
     retrieval = _read_retrieval(request)

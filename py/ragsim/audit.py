@@ -45,6 +45,14 @@ def answering_chunks(starts: list[int], ends: list[int], a: int, z: int) -> list
     return [c for c in range(hi) if ends[c] >= z]
 
 
+def facts_of(index: DocIndex) -> list[fact_rules.Fact]:
+    """The facts of an indexed text, detected once and kept with its index (an audit run one overlap
+    at a time, as the page runs it, detects them once)."""
+    if "facts" not in index.memo:
+        index.memo["facts"] = fact_rules.detect(index.text)
+    return index.memo["facts"]
+
+
 def detect_all(texts: list[str]) -> list[tuple[int, fact_rules.Fact]]:
     return [(di, f) for di, text in enumerate(texts) for f in fact_rules.detect(text)]
 
@@ -61,6 +69,7 @@ def _audit(request: dict, session: Session) -> dict:
     if not isinstance(request, dict):
         raise RequestError("request", "The request must be a JSON object.")
     docs = _read_documents(request)
+    session.hold(len(docs))
     chunking = request.get("chunking")
     if not isinstance(chunking, dict):
         raise RequestError("chunking", "Give chunking as an object with unit and size.")
@@ -69,7 +78,7 @@ def _audit(request: dict, session: Session) -> dict:
     precision_k = get_int(request, "precision_k", "precision_k", default=3, minimum=1)
     texts = [d["text"] for d in docs]
     indexes = [session.index(t, retrieval["analyzer"]) for t in texts]
-    found = detect_all(texts)
+    found = [(di, f) for di, index in enumerate(indexes) for f in facts_of(index)]
 
     rows = []
     per_fact = [{"destroyed_at": [], "found_at": [], "answering": {}} for _ in found]
