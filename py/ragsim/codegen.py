@@ -176,4 +176,18 @@ def equivalent_code(request: dict) -> str:
         "# `text` holds one document's text; for several documents, split each one and",
         "# concatenate their chunks in document order before indexing.",
     ]
-    return "\n".join(head + _splitter_lines(chunking) + _bm25_lines(retrieval, query)) + "\n"
+    return "\n".join(head + _hoist_imports(_splitter_lines(chunking) + _bm25_lines(retrieval, query))) + "\n"
+
+
+def _hoist_imports(lines: list[str]) -> list[str]:
+    """Every top-level import once, at the top (standard library first), then the code without
+    the blank lines the removed imports leave at its start."""
+    imports = list(dict.fromkeys(l for l in lines if l.startswith(("import ", "from "))))
+    body = [l for l in lines if not l.startswith(("import ", "from "))]
+    while body and not body[0].strip():
+        body.pop(0)
+    # where an import stood between blank lines, keep at most two blank lines in a row
+    body = [l for i, l in enumerate(body) if l.strip() or i < 2 or body[i - 1].strip() or body[i - 2].strip()]
+    stdlib = [l for l in imports if l in ("import re", "import json", "import math")]
+    others = [l for l in imports if l not in stdlib]
+    return stdlib + ([""] if stdlib and others else []) + others + ["", ""] + body
