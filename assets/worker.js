@@ -155,7 +155,11 @@ const handlers = {
       const known = [...ON_DEMAND].join(", ") || "none";
       return { ok: false, error: { field: "package", message: `Only these packages can be installed: ${known}.` } };
     }
+    // loadPackage does not reject when the download fails: it logs and loads nothing.
     const [loaded] = await pyodide.loadPackage(msg.package, { checkIntegrity: true });
+    if (!loaded && !pyodide.loadedPackages[msg.package]) {
+      return { ok: false, error: { field: "package", message: `${msg.package} could not be downloaded from this site; the browser console has details.` } };
+    }
     const version = loaded ? loaded.version : null;
     return { ok: true, result: JSON.stringify({ package: msg.package, version }) };
   },
