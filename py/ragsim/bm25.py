@@ -6,7 +6,8 @@ Robertson et al. (1994) `robertson`; Trotman et al. (2014) `atire`; Lv & Zhai (2
 and `bm25+`; Lucene's own `lucene`.
 """
 
-import math
+from decimal import Context, Decimal
+from functools import lru_cache
 from itertools import compress
 
 from .errors import RequestError
@@ -14,26 +15,41 @@ from .errors import RequestError
 
 # --- idf(t) from N (chunks) and df (chunks holding t) ---------------------------------------
 
+_LN = Context(prec=40)
+
+
+@lru_cache(maxsize=65536)
+def ln(x: float) -> float:
+    """The natural logarithm, correctly rounded, so a score has the same bits on every platform.
+
+    `math.log` comes from the C library, and glibc (CPython here) and musl (Pyodide) may differ
+    in the last bit. Decimal's ln is correctly rounded at 40 digits; rounding that to a double
+    gives the correctly rounded result (a second rounding could only differ for a value within
+    1e-40 of a midpoint). Idf takes a handful of logarithms per query, so the cost is nil.
+    """
+    return float(_LN.ln(Decimal(x)))
+
+
 def idf_robertson(df: int, N: int) -> float:
     # bm25s clips the inner ratio at 1 so no term scores below zero (allow_negative=False).
     inner = (N - df + 0.5) / (df + 0.5)
-    return math.log(max(inner, 1.0))
+    return ln(max(inner, 1.0))
 
 
 def idf_lucene(df: int, N: int) -> float:
-    return math.log(1 + (N - df + 0.5) / (df + 0.5))
+    return ln(1 + (N - df + 0.5) / (df + 0.5))
 
 
 def idf_atire(df: int, N: int) -> float:
-    return math.log(N / df)
+    return ln(N / df)
 
 
 def idf_bm25l(df: int, N: int) -> float:
-    return math.log((N + 1) / (df + 0.5))
+    return ln((N + 1) / (df + 0.5))
 
 
 def idf_bm25plus(df: int, N: int) -> float:
-    return math.log((N + 1) / df)
+    return ln((N + 1) / df)
 
 
 # --- tfc(t, d): the saturated term frequency; l_d the chunk's term count, l_avg the mean -----

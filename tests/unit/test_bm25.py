@@ -71,3 +71,22 @@ def test_statistics_span_all_documents():
     # df and N change, so the same chunk scores differently once the second document joins.
     assert a["chunks"][1]["score"] != b["chunks"][1]["score"]
     assert b["chunks"][3]["rank"] == 1
+
+
+def test_ln_is_correctly_rounded_so_every_platform_gets_the_same_bits():
+    import random
+    from decimal import Context, Decimal
+
+    from ragsim.bm25 import ln
+
+    fine = Context(prec=80)
+    rng = random.Random(3)
+    xs = [1 + (n - df + 0.5) / (df + 0.5) for n in range(1, 60) for df in range(1, n + 1)]
+    xs += [rng.uniform(1e-3, 1e6) for _ in range(2000)]
+    for x in xs:
+        got = ln(x)
+        true = fine.ln(Decimal(x))
+        # no double lies nearer the true value than the one returned
+        for other in (math.nextafter(got, -math.inf), math.nextafter(got, math.inf)):
+            assert abs(Decimal(got) - true) <= abs(Decimal(other) - true)
+        assert abs(got - math.log(x)) <= math.ulp(got)  # and the C library agrees to one ulp
