@@ -1325,6 +1325,8 @@ const picture = {
 let investigate = null;
 let auditPanel = null;
 let findTimer = 0;
+let panelsTimer = 0;
+const PANELS_DELAY = 120; // ms the controls rest before the investigation panels are redrawn
 let pendingFocus = null; // {doc, at}: the chunk to focus in the picture after the next render
 
 const selectedId = () => state.docs[state.sel].id;
@@ -1380,8 +1382,15 @@ function renderCollection(response, snap) {
     docs: snap.ids.map((id, i) => ({ id, title: snap.titles[i], length: offsetMap(snap.texts[id]).cpLength })),
     chunks: response.chunks, sel: snap.ids.indexOf(snap.docId), bands: cpBands,
   });
-  if (investigate && !embed) investigate.render(last, sweepOverlaps()); // the panels are not shown embedded
-  if (auditPanel) auditPanel.check(last.request);
+  // The panels below the picture follow once the controls rest, so a drag repaints the verdict and
+  // the picture without waiting for their layout (they are not shown embedded).
+  if (investigate) investigate.renderVerdict(last);
+  clearTimeout(panelsTimer);
+  const shown = last;
+  panelsTimer = setTimeout(() => {
+    if (investigate && !embed) investigate.render(shown, sweepOverlaps());
+    if (auditPanel) auditPanel.check(shown.request);
+  }, PANELS_DELAY);
   if (pendingFocus && pendingFocus.doc === snap.docId) {
     const at = pendingFocus.at;
     pendingFocus = null;
@@ -1764,6 +1773,7 @@ window.ragsim = Object.freeze({
   shownRequest: () => (last ? last.request : null),
   response: () => (last ? last.response : null),
   sweep: () => (investigate ? investigate.sweepRows : null),
+  panelsShown: () => Boolean(investigate && last && (embed || investigate.last === last)),
   audit: () => (auditPanel ? auditPanel.result : null),
 });
 

@@ -7,12 +7,14 @@
 // `fact`, `at_k`, `found`, `cuts`, `sweep`, `expanded`). Offsets in the response are code points;
 // `offsetMap` (from app.js) converts them before the text is quoted. The sweep is one extra
 // `simulate` request with `sweep: [...]`, sent beside the main one (not through the latest-wins
-// gate) and only when something but the overlap changed, since its rows do not depend on it.
+// gate) once the controls rest, and only when something but the overlap changed, since its rows
+// do not depend on it.
 
 const $ = (id) => document.getElementById(id);
 
 export const DEFAULT_SWEEP = { chars: [0, 25, 50, 100, 150, 300], words: [0, 4, 8, 17, 25, 50] };
 const SWEEP_MAX = 12;
+const SWEEP_DELAY = 300; // ms the controls must rest before the sweep is asked for
 
 /** The overlaps a person typed ("0, 25, 50"), or {error}. */
 export function parseOverlaps(text) {
@@ -104,7 +106,7 @@ export class Investigate {
     this.last = last;
     const { response, snap } = last;
     this.target = target(last);
-    this.renderFact(response, snap);
+    if (this.verdictOf !== last) this.renderVerdict(last);
     this.renderFind(response, snap);
     this.renderAtK(response, snap);
     this.renderCuts(response, snap);
@@ -112,9 +114,15 @@ export class Investigate {
     this.renderFix();
   }
 
-  /** The text of document `d` (id) between code points a and z. */
+  /** The fact verdict, at once with the page's own verdict (the other panels may follow later). */
+  renderVerdict(last) {
+    this.verdictOf = last;
+    this.renderFact(last.response, last.snap);
+  }
+
+  /** The text of document `id` between code points a and z, as last sent. */
   slice(id, a, z) {
-    const text = this.last.snap.texts[id] ?? "";
+    const text = this.verdictOf.snap.texts[id] ?? "";
     const map = this.deps.offsetMap(text);
     return text.slice(map.toU16(a), map.toU16(z));
   }
@@ -269,11 +277,22 @@ export class Investigate {
     const { request } = last;
     const base = { ...request, sweep: overlaps };
     for (const key of ["find", "cuts", "expand"]) delete base[key];
-    const key = JSON.stringify({ ...base, chunking: { ...base.chunking, overlap: 0 } });
-    if (key === this.sweepKey && this.sweepRows) { this.renderSweep(); return; }
+    // The key: the documents by identity (texts can be megabytes), everything else as JSON.
+    const { documents, ...rest } = base;
+    const key = { docs: documents.map((d) => [d.id, d.title, d.text]),
+      settings: JSON.stringify({ ...rest, chunking: { ...rest.chunking, overlap: 0 } }) };
+    this.sweepAsked = key; // the sweep the page shows or waits for
+    if (sameSweep(key, this.sweepKey) && this.sweepRows) {
+      clearTimeout(this.sweepTimer); // back to what is on screen: forget a sweep asked for since
+      this.sweepWanted = null;
+      if (!this.sweepBusy) this.renderSweep();
+      return;
+    }
     this.sweepWanted = { key, request: base };
     $("sweep").dataset.state = "computing";
-    this.pumpSweep();
+    // Asked for only once the controls rest, so a drag never waits behind a sweep in the worker.
+    clearTimeout(this.sweepTimer);
+    this.sweepTimer = setTimeout(() => this.pumpSweep(), SWEEP_DELAY);
   }
 
   async pumpSweep() {
@@ -284,6 +303,7 @@ export class Investigate {
     const reply = await this.deps.gate.send({ type: "simulate", request: JSON.stringify(request) });
     this.sweepBusy = false;
     if (this.sweepWanted) { this.pumpSweep(); return; } // a newer one is waiting: show that instead
+    if (!sameSweep(key, this.sweepAsked)) { this.renderSweep(); return; } // the page went back meanwhile
     this.sweepKey = key;
     this.sweepRows = reply.ok ? JSON.parse(reply.result).sweep : null;
     this.sweepError = reply.ok ? null : (reply.error && reply.error.message) || "The sweep failed.";
@@ -355,6 +375,11 @@ export class Investigate {
     if (kindNow === "intact") say(`It already arrives whole at these settings (overlap ${request.chunking.overlap}).`);
     box.replaceChildren(...parts);
   }
+}
+
+function sameSweep(a, b) {
+  return Boolean(a && b) && a.settings === b.settings && a.docs.length === b.docs.length &&
+    a.docs.every((d, i) => d[0] === b.docs[i][0] && d[1] === b.docs[i][1] && d[2] === b.docs[i][2]);
 }
 
 /** What the panels talk about: the marked fact when there is one, else the marked answer. */

@@ -14,17 +14,14 @@ import argparse
 import pathlib
 import statistics
 import sys
-import threading
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import build  # noqa: E402
 from bench_audit import large  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+from bench_page import served_browser  # noqa: E402
 
-CHROMIUM = pathlib.Path("/usr/bin/chromium")
 SETTLED = """() => {
   const r = window.ragsim;
   return document.body.dataset.state === "ready" && r.shownRequest() !== null
@@ -57,15 +54,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    dist = build.ensure_fresh()
-    httpd = build.make_server(dist, 0, quiet=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/index.html"
-    with sync_playwright() as p:
-        options = {"args": ["--no-sandbox"]}
-        if CHROMIUM.exists():
-            options["executable_path"] = str(CHROMIUM)
-        browser = p.chromium.launch(**options)
+    with served_browser() as (browser, url):
         page = browser.new_page(viewport={"width": 1300, "height": 1000})
         page.goto(url)
         page.wait_for_function("document.body.dataset.state === 'ready'", timeout=180_000)
@@ -86,8 +75,6 @@ def main():
         page.get_by_label("Overlap", exact=True).fill("0")
         chars = sum(len(d["text"]) for d in docs)
         report(f"{len(docs)} documents", chars, *run_audit(page, args.repeat))
-        browser.close()
-    httpd.shutdown()
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ performance.now(), so Playwright's own round trips do not count.
 """
 
 import argparse
+import contextlib
 import pathlib
 import statistics
 import sys
@@ -75,21 +76,32 @@ def drag(page, samples, sizes):
     return statistics.median(times), percentile(times, 95)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=40)
-    args = parser.parse_args()
+@contextlib.contextmanager
+def served_browser():
+    """dist/ (built when stale) served on 127.0.0.1, and Chromium: yields (browser, URL of the page).
+    Shared by the page benchmarks."""
     from playwright.sync_api import sync_playwright
 
     dist = build.ensure_fresh()
     httpd = build.make_server(dist, 0, quiet=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/index.html"
-    with sync_playwright() as p:
-        launch = {"args": ARGS}
-        if CHROMIUM.exists():
-            launch["executable_path"] = str(CHROMIUM)
-        browser = p.chromium.launch(**launch)
+    try:
+        with sync_playwright() as p:
+            launch = {"args": ARGS}
+            if CHROMIUM.exists():
+                launch["executable_path"] = str(CHROMIUM)
+            browser = p.chromium.launch(**launch)
+            yield browser, f"http://127.0.0.1:{httpd.server_address[1]}/index.html"
+            browser.close()
+    finally:
+        httpd.shutdown()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=40)
+    args = parser.parse_args()
+    with served_browser() as (browser, url):
         context = browser.new_context()
         for label in ("cold cache", "warm cache"):
             page = context.new_page()
@@ -112,8 +124,6 @@ def main():
         median, p95 = drag(page, args.samples, (25, 24))
         print(f"{len(text.split()):,}-word document: slider input -> repainted verdict  "
               f"median {median:.1f} ms, p95 {p95:.1f} ms")
-        browser.close()
-    httpd.shutdown()
 
 
 if __name__ == "__main__":
