@@ -11,8 +11,11 @@ A fact is a distinctive **name** and a **value** stated in the same sentence (se
 - Value: a number (digits with optional thousands separators and decimals, an optional currency
   sign before it) followed by an optional unit from `UNITS` or a percent sign ("42,000 km",
   "11.5 m", "$3.2 million", "17%").
-- Pairing: each value goes with the nearest name that ends before it in the sentence, or, when
-  none does, the nearest name after it. A number inside a name ("Pier 7 Crane") is not a value.
+- Pairing: each value goes with the nearest name before it that no comma separates from it; when
+  every name before it is set off by commas ("The Brannock Hill Station, cut into the ridge north
+  of Halvard Reservoir in 1994, can deliver 1,200 MW"), with the sentence's first name; when no
+  name comes before it, with the first name after it. A number inside a name ("Pier 7 Crane") is
+  not a value.
 
 Every offset is a code-point index into the document, half-open, as everywhere in the core.
 """
@@ -133,7 +136,10 @@ def detect(text: str) -> list[Fact]:
         for v in _values(text, s, e, names):
             before = [n for n in names if n[1] <= v[0]]
             after = [n for n in names if n[0] >= v[1]]
-            name = before[-1] if before else (after[0] if after else None)
+            # a name with no comma between it and the value, else the sentence's first name (the
+            # others sit in a clause set off by commas), else the first name after the value
+            clear = [n for n in before if "," not in text[n[1] : v[0]]]
+            name = clear[-1] if clear else (before[0] if before else (after[0] if after else None))
             if name is not None:
                 facts.append(Fact(name, v, (s, e)))
     return facts

@@ -20,6 +20,8 @@ def pairs(text):
     ("Kestrel Station has 14 crew. Novak Yard builds 3 ships a year.",
      [("Kestrel Station", "14 crew"), ("Novak Yard", "3 ships")]),
     ("Costs at Iron Hill Mine rose to $4.5 million.", [("Iron Hill Mine", "$4.5 million")]),
+    ("The Brannock Hill Station, cut into the ridge north of Halvard Reservoir in 1994, can deliver 1,200 MW.",
+     [("Halvard Reservoir", "1994"), ("Brannock Hill Station", "1,200 MW")]),
 ])
 def test_expected_facts(text, expected):
     assert pairs(text) == expected
@@ -45,3 +47,13 @@ def test_offsets_are_code_points_after_emoji():
     text = "🚀🚀 The Galle Ring orbits at 42,000 km."
     (f,) = detect(text)
     assert text[f.name[0] : f.name[1]] == "Galle Ring" and f.stretch == (f.name[0], f.value[1])
+
+
+def test_the_collection_question_fact_is_found_by_the_rule():
+    import json
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2] / "assets" / "collection"
+    meta = json.loads((root / "index.json").read_text(encoding="utf-8"))
+    text = (root / meta["fact"]["doc"]).read_text(encoding="utf-8")
+    assert (meta["fact"]["name"], meta["fact"]["value"]) in pairs(text)
