@@ -413,6 +413,7 @@ function collectionToParams(state, params, notes) {
   }
   const f = state.fact;
   if (factComplete(f)) params.set("fact", `${f.doc}:${cps(textOf(f.doc), f.name)},${cps(textOf(f.doc), f.value)}`);
+  else if (state.example === "collection") params.set("fact", "none"); // else the collection's own fact returns
   if (state.find) params.set("find", state.find);
   if (state.expand !== "none") params.set("expand", state.expand);
   if (state.overlaps) params.set("overlaps", state.overlaps.join(","));
@@ -424,7 +425,8 @@ async function collectionFromParams(state, params, notes) {
     try {
       const { index, docs } = await documents.loadCollection();
       useCollection(state, index, docs);
-      state.fact = null; // the link says which fact, if any
+      // The collection's own fact stays marked unless the link names one, or `fact=none`.
+      if (params.has("fact") || params.has("answer") || params.has("span") || params.has("spanin")) state.fact = null;
     } catch (err) {
       notes.push(`The example collection could not be loaded (${err.message}), so the first example is shown instead.`);
       return false;
@@ -471,7 +473,7 @@ function finishFromParams(state, params, notes) {
   } else if (state.span) {
     state.span.doc = selId;
   }
-  if (params.has("fact")) {
+  if (params.has("fact") && params.get("fact") !== "none") {
     const m = /^(.+):(\d{1,9})-(\d{1,9}),(\d{1,9})-(\d{1,9})$/.exec(params.get("fact"));
     const doc = m && state.docs.find((d) => d.id === m[1]);
     const map = doc && offsetMap(doc.text);

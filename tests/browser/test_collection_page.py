@@ -219,6 +219,20 @@ def test_the_collection_travels_in_a_link(page, server):
     tab.close()
 
 
+def test_a_bare_collection_link_opens_with_its_fact_marked(page, server):
+    tab = page.context.new_page()
+    tab.goto(server.url(INDEX) + "#example=collection")
+    tab.wait_for_function("() => window.ragsim && window.ragsim.request().documents.length === 6")
+    fact = tab.evaluate("window.ragsim.request().fact")
+    assert fact is not None and fact["doc"] == FACT_DOC
+    tab.close()
+    tab = page.context.new_page()
+    tab.goto(server.url(INDEX) + "#example=collection&fact=none")
+    tab.wait_for_function("() => window.ragsim && window.ragsim.request().documents.length === 6")
+    assert tab.evaluate("window.ragsim.request().fact") is None
+    tab.close()
+
+
 def test_bad_files_and_bad_facts_get_a_message_and_keep_the_collection(page):
     load_collection(page)
     before = page_request(page)["documents"]
