@@ -29,18 +29,19 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 
 # One drag sample, in the page: input event -> ready again -> next frame.
 SAMPLE = """async (size) => {
-  const slider = document.querySelector('input[type=range][aria-label="Chunk size"], #param-size');
+  const slider = document.querySelector('#param-size');
+  const done = () => {
+    const shown = window.ragsim.shownRequest();
+    return document.body.dataset.state === "ready" && shown && shown.chunking.size === size;
+  };
+  // Woken by the page itself: data-state on <body> turns "ready" when the verdict has been drawn.
   const ready = () => new Promise((resolve) => {
-    const check = () => {
-      const r = window.ragsim;
-      const shown = r.shownRequest();
-      if (document.body.dataset.state === "ready" && shown && shown.chunking.size === size) {
-        requestAnimationFrame(() => resolve(performance.now()));
-      } else {
-        setTimeout(check, 0);
-      }
-    };
-    check();
+    const finish = () => requestAnimationFrame(() => resolve(performance.now()));
+    const observer = new MutationObserver(() => {
+      if (done()) { observer.disconnect(); finish(); }
+    });
+    observer.observe(document.body, { attributes: true, attributeFilter: ["data-state"] });
+    if (done()) { observer.disconnect(); finish(); }
   });
   const t0 = performance.now();
   slider.value = String(size);
