@@ -127,13 +127,21 @@ def _emit(text: str, pieces, lo: int, hi: int, sep: str, strip: bool, gaps, out:
         if end > start:
             out.append(Extent(start, end, end - start))
         return
-    joined = sep.join(text[a:b] for a, b in pieces[lo:hi])
-    if strip:
-        joined = joined.strip()
-        if end <= start:  # only the re-inserted separator is left: keep the pieces' whole span
-            start, end = pieces[lo][0], pieces[hi - 1][1]
-    if joined:
-        out.append(Extent(start, end, len(joined)))
+    length = _joined_length(text, pieces, lo, hi, sep, strip)
+    if strip and end <= start:  # only the re-inserted separator is left: keep the pieces' whole span
+        start, end = pieces[lo][0], pieces[hi - 1][1]
+    if length:
+        out.append(Extent(start, end, length))
+
+
+def _joined_length(text: str, pieces, lo: int, hi: int, sep: str, strip: bool) -> int:
+    """`len(sep.join(pieces[lo:hi]))`, stripped when asked. When the first piece starts and the
+    last ends with a non-space character there is nothing to strip and the length is arithmetic;
+    otherwise the string is built."""
+    total = sum(b - a for a, b in pieces[lo:hi]) + len(sep) * (hi - lo - 1)
+    if not strip or (not text[pieces[lo][0]].isspace() and not text[pieces[hi - 1][1] - 1].isspace()):
+        return total
+    return len(sep.join(text[a:b] for a, b in pieces[lo:hi]).strip())
 
 
 def merge(text: str, pieces: list[tuple[int, int]], lo: int, stop: int, sep: str, size: int, overlap: int,
