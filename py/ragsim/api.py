@@ -19,6 +19,9 @@ from .fields import get_choice, get_int, get_number, get_str
 from .index import DocIndex, terms
 
 DEFAULT_PRICE = 3.0
+# How the response carries its chunks: SPEC section 6's list of objects, or (asked for by the page's
+# worker, which rebuilds the objects in JavaScript) the same values as columns, `chunk_columns`.
+WIRES = ("objects", "columns")
 
 
 class _LRU:
@@ -205,6 +208,7 @@ def _simulate(request: dict, session: Session) -> dict:
     fact = _read_fact(request, docs)
     price = get_number(request, "price_per_million", "price_per_million", default=DEFAULT_PRICE, minimum=0,
                        maximum=1_000_000)
+    wire = get_choice(request, "wire", "wire", WIRES, default="objects")
     k = retrieval["k"]
     analyzer = retrieval["analyzer"]
     query_terms = query_terms_for(query, analyzer)
@@ -273,11 +277,19 @@ def _simulate(request: dict, session: Session) -> dict:
     overlaps = [o for o in shared if o is not None]
 
     ids = [d["id"] for d in docs]
-    chunks_out = [
-        {"doc": ids[di], "number": pos + 1, "start": s, "end": e, "units": u, "score": sc, "rank": r,
-         "retrieved": r <= k, "holds": held.get(pos), "overlap_prev": o}
-        for pos, di, s, e, u, sc, r, o in zip(range(n), doc_of, starts, ends, units, scores, ranks, shared)
-    ]
+    if wire == "columns":
+        # The same chunks as columns (the page's worker asks for these: a tenth of the encoding
+        # work); `number` is the position + 1 and `retrieved` is `rank <= k`, as in the objects.
+        chunks_out = None
+        chunk_columns = {"ids": ids, "doc": doc_of, "start": starts, "end": ends, "units": units,
+                         "score": scores, "rank": ranks, "holds": {str(p): h for p, h in held.items()},
+                         "overlap_prev": shared}
+    else:
+        chunks_out = [
+            {"doc": ids[di], "number": pos + 1, "start": s, "end": e, "units": u, "score": sc, "rank": r,
+             "retrieved": r <= k, "holds": held.get(pos), "overlap_prev": o}
+            for pos, di, s, e, u, sc, r, o in zip(range(n), doc_of, starts, ends, units, scores, ranks, shared)
+        ]
     texts = [d["text"] for d in docs]
     context = "\n\n".join(texts[doc_of[p]][starts[p] : ends[p]] for p in top)
 
@@ -334,6 +346,9 @@ def _simulate(request: dict, session: Session) -> dict:
         "at_k": explore.at_k_table(None if span is None else whole_ranks,
                                    None if fact is None else [ranks[p] for p in answering], k),
     }
+    if wire == "columns":
+        del response["chunks"]
+        response["chunk_columns"] = chunk_columns
     columns = {"texts": texts, "starts": starts, "ends": ends, "doc_of": doc_of, "top": top,
                "first_chunk": first_chunk, "chunk_count": [d["chunks"] for d in documents_out]}
     _explore(request, response, columns, span, fact, chunking, price, session)

@@ -105,3 +105,20 @@ def test_numbers_out_of_range_are_field_errors_not_crashes():
 def test_deeply_nested_json_is_refused_with_a_message():
     out = json.loads(simulate_json("[" * 100_000 + "]" * 100_000))
     assert out["error"]["field"] == "request" and "nested" in out["error"]["message"]
+
+
+def test_columns_wire_carries_the_same_chunks():
+    from ragsim.api import Session
+
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa " * 20
+    req = make_request(text, query="gamma kappa", size=7, overlap=2, k=3, span=(6, 22))
+    objects = simulate(req)
+    columns = simulate({**req, "wire": "columns"}, Session())
+    c = columns.pop("chunk_columns")
+    rebuilt = [{"doc": c["ids"][c["doc"][i]], "number": i + 1, "start": c["start"][i], "end": c["end"][i],
+                "units": c["units"][i], "score": c["score"][i], "rank": c["rank"][i],
+                "retrieved": c["rank"][i] <= 3, "holds": c["holds"].get(str(i)), "overlap_prev": c["overlap_prev"][i]}
+               for i in range(len(c["start"]))]
+    assert rebuilt == objects.pop("chunks")
+    assert columns == objects  # everything else is the same
+    assert simulate({**req, "wire": "rows"})["error"]["field"] == "wire"
