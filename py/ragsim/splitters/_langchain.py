@@ -21,6 +21,8 @@ length of LangChain's chunk. docs/splitters.md and the conformance tests record 
 """
 
 import re
+from bisect import bisect_right
+from itertools import accumulate
 
 from ..errors import RequestError
 from ..extents import Extent
@@ -111,7 +113,7 @@ def inexact_gaps(text: str, pieces: list[tuple[int, int]], sep: str) -> list[int
     return g
 
 
-def _emit(text: str, pieces, lo: int, hi: int, sep: str, strip: bool, gaps, out: list) -> None:
+def _emit(text: str, pieces, lo: int, hi: int, sep: str, strip: bool, gaps, out: list, cum=None) -> None:
     """`_join_docs(pieces[lo:hi], sep)`: the chunk stripped when asked, dropped when empty.
 
     Where LangChain's chunk is not a slice of the document (see the module docstring), the extent
@@ -127,50 +129,78 @@ def _emit(text: str, pieces, lo: int, hi: int, sep: str, strip: bool, gaps, out:
         if end > start:
             out.append(Extent(start, end, end - start))
         return
-    length = _joined_length(text, pieces, lo, hi, sep, strip)
+    length = _joined_length(text, pieces, lo, hi, sep, strip, cum)
     if strip and end <= start:  # only the re-inserted separator is left: keep the pieces' whole span
         start, end = pieces[lo][0], pieces[hi - 1][1]
     if length:
         out.append(Extent(start, end, length))
 
 
-def _joined_length(text: str, pieces, lo: int, hi: int, sep: str, strip: bool) -> int:
-    """`len(sep.join(pieces[lo:hi]))`, stripped when asked. When the first piece starts and the
-    last ends with a non-space character there is nothing to strip and the length is arithmetic;
-    otherwise the string is built."""
-    total = sum(b - a for a, b in pieces[lo:hi]) + len(sep) * (hi - lo - 1)
-    if not strip or (not text[pieces[lo][0]].isspace() and not text[pieces[hi - 1][1] - 1].isspace()):
+def _joined_length(text: str, pieces, lo: int, hi: int, sep: str, strip: bool, cum=None) -> int:
+    """`len(sep.join(pieces[lo:hi]))`, stripped when asked, mostly without building the string:
+    pieces never start or end with the separator, so when neither the first nor the last piece is
+    blank, stripping takes the first piece's leading and the last piece's trailing whitespace."""
+    if cum is not None:
+        total = cum[hi] - cum[lo] - len(sep)
+    else:
+        total = sum(b - a for a, b in pieces[lo:hi]) + len(sep) * (hi - lo - 1)
+    if not strip:
         return total
-    return len(sep.join(text[a:b] for a, b in pieces[lo:hi]).strip())
+    (a0, b0), (a1, b1) = pieces[lo], pieces[hi - 1]
+    lead = _LEADING_SPACE.match(text, a0, b0).end() - a0
+    last = text[a1:b1]
+    if lead == b0 - a0 or not last.strip():  # a blank piece at an end: build it, as LangChain does
+        return len(sep.join(text[a:b] for a, b in pieces[lo:hi]).strip())
+    return total - lead - (len(last) - len(last.rstrip()))
+
+
+_LEADING_SPACE = re.compile(r"\s*")
+
+
+def piece_sums(pieces: list[tuple[int, int]], sep: str) -> list[int]:
+    """`cum[i]`: the length of pieces `0 .. i-1` each followed by one separator (for `merge`)."""
+    sep_len = len(sep)
+    return [0, *accumulate(b - a + sep_len for a, b in pieces)]
 
 
 def merge(text: str, pieces: list[tuple[int, int]], lo: int, stop: int, sep: str, size: int, overlap: int,
-          strip: bool, out: list, gaps: list[int] | None) -> None:
+          strip: bool, out: list, gaps: list[int] | None, cum: list[int] | None = None) -> None:
     """`_merge_splits(pieces[lo:stop], sep)` with len() as the length function; appends extents to `out`.
 
     `gaps` is `inexact_gaps(text, pieces, sep)`. `_join_docs` is inlined: each chunk is stripped
-    when asked and dropped when empty.
+    when asked and dropped when empty. `cum` (optional, `piece_sums(pieces, sep)`) lets a run of
+    pieces that all fit be skipped with one bisection instead of one step per piece.
     """
     sep_len = len(sep)
     first = lo  # current_doc is pieces[first:hi]
     total = 0
-    for hi in range(lo, stop):
+    hi = lo
+    while hi < stop:
         a, b = pieces[hi]
         len_ = b - a
         if hi > first:
             if total + len_ + sep_len <= size:  # the common case: the piece fits
-                total += len_ + sep_len
+                if cum is None:
+                    total += len_ + sep_len
+                    hi += 1
+                    continue
+                # every piece up to (not including) `h` fits: total + cum[h] - cum[hi] <= size
+                h = min(stop, bisect_right(cum, size - total + cum[hi]) - 1)
+                total += cum[h] - cum[hi]
+                hi = h
                 continue
         elif len_ <= size:  # LangChain: `total` is 0 here, nothing to emit or pop
             total = len_
+            hi += 1
             continue
         if total + len_ + (sep_len if hi > first else 0) > size:
             if hi > first:
-                _emit(text, pieces, first, hi, sep, strip, gaps, out)
+                _emit(text, pieces, first, hi, sep, strip, gaps, out, cum)
                 # Pop whole pieces from the front until the rest fits in the overlap and leaves room.
                 while total > overlap or (total + len_ + (sep_len if hi > first else 0) > size and total > 0):
                     total -= (pieces[first][1] - pieces[first][0]) + (sep_len if hi - first > 1 else 0)
                     first += 1
         total += len_ + (sep_len if hi > first else 0)
+        hi += 1
     if first < stop:
-        _emit(text, pieces, first, stop, sep, strip, gaps, out)
+        _emit(text, pieces, first, stop, sep, strip, gaps, out, cum)

@@ -28,8 +28,8 @@ def split(doc, chunking: dict) -> Split:
         pattern_text = separator if is_regex else re.escape(separator)
         pattern = lc.compile_separator(pattern_text, "chunking.separator") if pattern_text else None
         pieces = lc.split_with_regex(text, 0, pattern, keep)
-        got = doc.memo[key] = (pieces, lc.inexact_gaps(text, pieces, merge_sep))
-    pieces, gaps = got
+        got = doc.memo[key] = (pieces, lc.inexact_gaps(text, pieces, merge_sep), lc.piece_sums(pieces, merge_sep))
+    pieces, gaps, cum = got
     out: list = []
-    lc.merge(text, pieces, 0, len(pieces), merge_sep, size, overlap, strip, out, gaps)
+    lc.merge(text, pieces, 0, len(pieces), merge_sep, size, overlap, strip, out, gaps, cum)
     return Split(tuple(out), "chars", len(text))
