@@ -21,7 +21,7 @@ length of LangChain's chunk. docs/splitters.md and the conformance tests record 
 """
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
 from ..errors import RequestError
@@ -197,6 +197,11 @@ def merge(text: str, pieces: list[tuple[int, int]], lo: int, stop: int, sep: str
             if hi > first:
                 _emit(text, pieces, first, hi, sep, strip, gaps, out, cum)
                 # Pop whole pieces from the front until the rest fits in the overlap and leaves room.
+                if cum is not None:
+                    # the rest of pieces f .. hi-1 is cum[hi] - cum[f] - sep_len long; the loop below
+                    # stops at the first f where it is <= overlap and leaves room for this piece
+                    first = bisect_left(cum, max(cum[hi] - sep_len - overlap, cum[hi] + len_ - size), first, hi)
+                    total = cum[hi] - cum[first] - sep_len if first < hi else 0
                 while total > overlap or (total + len_ + (sep_len if hi > first else 0) > size and total > 0):
                     total -= (pieces[first][1] - pieces[first][0]) + (sep_len if hi - first > 1 else 0)
                     first += 1
