@@ -13,6 +13,18 @@ from .splitters import STRATEGIES, _langchain as lc, haystack, langchain_recursi
 from .windows import read_params
 
 
+def _langchain_tail(keep, size: int, overlap: int, strip: bool) -> list[str]:
+    """The arguments both LangChain splitters share, the closing bracket and the split itself."""
+    return [
+        f"    keep_separator={keep!r},",
+        f"    chunk_size={size},",
+        f"    chunk_overlap={overlap},",
+        f"    strip_whitespace={strip!r},",
+        ")",
+        "chunks = splitter.split_text(text)",
+    ]
+
+
 def _splitter_lines(chunking: dict) -> list[str]:
     """Lines that leave the chunk texts of one document `text` in `chunks`."""
     name = chunking.get("strategy", "window")
@@ -29,25 +41,13 @@ def _splitter_lines(chunking: dict) -> list[str]:
             "splitter = CharacterTextSplitter(",
             f"    separator={separator!r},",
             f"    is_separator_regex={is_regex!r},",
-            f"    keep_separator={keep!r},",
-            f"    chunk_size={size},",
-            f"    chunk_overlap={overlap},",
-            f"    strip_whitespace={strip!r},",
-            ")",
-            "chunks = splitter.split_text(text)",
+            *_langchain_tail(keep, size, overlap, strip),
         ]
     if name == "langchain-recursive":
         size, overlap, strip = lc.read_common(chunking)
         separators, is_regex = langchain_recursive.read_separators(chunking)
         keep = lc.read_keep_separator(chunking, default=True)
-        common = [
-            f"    keep_separator={keep!r},",
-            f"    chunk_size={size},",
-            f"    chunk_overlap={overlap},",
-            f"    strip_whitespace={strip!r},",
-            ")",
-            "chunks = splitter.split_text(text)",
-        ]
+        common = _langchain_tail(keep, size, overlap, strip)
         language = chunking.get("language")
         if language is not None:
             return [
