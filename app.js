@@ -158,6 +158,8 @@ export function buildRequest(state) {
     price_per_million: state.price,
   };
   // The questions of issue 5 (assets/investigate.js): the cuts, an exact phrase, context expansion.
+  // The embed shows none of those panels, so it does not ask (the cuts cost a second split).
+  if (embed) return request;
   request.cuts = true;
   const phrase = state.find.trim() ? state.find : markedText(state, textOf);
   if (phrase.trim()) request.find = phrase;
