@@ -361,10 +361,13 @@ def test_a_five_megabyte_paste_never_freezes_the_page(page):
     page.evaluate("""t => { const ta = document.getElementById('param-doc'); ta.value = t;
                            ta.dispatchEvent(new Event('input', {bubbles: true})); }""", big)
     page.get_by_label("Chunk size", exact=True).fill("400")
-    # While the worker chews on it, the page answers at once.
-    for _ in range(3):
-        took = page.evaluate("() => { const t = performance.now(); document.body.offsetHeight; return performance.now() - t; }")
-        assert took < 200
+    # While the worker chews on it, the page still handles what a person does: typing in the
+    # question changes the request at once, though the 5 MB simulation has not come back yet.
+    assert page.evaluate("document.body.dataset.state") == "computing"
+    question = page.get_by_label("Question", exact=True)
+    question.fill("How long are restores?")
+    assert page.evaluate("window.ragsim.request().query") == "How long are restores?"
+    assert page.evaluate("document.body.dataset.state") == "computing"
     page.wait_for_function(SETTLED, polling=500, timeout=180_000)
     expected = api.simulate(page_request(page))["stats"]
     assert page.locator('[data-stat="chunks"]').get_attribute("data-value") == str(expected["chunks"])
