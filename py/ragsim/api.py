@@ -55,8 +55,9 @@ class Session:
     def hold(self, documents: int) -> None:
         """Make room for a request's `documents`, so a collection larger than the bounds is indexed
         once rather than once per request; the bounds fall back when smaller requests follow."""
-        self._indexes.limit = max(self._least[0], documents)
-        self._splits.limit = max(self._least[1], 8 * documents)
+        grow = documents > self._least[0]  # within the bounds, the caller's bounds stand
+        self._indexes.limit = documents if grow else self._least[0]
+        self._splits.limit = max(self._least[1], 8 * documents) if grow else self._least[1]
 
     def index(self, text: str, analyzer=None) -> DocIndex:
         key = (text, None if analyzer is None else analyzer.key)
