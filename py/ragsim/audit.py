@@ -53,10 +53,6 @@ def facts_of(index: DocIndex) -> list[fact_rules.Fact]:
     return index.memo["facts"]
 
 
-def detect_all(texts: list[str]) -> list[tuple[int, fact_rules.Fact]]:
-    return [(di, f) for di, text in enumerate(texts) for f in fact_rules.detect(text)]
-
-
 def audit(request: dict, session: Session | None = None) -> dict:
     """Audit request -> table; `{"error": ...}` for a request that breaks the contract."""
     try:

@@ -25,7 +25,7 @@ def _read(path: str) -> str:
 def table(result: dict) -> str:
     """The audit as a fixed-width table, one row per overlap."""
     k = result["precision_k"]
-    head = ("overlap", "chunks", "stored", "facts", "destroyed", f"destroyed<=overlap", f"found top {k}", f"dropped top {k}")
+    head = ("overlap", "chunks", "stored", "facts", "destroyed", "destroyed<=overlap", f"found top {k}", f"dropped top {k}")
     lines = ["  ".join(f"{h:>{max(len(h), 8)}}" for h in head)]
     for row in result["rows"]:
         if row.get("error"):

@@ -3,7 +3,7 @@ r"""A document indexed once: its words with offsets and its BM25 terms, so a dra
 Terms follow SPEC section 3: `re.findall(r"\w+", chunk_text.lower())`. Lower-casing and `\w` runs
 never reach across whitespace (Python's final-sigma rule stops at it too), so the terms of any
 extent are the terms of the whole words inside it plus those of the clipped words at its two edges.
-The index stores the first kind; `terms_in` computes the second on the spot.
+The index stores the first kind; `layout` tokenizes the second on the spot, once per split.
 """
 
 import re
@@ -83,10 +83,6 @@ class DocIndex:
     def n_words(self) -> int:
         return len(self.word_starts)
 
-    def inner_words(self, start: int, end: int) -> tuple[int, int]:
-        """Word index range `[i, j)` of the words lying wholly inside `[start, end)`."""
-        return bisect_left(self.word_starts, start), bisect_right(self.word_ends, end)
-
     def terms(self, text: str) -> list[str]:
         """Terms of a piece of text as this index counts them (with its analyzer, if any)."""
         ts = terms(text)
@@ -111,24 +107,6 @@ class DocIndex:
         if j < len(self.word_starts) and self.word_starts[j] < end and self.word_ends[j] > end and j >= i:
             out.extend(terms(text[max(start, self.word_starts[j]) : end]))
         return out
-
-    def counts_in(self, start: int, end: int, wanted) -> tuple[int, dict[str, int]]:
-        """Term count `dl` of the extent and the frequency of each term in `wanted` inside it."""
-        i, j = self.inner_words(start, end)
-        if j < i:  # the extent lies within a single word
-            j = i
-        dl = self.term_prefix[j] - self.term_prefix[i]
-        tf = {}
-        for t in wanted:
-            p = self.postings.get(t)
-            tf[t] = bisect_left(p, j) - bisect_left(p, i) if p else 0
-        edges = self.edge_terms(start, end, i, j)
-        if edges:
-            dl += len(edges)
-            for t in edges:
-                if t in tf:
-                    tf[t] += 1
-        return dl, tf
 
     def layout(self, starts, ends, word_ranges=None) -> "Layout":
         """Where the words of every extent lie, and each extent's term count, for a whole split at once.
@@ -218,10 +196,6 @@ class DocIndex:
             counts[c] = counts.get(c, 0) + n
         chunks = sorted(counts)
         return chunks, [counts[c] for c in chunks]
-
-    def terms_in(self, start: int, end: int) -> list[str]:
-        """All terms of `text[start:end]` in order, as this index counts them (used by tests)."""
-        return self.terms(self.text[start:end])
 
 
 @dataclass(frozen=True, eq=False)

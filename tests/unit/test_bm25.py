@@ -59,7 +59,9 @@ def test_terms_are_lowercased_word_runs_and_cut_words_yield_fragments():
     assert terms("Hello, WORLD_1 don't") == ["hello", "world_1", "don", "t"]
     doc = DocIndex.build("Hello, WORLD_1 don't")
     # A chars window that cuts "WORLD_1" after "WO" yields the fragment "wo".
-    assert doc.counts_in(0, 9, ("wo", "hello")) == (2, {"wo": 1, "hello": 1})
+    layout = doc.layout([0], [9])
+    assert layout.lengths == [2]
+    assert doc.term_frequencies("wo", layout) == [1] and doc.term_frequencies("hello", layout) == [1]
 
 
 def test_statistics_span_all_documents():
