@@ -155,7 +155,9 @@ const handlers = {
       const known = [...ON_DEMAND].join(", ") || "none";
       return { ok: false, error: { field: "package", message: `Only these packages can be installed: ${known}.` } };
     }
-    // loadPackage does not reject when the download fails: it logs and loads nothing.
+    // Pyodide's loader, not micropip.install: both take the wheel from this site's lock entry with its
+    // sha256 checked, but micropip never settles when that download fails, and the page would hang.
+    // loadPackage does not reject when the download fails either: it logs and loads nothing.
     const [loaded] = await pyodide.loadPackage(msg.package, { checkIntegrity: true });
     if (!loaded && !pyodide.loadedPackages[msg.package]) {
       return { ok: false, error: { field: "package", message: `${msg.package} could not be downloaded from this site; the browser console has details.` } };
