@@ -9,13 +9,13 @@
 // like the textarea's selection, and converted in buildRequest; response offsets are converted
 // back before drawing. All user text reaches the DOM as text (textContent), never as HTML.
 
-import { Gate } from "./assets/gate.js";
-import { CodePanel } from "./assets/code-panel.js";
-import { EXAMPLE } from "./assets/examples.js";
-import * as documents from "./assets/documents.js";
-import { Investigate, defaultOverlaps } from "./assets/investigate.js";
-import { AuditPanel } from "./assets/audit-panel.js";
-import { lanes } from "./assets/lanes.js";
+import { Gate } from "./assets/js/worker-client.js";
+import { CodePanel } from "./assets/js/render/code-panel.js";
+import { EXAMPLE } from "./assets/js/examples.js";
+import * as documents from "./assets/js/documents.js";
+import { Investigate, defaultOverlaps } from "./assets/js/render/investigate.js";
+import { AuditPanel } from "./assets/js/render/audit-panel.js";
+import { lanes } from "./assets/js/render/lanes.js";
 
 const DOC_ID = "doc";
 const COMPRESS_OVER = 1000; // fragments longer than this go into `z`, deflated

@@ -1,7 +1,7 @@
 """The worker in real Chromium, served from the built dist/: it boots from its own origin only, and
 what it answers through the latest-wins gate is what CPython's core answers.
 
-Driven through tests/browser/fixtures/worker.html, which starts the worker with assets/gate.js the
+Driven through tests/browser/fixtures/worker.html, which starts the worker with assets/js/worker-client.js the
 way the page does and exposes `window.harness = {build, gate, stages}`."""
 
 import json

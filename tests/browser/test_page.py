@@ -26,10 +26,10 @@ def page(booted_page):
 
 @pytest.fixture(scope="module")
 def example(page):
-    """The example module the page opened with (assets/examples.js as built)."""
+    """The example module the page opened with (assets/js/examples.js as built)."""
     return page.evaluate("""async () => {
       const build = await (await fetch("/build.json")).json();
-      return (await import("/" + build.assets["assets/examples.js"])).EXAMPLE;
+      return (await import("/" + build.assets["assets/js/examples.js"])).EXAMPLE;
     }""")
 
 

@@ -119,7 +119,7 @@ def test_core_wheel_is_valid_and_importable(dist, info, source):
 
 
 def test_hashed_names_match_content_and_every_reference_is_rewritten(dist, info):
-    assert {"app.js", "assets/worker.js", "assets/gate.js", "assets/build-config.js"} <= set(info["assets"])
+    assert {"app.js", "assets/worker.js", "assets/js/worker-client.js", "assets/build-config.js"} <= set(info["assets"])
     for original, hashed in info["assets"].items():
         data = (dist / hashed).read_bytes()
         assert hashed == build.hashed_name(original, data)
@@ -130,7 +130,7 @@ def test_hashed_names_match_content_and_every_reference_is_rewritten(dist, info)
         text = path.read_text()
         for original, hashed in info["assets"].items():
             if path == dist / hashed:
-                continue  # a file cannot name its own hash (gate.js's usage comment names gate.js)
+                continue  # a file cannot name its own hash (worker-client.js's usage comment names itself)
             assert not build.reference_pattern(original.rsplit("/", 1)[-1]).search(text), (path, original)
     index = (dist / "index.html").read_text()
     assert info["assets"]["app.js"] in index
@@ -145,7 +145,7 @@ def test_worker_config_points_at_the_built_files(dist, info):
     assert (base / config["pyodide"] / "pyodide.mjs").resolve().is_file()
     worker = (dist / info["assets"]["assets/worker.js"]).read_text()
     assert f'from "./{Path(info["assets"]["assets/build-config.js"]).name}"' in worker
-    gate = (dist / info["assets"]["assets/gate.js"]).read_text()
+    gate = (dist / info["assets"]["assets/js/worker-client.js"]).read_text()
     assert Path(info["assets"]["assets/worker.js"]).name in gate
 
 
@@ -156,7 +156,7 @@ def test_a_core_change_renames_the_chain_above_it(source, info, tmp_path):
     assert build.source_digest(changed) != build.source_digest(source)
     other = json.loads((build.build(tmp_path / "dist", root=changed) / "build.json").read_text())
     assert other["wheels"]["ragsim"] != info["wheels"]["ragsim"]
-    for name in ("assets/build-config.js", "assets/worker.js", "assets/gate.js"):
+    for name in ("assets/build-config.js", "assets/worker.js", "assets/js/worker-client.js"):
         assert other["assets"][name] != info["assets"][name]
     assert other["wheels"]["micropip"] == info["wheels"]["micropip"]
 

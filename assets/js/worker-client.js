@@ -1,6 +1,6 @@
-// The latest-wins gate between the page and the Pyodide worker (assets/worker.js).
+// The worker client: the latest-wins gate between the page and the Pyodide worker (assets/worker.js).
 //
-//   import { Gate } from "./assets/gate.js";
+//   import { Gate } from "./assets/js/worker-client.js";
 //   const gate = Gate.start();              // starts the worker; or `new Gate(existingWorker)`
 //   gate.onstatus = ({stage, message}) => ...  // "runtime" | "micropip" | "core" | "ready" | "failed"
 //   await gate.ready;                       // resolves at "ready", rejects (Error) at "failed"
@@ -20,7 +20,7 @@
 export class Gate {
   /** Start the worker that sits next to this module and wrap it. */
   static start() {
-    return new Gate(new Worker(new URL("./worker.js", import.meta.url), { type: "module" }));
+    return new Gate(new Worker(new URL("../worker.js", import.meta.url), { type: "module" }));
   }
 
   constructor(worker) {

@@ -77,7 +77,7 @@ export async function readFiles(fileList, room = MAX_DOCUMENTS) {
 // ---------------------------------------------------------------------------------------------
 // The built-in collection: assets/collection/index.json names the articles and the settings.
 
-const COLLECTION = new URL("./collection/", import.meta.url);
+const COLLECTION = new URL("../collection/", import.meta.url);
 
 /** {index, docs}: index.json and every article it lists, each titled by its "# " line. */
 export async function loadCollection() {
