@@ -1,0 +1,179 @@
+"""Step 2 of `api.simulate`: split -> score -> rank -> judge, over the whole corpus as columns.
+
+Chunks are numbered globally in document order; position `p` (0-based) is chunk `p + 1`. Every
+column below has one entry per chunk. Nothing here knows the wire format (that is `encode`).
+"""
+
+from collections import deque
+from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import sub
+
+from . import bm25, spans, splitters
+from .index import DocIndex
+from .request import Request
+
+
+@dataclass
+class Corpus:
+    """Every document's chunks as columns, and what the query's terms occur in."""
+
+    doc_of: list[int]
+    starts: list[int]
+    ends: list[int]
+    units: list[int]
+    lengths: list[int]  # each chunk's `dl`, in terms
+    occurrences: dict  # term -> (chunk positions, term frequencies)
+    first_chunk: list[int]  # per document: the position of its first chunk
+    documents: list[dict]  # per document: {id, units, chunks}
+    unit: str | None
+    units_in_documents: int
+
+
+@dataclass
+class Judged:
+    """A scored and ranked corpus, and what its chunks hold of the marked span and fact."""
+
+    corpus: Corpus
+    scores: list[float]
+    order: list[int]  # positions, best first
+    ranks: list[int]  # per position, 1-based
+    top: list[int]  # the first k of `order`
+    held: dict  # position -> "whole" / "part" (chunks meeting the span)
+    answering: list[int]  # positions holding the fact's name-to-value stretch
+    shared: list  # per position: characters shared with the previous chunk of its document, or None
+
+
+def split_and_layout(doc: DocIndex, chunking: dict):
+    """A document's split and where its words and terms fall (each chunk's `dl` among them)."""
+    split = splitters.split(doc, chunking)
+    return split, doc.layout(split.starts, split.ends, split.word_ranges)
+
+
+def run(req: Request, session, chunking: dict | None = None) -> Judged:
+    """The whole pipeline for `req` (at `chunking`, by default the request's own)."""
+    corpus = split_all(req, session, req.chunking if chunking is None else chunking)
+    scores = bm25.score_all(req.query_terms, corpus.lengths, corpus.occurrences, req.variant, req.k1, req.b,
+                            req.delta)
+    order = bm25.rank(scores)
+    n = len(scores)
+    ranks = [0] * n
+    deque(map(ranks.__setitem__, order, range(1, n + 1)), maxlen=0)  # ranks[order[i]] = i + 1
+    return Judged(corpus=corpus, scores=scores, order=order, ranks=ranks, top=order[: req.k],
+                  held=_held(req, corpus), answering=_answering(req, corpus), shared=_shared(corpus))
+
+
+def split_all(req: Request, session, chunking: dict) -> Corpus:
+    """Split every document; gather the chunks as columns over the whole corpus, in document order."""
+    wanted = tuple(dict.fromkeys(req.query_terms))
+    c = Corpus(doc_of=[], starts=[], ends=[], units=[], lengths=[], occurrences={t: ([], []) for t in wanted},
+               first_chunk=[], documents=[], unit=None, units_in_documents=0)
+    for di, d in enumerate(req.docs):
+        index = session.index(d["text"], req.analyzer)
+        split, layout = session.split(index, chunking)
+        base = len(c.starts)
+        c.first_chunk.append(base)
+        c.unit = split.unit
+        c.units_in_documents += split.units_in_document
+        c.documents.append({"id": d["id"], "units": split.units_in_document, "chunks": len(split)})
+        c.doc_of.extend(repeat(di, len(split)))
+        c.starts.extend(split.starts)
+        c.ends.extend(split.ends)
+        c.units.extend(split.units)
+        c.lengths.extend(layout.lengths)
+        for t in wanted:
+            _gather(c.occurrences[t], index, t, layout, base, len(split))
+    return c
+
+
+def _gather(occurrence, index: DocIndex, t: str, layout, base: int, chunks: int) -> None:
+    """Append the chunks of one document that hold term `t`, and how often, to `occurrence`."""
+    positions, counts = occurrence
+    if len(index.postings.get(t, ())) * 8 < chunks:
+        # a rare term: walk its occurrences
+        found, tfs = index.sparse_frequencies(t, layout)
+        positions.extend(p + base for p in found)
+        counts.extend(tfs)
+    else:
+        # a common one: one pass over every chunk with the term's prefix counts
+        tf = index.term_frequencies(t, layout)
+        positions.extend(compress(range(base, base + len(tf)), tf))
+        counts.extend(filter(None, tf))
+
+
+def doc_range(corpus: Corpus, d: int) -> range:
+    """The positions of document `d`'s chunks."""
+    return range(corpus.first_chunk[d], corpus.first_chunk[d] + corpus.documents[d]["chunks"])
+
+
+def _held(req: Request, corpus: Corpus) -> dict:
+    """What each chunk holds of the span: only the chunks of its document that meet it are looked at."""
+    held = {}
+    if req.span is not None:
+        di, s, t = req.span
+        for pos in doc_range(corpus, di):
+            h = spans.holds(corpus.starts[pos], corpus.ends[pos], s, t)
+            if h:
+                held[pos] = h
+    return held
+
+
+def _answering(req: Request, corpus: Corpus) -> list[int]:
+    """The chunks holding the fact's whole name-to-value stretch."""
+    if req.fact is None:
+        return []
+    di, (ns, ne), (vs, ve) = req.fact
+    a, z = min(ns, vs), max(ne, ve)
+    return [pos for pos in doc_range(corpus, di) if corpus.starts[pos] <= a and z <= corpus.ends[pos]]
+
+
+def _shared(corpus: Corpus) -> list:
+    """Characters each chunk shares with the previous chunk of its document (None for a first chunk)."""
+    starts, ends = corpus.starts, corpus.ends
+    n = len(starts)
+    shared = [None] + [o if o > 0 else 0 for o in map(sub, ends[:-1], starts[1:])] if n else []
+    for pos in corpus.first_chunk:
+        if pos < n:
+            shared[pos] = None
+    return shared
+
+
+def whole_ranks(judged: Judged) -> list[int]:
+    """The ranks of the chunks holding the whole span."""
+    return [judged.ranks[p] for p, h in judged.held.items() if h == "whole"]
+
+
+def verdict(req: Request, judged: Judged) -> dict:
+    """SPEC section 4's verdict on the marked span (every field None or empty without one)."""
+    if req.span is None:
+        return {"kind": None, "best_rank": None, "parts": 0, "parts_retrieved": 0, "coverage_sent": None,
+                "whole_chunks": [], "part_chunks": [], "parts_retrieved_chunks": []}
+    c, ranks, k = judged.corpus, judged.ranks, req.k
+    di, s, t = req.span
+    wr = whole_ranks(judged)
+    parts = sorted(p for p, h in judged.held.items() if h == "part")
+    sent = [(c.starts[p], c.ends[p]) for p in judged.top if c.doc_of[p] == di]
+    out = spans.verdict(wr, any(r <= k for r in wr), len(parts), sum(1 for p in parts if ranks[p] <= k),
+                        spans.covered(sent, s, t) / (t - s))
+    out["whole_chunks"] = sorted(p + 1 for p, h in judged.held.items() if h == "whole")
+    out["part_chunks"] = [p + 1 for p in parts]
+    out["parts_retrieved_chunks"] = [p + 1 for p in parts if ranks[p] <= k]
+    return out
+
+
+def fact_verdict(req: Request, judged: Judged) -> dict | None:
+    """Whether a chunk holding the fact's name and value together is retrieved (None without a fact)."""
+    if req.fact is None:
+        return None
+    answering_ranks = [judged.ranks[p] for p in judged.answering]
+    return {
+        "kind": spans.fact_kind(answering_ranks, req.k),
+        "answering": [p + 1 for p in judged.answering],
+        "best_rank": min(answering_ranks) if answering_ranks else None,
+    }
+
+
+def context(req: Request, judged: Judged) -> str:
+    """The text sent to the model: the top k chunks in rank order, separated by blank lines."""
+    c = judged.corpus
+    return "\n\n".join(req.docs[c.doc_of[p]]["text"][c.starts[p] : c.ends[p]] for p in judged.top)
