@@ -18,6 +18,8 @@ What dist/ holds and why:
                                       packaging and snowballstemmer wheels, with pyodide-lock.json
                                       rewritten to their real sha256 (integrity checks stay on)
     py/<hash>/ragsim-<v>-py3-none-any.whl   the core, a reproducible wheel
+    tiktoken/<hash>/<name>.tiktoken   OpenAI's cl100k_base and o200k_base rank files (sha256-checked),
+                                      fetched by the worker when tokens are first used
     build.json                        versions and paths of all of the above, and a digest of the
                                       sources it was built from (tests use it to skip fresh builds)
 
@@ -156,7 +158,7 @@ def download_wheel(name: str, version: str | None, cache: Path = CACHE) -> Path:
     hit = cached()
     if hit and (version is None or wheel_name(hit)[1] == version):
         return hit
-    base = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+    base = [str(project_python()), "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
             "--python-version", "3.14", "--implementation", "py", "--abi", "none",
             "--platform", "any", "-d", str(wheels)]
     specs = [f"{name}=={version}", name] if version else [name]
@@ -303,6 +305,52 @@ def hash_and_rewrite(files: dict[str, bytes]) -> tuple[dict[str, bytes], dict[st
 
 
 # ---------------------------------------------------------------------------------------------
+# tiktoken rank files (issue 12): OpenAI's cl100k_base and o200k_base, for exact token counts.
+# Taken from the llama-index-core wheel, which bundles both under tiktoken's cache names (the sha1
+# of each file's URL), and checked against the sha256 that tiktoken itself checks
+# (tiktoken_ext/openai_public.py); tests hold these equal to ragsim.tokens.ENCODINGS and tiktoken's.
+
+TIKTOKEN_SOURCE = ("llama-index-core", "0.14.25", "llama_index/core/_static/tiktoken_cache/")
+TIKTOKEN_FILES = {  # name: (sha256, name in tiktoken's cache)
+    "cl100k_base": ("223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+                    "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"),
+    "o200k_base": ("446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+                   "fb374d419588a4632f3f557e76b4b70aebbca790"),
+}
+
+
+def tiktoken_rank_files(cache: Path = CACHE) -> dict[str, bytes]:
+    """{name: bytes} of the official rank files, kept in .cache/tiktoken/<name>.tiktoken (where the
+    core's CPython loader, ragsim.tokens.host, also looks) and verified by sha256 on every build."""
+    target = cache / "tiktoken"
+    out: dict[str, bytes] = {}
+    for name, (sha, _) in TIKTOKEN_FILES.items():
+        path = target / f"{name}.tiktoken"
+        if path.is_file() and sha256_hex(path.read_bytes()) == sha:
+            out[name] = path.read_bytes()
+    missing = [n for n in TIKTOKEN_FILES if n not in out]
+    if missing:
+        dist, version, folder = TIKTOKEN_SOURCE
+        wheel = download_wheel(dist, version, cache)
+        with zipfile.ZipFile(wheel) as archive:
+            for name in missing:
+                sha, cache_name = TIKTOKEN_FILES[name]
+                data = archive.read(folder + cache_name)
+                if sha256_hex(data) != sha:
+                    raise BuildError(f"{name} in {wheel.name} has sha256 {sha256_hex(data)}, not tiktoken's {sha}")
+                target.mkdir(parents=True, exist_ok=True)
+                (target / f"{name}.tiktoken").write_bytes(data)
+                out[name] = data
+    return out
+
+
+def tiktoken_dist_files(cache: Path = CACHE) -> dict[str, bytes]:
+    """dist/ paths of the rank files, under a content hash: tiktoken/<hash>/<name>.tiktoken."""
+    return {f"tiktoken/{sha256_hex(data)[:HASH_LEN]}/{name}.tiktoken": data
+            for name, data in sorted(tiktoken_rank_files(cache).items())}
+
+
+# ---------------------------------------------------------------------------------------------
 # The whole build
 
 
@@ -358,6 +406,8 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
         out[f"{PYODIDE_DIR}/{name}"] = data
     out[f"{PYODIDE_DIR}/pyodide-lock.json"] = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode()
 
+    ranks = tiktoken_dist_files(cache)  # tiktoken rank files (issue 12), fetched by the worker on demand
+    out.update(ranks)
     core_name, core_data = build_core_wheel(root)
     core_path = f"py/{sha256_hex(core_data)[:HASH_LEN]}/{core_name}"
     out[core_path] = core_data
@@ -370,6 +420,7 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
         "coreWheel": up + core_path,
         "ragsimVersion": project_metadata(root)["version"],
         "onDemand": {"snowballstemmer": f"{up}{PYODIDE_DIR}/{wheels['snowballstemmer'][0]}"},
+        "tiktoken": {p.rsplit("/", 1)[1].split(".")[0]: up + p for p in ranks},
     }
     page[CONFIG_MODULE] = (
         "// Generated by build.py: where the worker finds Pyodide and the wheels. Paths are relative\n"
@@ -384,6 +435,7 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
         "wheels": {"ragsim": core_path,
                    **{n: f"{PYODIDE_DIR}/{w}" for n, (w, _) in sorted(wheels.items())}},
         "assets": renamed,
+        "tiktoken": {p.rsplit("/", 1)[1].split(".")[0]: p for p in ranks},
         "source_digest": source_digest(root),
     }, indent=2, sort_keys=True) + "\n").encode()
     return out
@@ -481,7 +533,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self) -> None:
         path = self.path.split("?", 1)[0]
         immutable = re.search(r"\.[0-9a-f]{%d}\.(js|css)$" % HASH_LEN, path) or \
-            path.startswith(("/py/", f"/{PYODIDE_DIR}/"))
+            path.startswith(("/py/", f"/{PYODIDE_DIR}/", "/tiktoken/"))
         self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
         super().end_headers()
 
@@ -504,6 +556,7 @@ def make_server(directory: Path, port: int = 0, mounts: dict[str, Path] | None =
 
 
 def serve(port: int, out_dir: Path = DIST) -> None:
+    need_node()
     build(out_dir)
     server = make_server(out_dir, port)
     print(f"Serving {out_dir} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)", flush=True)
@@ -512,10 +565,47 @@ def serve(port: int, out_dir: Path = DIST) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# The project's own Python: a virtual environment in .venv/
+
+VENV = ROOT / ".venv"
+
+
+def in_a_venv() -> bool:
+    return sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+
+
+def project_python(venv: Path = VENV) -> Path:
+    """The Python that installs and runs what the build and the tests need: the one running now
+    when it already is a virtual environment, else .venv/ (made on first use). Never the system's
+    own site-packages: Debian 12+ and Ubuntu 23.04+ refuse pip there (PEP 668), and it is not ours."""
+    if in_a_venv():
+        return Path(sys.executable)
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    has_pip = [str(python), "-c", "import pip"]
+    if python.exists() and subprocess.run(has_pip, capture_output=True).returncode == 0:
+        return python
+    log(f"creating the project's virtual environment in {venv}")
+    made = subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], capture_output=True, text=True)
+    if made.returncode != 0 or subprocess.run(has_pip, capture_output=True).returncode != 0:
+        shutil.rmtree(venv, ignore_errors=True)
+        raise BuildError(
+            f"{sys.executable} could not create a virtual environment with pip in {venv} "
+            "(on Debian or Ubuntu install python3-venv: sudo apt-get install python3-venv)")
+    return python
+
+
+def need_node() -> None:
+    for tool in ("node", "npm"):
+        if not shutil.which(tool):
+            raise BuildError(f"{tool} is not installed: install Node.js 20 or newer with npm "
+                             "(Pyodide is fetched with npm and smoke-tested under Node)")
+
+
+# ---------------------------------------------------------------------------------------------
 # Testing
 
 
-def chromium_for_tests() -> None:
+def chromium_for_tests(python: Path) -> None:
     """Make sure a Chromium exists: Debian's, else apt as root, else Playwright's own download."""
     if Path("/usr/bin/chromium").exists():
         return
@@ -525,18 +615,17 @@ def chromium_for_tests() -> None:
         run(["apt-get", "install", "-y", "chromium"], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
         return
     log("installing Playwright's Chromium")
-    run([sys.executable, "-m", "playwright", "install", "chromium"])
+    run([str(python), "-m", "playwright", "install", "chromium"])
 
 
 def test(pytest_args: list[str]) -> int:
-    log("installing the test extras")
-    run([sys.executable, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"])
-    for tool in ("node", "npm"):
-        if not shutil.which(tool):
-            raise BuildError(f"{tool} is needed (Pyodide is fetched with npm and smoke-tested under Node)")
-    chromium_for_tests()
+    need_node()
+    python = project_python()
+    log(f"installing the test extras into {python.parent.parent}")
+    run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", f"{ROOT}[test]"])
+    chromium_for_tests(python)
     build(DIST)
-    return subprocess.call([sys.executable, "-m", "pytest", str(ROOT / "tests"), *pytest_args], cwd=ROOT)
+    return subprocess.call([str(python), "-m", "pytest", str(ROOT / "tests"), *pytest_args], cwd=ROOT)
 
 
 def main(argv: list[str] | None = None) -> int:
