@@ -1,0 +1,200 @@
+"""The dense model (SPEC section 10) against an independent implementation written here.
+
+A plain numpy forward pass of all-MiniLM-L6-v2 (float64), from the package's own safetensors and its
+own tokenizer.json read by Hugging Face `tokenizers`, must agree with the ONNX model that
+tools/dense_model.py builds and onnxruntime runs, to 1e-5 in cosine. The core's pure WordPiece must
+find the same truncation point as `tokenizers`.
+"""
+
+import json
+import math
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragsim import embed_onnx, wordpiece
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import dense_model  # noqa: E402
+
+pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
+from tokenizers import Tokenizer  # noqa: E402
+
+ANCHOR = ("A man is eating food.", "A man is eating a piece of bread.")
+LONG = " ".join(f"Sentence {i} says that chunk boundaries matter for retrieval quality." for i in range(60))
+TEXTS = [
+    *ANCHOR,
+    "The answer is right there in the document, and the model still says it does not know.",
+    "Ünïcödé façade naïve café — 東京 and ΑΘΗΝΑ, emoji 🙂 and tabs\tand\nnewlines.",
+    "x",
+    LONG,
+]
+
+
+@pytest.fixture(scope="module")
+def sources():
+    return dense_model.source_files(ROOT / ".cache" / "dense")
+
+
+@pytest.fixture(scope="module")
+def reference(sources):
+    """The independent forward pass: (tokenizer, weights, config)."""
+    data = sources["model.safetensors"]
+    (size,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + size])
+    header.pop("__metadata__", None)
+    dtypes = {"F32": np.float32, "I64": np.int64}
+    weights = {}
+    for name, spec in header.items():
+        a, b = spec["data_offsets"]
+        array = np.frombuffer(data, dtype=dtypes[spec["dtype"]], count=(b - a) // np.dtype(dtypes[spec["dtype"]]).itemsize,
+                              offset=8 + size + a)
+        weights[name] = array.reshape(spec["shape"]).astype(np.float64)
+    tokenizer = Tokenizer.from_str(sources["tokenizer.json"].decode())
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(256)
+    return tokenizer, weights, json.loads(sources["config.json"])
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def reference_embedding(reference, text: str) -> np.ndarray:
+    """Embeddings, 6 encoder layers, mean pooling over the mask (all ones: one text), L2 norm."""
+    tokenizer, w, config = reference
+    ids = np.array(tokenizer.encode(text).ids)
+    heads, eps = config["num_attention_heads"], config["layer_norm_eps"]
+
+    def norm(x, p):
+        mean = x.mean(-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + eps) * w[p + ".weight"] + w[p + ".bias"]
+
+    def dense(x, p):
+        return x @ w[p + ".weight"].T + w[p + ".bias"]
+
+    x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][: len(ids)] \
+        + w["embeddings.token_type_embeddings.weight"][0]
+    x = norm(x, "embeddings.LayerNorm")
+    n, d = x.shape
+    hd = d // heads
+    for i in range(config["num_hidden_layers"]):
+        p = f"encoder.layer.{i}."
+        q, k, v = (dense(x, p + f"attention.self.{m}").reshape(n, heads, hd).transpose(1, 0, 2)
+                   for m in ("query", "key", "value"))
+        scores = q @ k.transpose(0, 2, 1) / math.sqrt(hd)
+        probs = np.exp(scores - scores.max(-1, keepdims=True))
+        probs /= probs.sum(-1, keepdims=True)
+        context = (probs @ v).transpose(1, 0, 2).reshape(n, d)
+        x = norm(dense(context, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+        h = dense(x, p + "intermediate.dense")
+        h = 0.5 * h * (1 + _erf(h / math.sqrt(2)).astype(np.float64))
+        x = norm(dense(h, p + "output.dense") + x, p + "output.LayerNorm")
+    pooled = x.mean(0)
+    return pooled / np.linalg.norm(pooled)
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return embed_onnx.Embedder(embed_onnx.model_dir())
+
+
+def cosine(a, b) -> float:
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def test_onnx_model_agrees_with_the_numpy_reference(reference, embedder):
+    onnx_vectors = embedder.embed(TEXTS)  # one batch: the short texts padded to the long one
+    for text, vector in zip(TEXTS, onnx_vectors):
+        ref = reference_embedding(reference, text)
+        assert 1 - cosine(ref, vector) <= 1e-5, text
+        assert np.abs(ref - vector).max() < 1e-4
+
+
+def test_sanity_anchor(reference, embedder):
+    ref = [reference_embedding(reference, t) for t in ANCHOR]
+    assert round(cosine(*ref), 4) == 0.7553
+    assert round(embedder.similarities(ANCHOR[0], [ANCHOR[1]])[0], 4) == 0.7553
+
+
+def test_truncation_to_256_pieces_with_cls_and_sep(reference, embedder):
+    tokenizer = reference[0]
+    full = Tokenizer.from_str(tokenizer.to_str())
+    full.no_truncation()
+    assert len(full.encode(LONG).ids) > 256
+    ids = tokenizer.encode(LONG).ids
+    assert len(ids) == 256 and ids[0] == 101 and ids[-1] == 102  # [CLS] ... [SEP]
+    # The tail is invisible: the long text embeds exactly as its first 254 pieces do.
+    end = wordpiece.read_end(LONG)
+    assert end is not None and end < len(LONG)
+    head, whole = embedder.embed([LONG[:end], LONG])
+    assert 1 - cosine(head, whole) < 1e-6
+    assert wordpiece.read_end(LONG[:end]) is None
+
+
+def test_the_written_tokenizer_files_say_256(embedder):
+    d = embedder.directory
+    assert json.loads((d / "tokenizer_config.json").read_text())["model_max_length"] == 256
+    assert json.loads((d / "tokenizer.json").read_text())["truncation"]["max_length"] == 256
+    assert (d / "onnx" / "model.onnx").stat().st_size > 80_000_000  # fp32, not quantized
+
+
+def test_vocab_module_is_the_models_vocabulary(sources):
+    vocab = json.loads(sources["tokenizer.json"])["model"]["vocab"]
+    assert sorted(wordpiece.model_vocab().tokens) == sorted(vocab)
+    from ragsim.wordpiece_vocab import TOKENS
+
+    assert TOKENS.split("\n") == sorted(vocab, key=vocab.get)
+
+
+def test_the_build_is_reproducible(tmp_path, embedder):
+    manifest = dense_model.build(tmp_path, ROOT / ".cache" / "dense")
+    cached = json.loads((embedder.directory / "manifest.json").read_text())
+    assert manifest["files"] == cached["files"]
+
+
+# The core's WordPiece (pure, for the truncation flag) against `tokenizers`.
+
+
+def tokenizers_read_end(reference, text):
+    """Where `tokenizers` stops: None when all is read, else the end offset of the last piece."""
+    tokenizer = reference[0]
+    full = Tokenizer.from_str(tokenizer.to_str())
+    full.no_truncation()
+    pieces = full.encode(text, add_special_tokens=False)
+    if len(pieces.ids) <= 254:
+        return None, pieces
+    return pieces.offsets[253][1], pieces
+
+
+WORDS = ["retrieval", "chunk", "overlap", "unaffable", "naïve", "ÉCOLE", "東京", "😀", "x" * 120, "a-b",
+         "don't", "3.14", "İstanbul", "straße", "Ⅻ", "ﬁne", "\u200b", "\x00", "\ufffd", "Σίσυφος", "한국어",
+         "\u0301", "fooßbar", "€100", "¿qué?", "…", "¬", "naïve—café"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(WORDS) | st.text(min_size=1, max_size=12), min_size=0, max_size=400),
+       st.sampled_from([" ", "\n", "\t", "  ", "", "\u3000"]))
+def test_wordpiece_read_end_matches_tokenizers(reference, words, sep):
+    text = sep.join(words)
+    expected, pieces = tokenizers_read_end(reference, text)
+    assert wordpiece.read_end(text) == expected, (text[:200], pieces.tokens[250:256])
+
+
+def test_wordpiece_pieces_match_tokenizers_on_real_text(reference):
+    texts = sorted((ROOT / "tests" / "conformance" / "texts").glob("*"))
+    assert texts
+    for path in texts:
+        text = path.read_text(encoding="utf-8")
+        full = Tokenizer.from_str(reference[0].to_str())
+        full.no_truncation()
+        expected = full.encode(text, add_special_tokens=False)
+        vocab = wordpiece.model_vocab()
+        ends = [origins[e - 1] + 1 for word, origins in wordpiece.words(text) for e in wordpiece.pieces(word, vocab)]
+        assert ends == [o[1] for o in expected.offsets], path.name
