@@ -1,107 +1,153 @@
-// The collection of documents the page simulates over (issue 5, items 1 and 2): adding them by
-// pasting, by choosing files or by dropping them, giving each a title, removing them, and loading
-// the built-in collection (assets/collection). BM25 spans all of them: app.js sends every
-// document in one request.
-//
-//   state.docs   [{id, title, text}]   every document; the selected one's text lives in state.doc
-//   state.sel    index of the selected document (the one the "Document" box edits)
-//
-// Files are read as UTF-8 text only: a file with NUL bytes, or bytes that are not UTF-8, is
-// refused with a sentence saying so, and the rest of the collection is kept. All titles and texts
-// reach the DOM through textContent or input values, never as HTML.
+// The collection on the page (issue 5, items 1 and 2): the list of documents (select, rename,
+// remove), adding them by pasting, by choosing files or by dropping them, and loading the built-in
+// collection. Reading files and the built-in collection is collection.js; this module changes the
+// state's documents and asks for a recompute. All titles and texts reach the DOM through
+// textContent or input values, never as HTML.
 
-export const MAX_FILES = 100; // files taken from one choice or drop; the rest are refused with a message
-export const MAX_DOCUMENTS = 300; // documents in the collection at once
-export const MAX_FILE_BYTES = 10_000_000; // one file; a longer text belongs in a real pipeline
-const TEXT_NAME = /\.(txt|md|markdown|text)$/i;
+import { $ } from "./dom.js";
+import { plural } from "./format.js";
+import { EXAMPLE } from "./examples.js";
+import { MAX_DOCUMENTS, loadCollection, readFiles, uniqueId } from "./collection.js";
+import { selectIndex, stashSelected, useCollection } from "./state.js";
+import { linkNotes } from "./render/messages.js";
 
-/** An id not used by any document yet: `base`, else `base-2`, `base-3`, ... */
-export function uniqueId(docs, base) {
-  const used = new Set(docs.map((d) => d.id));
-  if (!used.has(base)) return base;
-  for (let n = 2; ; n++) if (!used.has(`${base}-${n}`)) return `${base}-${n}`;
-}
-
-/** The title a Markdown text gives itself ("# Title" on its first line), or null. */
-export function markdownTitle(text) {
-  const m = /^\uFEFF?#[ \t]+(.+)/.exec(text);
-  return m ? m[1].trim().slice(0, 200) : null;
-}
-
-/** Why `bytes` are not a usable text document, or null; and the text when they are. */
-export function decodeText(bytes) {
-  if (bytes.length === 0) return { problem: "is empty" };
-  if (bytes.includes(0)) return { problem: "is not a text file (it contains NUL bytes, as binary files do)" };
-  let text;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return { problem: "is not UTF-8 text (save it as UTF-8 and add it again)" };
+export class Documents {
+  /** store: {state, memo}; sync({withDoc}): show the state in the controls; changed(): recompute;
+   * info(note): a note in the mark line; onList(): after the list was redrawn. */
+  constructor({ store, sync, changed, info, onList, docInput }) {
+    Object.assign(this, { store, sync, changed, info, onList, docInput });
+    $("add-doc").addEventListener("click", () => this.addEmpty());
+    $("add-files").addEventListener("change", async (e) => { await this.addFiles(e.target.files); e.target.value = ""; });
+    $("load-collection").addEventListener("click", () => this.loadExample());
+    // Files dropped anywhere on the page join the collection.
+    const hasFiles = (e) => e.dataTransfer && [...e.dataTransfer.types].includes("Files");
+    document.addEventListener("dragover", (e) => { if (hasFiles(e)) { e.preventDefault(); document.body.classList.add("dropping"); } });
+    document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) document.body.classList.remove("dropping"); });
+    document.addEventListener("drop", (e) => {
+      document.body.classList.remove("dropping");
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      this.addFiles(e.dataTransfer.files);
+    });
   }
-  text = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  if (!text.trim()) return { problem: "holds only spaces and line breaks" };
-  return { text };
-}
 
-/** Read chosen or dropped files into documents: {added: [{name, title, text}], problems: [sentence]}. */
-export async function readFiles(fileList, room = MAX_DOCUMENTS) {
-  const files = [...fileList];
-  const problems = [];
-  const limit = Math.min(MAX_FILES, Math.max(0, room));
-  if (files.length > limit) {
-    problems.push(limit < MAX_FILES
-      ? `The collection holds at most ${MAX_DOCUMENTS} documents, so only the first ${limit} of the ${files.length} files were read.`
-      : `At most ${MAX_FILES} files are read at once, so the last ${files.length - limit} of the ${files.length} were left out.`);
+  get state() {
+    return this.store.state;
   }
-  const added = [];
-  for (const file of files.slice(0, limit)) {
-    const name = file.name || "untitled";
-    if (!TEXT_NAME.test(name) && !/^text\//.test(file.type || "")) {
-      problems.push(`“${name}” was not added: only .txt and .md files can be read.`);
-      continue;
-    }
-    if (file.size > MAX_FILE_BYTES) {
-      problems.push(`“${name}” was not added: it is larger than ${MAX_FILE_BYTES / 1_000_000} MB.`);
-      continue;
-    }
-    const { text, problem } = decodeText(new Uint8Array(await file.arrayBuffer()));
-    if (problem) {
-      problems.push(`“${name}” was not added: it ${problem}.`);
-      continue;
-    }
-    added.push({ name, title: markdownTitle(text) || name.replace(/\.[^.]*$/, ""), text });
+
+  /** The list and the caption, after the state was replaced or restructured. */
+  syncList() {
+    const state = this.state;
+    renderList($("doc-list"), state.docs, state.sel, () => "",
+      { select: (i) => this.select(i), rename: (i, title) => this.rename(i, title), remove: (i) => this.remove(i) });
+    const caption = $("doc-caption");
+    caption.hidden = state.docs.length < 2;
+    caption.textContent = `The Document box below shows document ${state.sel + 1} of ${state.docs.length}: “${state.docs[state.sel].title}”.`;
+    this.onList();
   }
-  return { added, problems };
-}
 
-// ---------------------------------------------------------------------------------------------
-// The built-in collection: assets/collection/index.json names the articles and the settings.
+  /** The state restructured: show it everywhere and recompute. */
+  restructured() {
+    this.sync({ withDoc: true });
+    this.syncList();
+    this.changed();
+  }
 
-const COLLECTION = new URL("../collection/", import.meta.url);
+  select(i) {
+    const state = this.state;
+    if (i === state.sel || i < 0 || i >= state.docs.length) return;
+    selectIndex(state, i);
+    this.restructured();
+  }
 
-/** {index, docs}: index.json and every article it lists, each titled by its "# " line. */
-export async function loadCollection() {
-  const get = async (name) => {
-    const response = await fetch(new URL(name, COLLECTION));
-    if (!response.ok) throw new Error(`could not fetch ${name} (HTTP ${response.status})`);
-    return response;
-  };
-  const index = await (await get("index.json")).json();
-  const docs = await Promise.all(index.documents.map(async (name) => {
-    const text = (await (await get(name)).text()).replace(/\r\n?/g, "\n");
-    return { id: name, title: markdownTitle(text) || name, text };
-  }));
-  return { index, docs };
-}
+  rename(i, title) {
+    const state = this.state;
+    state.docs[i] = { ...state.docs[i], title: title.trim().slice(0, 200) || `Document ${i + 1}` };
+    state.example = null;
+    this.syncList();
+    this.changed();
+  }
 
-/** The fact index.json names, as UTF-16 spans of its document (first occurrences), or null. */
-export function collectionFact(index, docs) {
-  const f = index.fact;
-  const doc = f && docs.find((d) => d.id === f.doc);
-  if (!doc) return null;
-  const n = doc.text.indexOf(f.name), v = doc.text.indexOf(f.value);
-  if (n < 0 || v < 0) return null;
-  return { doc: doc.id, name: { start: n, end: n + f.name.length }, value: { start: v, end: v + f.value.length } };
+  remove(i) {
+    const state = this.state;
+    if (state.docs.length < 2) return;
+    stashSelected(state);
+    const [gone] = state.docs.splice(i, 1);
+    const notes = [];
+    if (state.span && state.span.doc === gone.id) { state.span = null; notes.push("the answer mark"); }
+    if (state.fact && state.fact.doc === gone.id) { state.fact = null; notes.push("the fact"); }
+    if (i < state.sel) state.sel--;
+    state.sel = Math.min(state.sel, state.docs.length - 1);
+    state.doc = state.docs[state.sel].text;
+    state.example = null;
+    this.info(`Removed “${gone.title}”${notes.length ? `, and with it ${notes.join(" and ")}` : ""}.`);
+    this.restructured();
+  }
+
+  /** True while the page holds only the example it opened with (or one empty document): files replace it. */
+  onlyTheExample() {
+    const state = this.state;
+    return state.docs.length === 1 && (state.doc === EXAMPLE.text || !state.doc.trim());
+  }
+
+  add(added, problems = []) {
+    const list = $("doc-problems");
+    list.replaceChildren(...problems.map((p) => { const li = document.createElement("li"); li.textContent = p; return li; }));
+    list.hidden = problems.length === 0;
+    if (!added.length) return;
+    const state = this.state;
+    const replace = this.onlyTheExample();
+    if (replace) { state.docs = []; state.span = null; state.fact = null; }
+    else stashSelected(state);
+    const first = state.docs.length;
+    for (const d of added) state.docs.push({ id: uniqueId(state.docs, d.name || "doc"), title: d.title, text: d.text });
+    state.sel = first;
+    state.doc = state.docs[first].text;
+    state.example = null;
+    this.info(`Added ${added.length} ${plural(added.length, "document", "documents")}${replace ? " in place of the example" : ""}.`);
+    this.restructured();
+  }
+
+  async addFiles(files) {
+    if (!files || !files.length) return;
+    const room = MAX_DOCUMENTS - (this.onlyTheExample() ? 0 : this.state.docs.length);
+    const { added, problems } = await readFiles(files, room);
+    this.add(added, problems);
+  }
+
+  addEmpty() {
+    const state = this.state;
+    if (state.docs.length >= MAX_DOCUMENTS) {
+      this.add([], [`The collection holds at most ${MAX_DOCUMENTS} documents; remove one first.`]);
+      return;
+    }
+    stashSelected(state);
+    const n = state.docs.length + 1;
+    state.docs.push({ id: uniqueId(state.docs, "doc"), title: `Document ${n}`, text: "" });
+    state.sel = state.docs.length - 1;
+    state.doc = "";
+    state.example = null;
+    this.restructured();
+    this.docInput.focus();
+    this.info("Paste or type the new document into the Document box; give it a title in the list.");
+  }
+
+  async loadExample() {
+    const button = $("load-collection");
+    button.disabled = true;
+    try {
+      const { index, docs } = await loadCollection();
+      linkNotes.clear();
+      useCollection(this.state, index, docs);
+      this.store.memo = {};
+      this.info(`Loaded “${index.title}”; the fact about ${index.fact.name} is marked.`);
+      this.restructured();
+    } catch (err) {
+      this.add([], [`The example collection could not be loaded: ${err.message}.`]);
+    } finally {
+      button.disabled = false;
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -112,7 +158,7 @@ export function collectionFact(index, docs) {
  * maps a document id to a short line ("3 chunks · #1 retrieved"); handlers: select(i),
  * rename(i, title), remove(i).
  */
-export function renderList(ol, docs, sel, info, { select, rename, remove }) {
+function renderList(ol, docs, sel, info, { select, rename, remove }) {
   const rows = docs.map((d, i) => {
     const li = document.createElement("li");
     li.className = "doc-row";

@@ -18,7 +18,7 @@
 // that dies answers every pending call with {ok: false, error}.
 
 export class Gate {
-  /** Start the worker that sits next to this module and wrap it. */
+  /** Start the page's worker (one folder up from this module) and wrap it. */
   static start() {
     return new Gate(new Worker(new URL("../worker.js", import.meta.url), { type: "module" }));
   }
@@ -113,4 +113,28 @@ export class Gate {
       if (this.onstatus) this.onstatus({ type: "status", stage: "failed", message });
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The simulate protocol: the page asks for the chunks as columns (`wire: "columns"`, a tenth of
+// the encoding work in Python) and rebuilds SPEC section 6's objects here, so everything past the
+// worker client sees the core's response as it is specified.
+
+/** The request as the worker is sent it. */
+export const simulateMessage = (request) => JSON.stringify({ ...request, wire: "columns" });
+
+/** `response.chunk_columns` back into SPEC section 6's `chunks`: the same values, as objects. */
+export function chunksFromColumns(response, k) {
+  const c = response.chunk_columns;
+  if (!c) return response;
+  const chunks = new Array(c.start.length);
+  for (let i = 0; i < chunks.length; i++) {
+    chunks[i] = {
+      doc: c.ids[c.doc[i]], number: i + 1, start: c.start[i], end: c.end[i], units: c.units[i],
+      score: c.score[i], rank: c.rank[i], retrieved: c.rank[i] <= k, holds: c.holds[i] ?? null,
+      overlap_prev: c.overlap_prev[i],
+    };
+  }
+  const { chunk_columns: _, ...rest } = response;
+  return { chunks, ...rest };
 }

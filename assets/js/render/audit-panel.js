@@ -6,17 +6,12 @@
 // still answered by some chunk, and no longer in the top k.
 //
 // Each destroyed fact is a button: it selects the fact's document, marks its name and value, and
-// brings the picture into view (the `follow` callback, in app.js).
+// brings the picture into view (the `follow` callback the page passes in).
 
-const $ = (id) => document.getElementById(id);
+import { $, cell } from "../dom.js";
+import { int } from "../format.js";
+
 const LIST_LIMIT = 200; // destroyed facts listed; the count is exact
-
-function cell(tag, text, attrs = {}) {
-  const el = document.createElement(tag);
-  el.textContent = text;
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  return el;
-}
 
 /** The audit's request for one overlap, from the page's simulation request. */
 export function auditRequest(request, overlap, precisionK = 3) {
@@ -48,7 +43,7 @@ export function joinAudits(replies, overlaps) {
 
 export class AuditPanel {
   /** deps: gate, request() (the page's simulation request), overlaps(), follow(fact), titles(),
-   *  int, strategy() (the splitter's name, "window" for fixed windows). */
+   *  strategy() (the splitter's name, "window" for fixed windows). */
   constructor(deps) {
     this.deps = deps;
     this.run = 0;
@@ -104,7 +99,7 @@ export class AuditPanel {
     const seconds = (performance.now() - started) / 1000;
     bar.hidden = true;
     const facts = replies.length ? replies[0].facts.length : 0;
-    status.textContent = `${this.deps.int(facts)} facts in ${request.documents.length} ${request.documents.length === 1 ? "document" : "documents"}, ` +
+    status.textContent = `${int(facts)} facts in ${request.documents.length} ${request.documents.length === 1 ? "document" : "documents"}, ` +
       `${overlaps.length} overlaps, in ${seconds.toFixed(2)} s (${(ms / 1000).toFixed(2)} s in Python).`;
     section.dataset.seconds = String(seconds);
     section.dataset.state = "done";
@@ -112,7 +107,6 @@ export class AuditPanel {
 
   show(result, request) {
     this.result = result;
-    const { int } = this.deps;
     const unit = (result.rows.find((r) => !r.error) || {}).unit || request.chunking.unit;
     const unitName = { chars: "characters" }[unit] || unit;
     const head = [`Overlap (${unitName})`, "Facts destroyed", "Destroyed though no longer than the overlap", "Chunks",
@@ -148,7 +142,6 @@ export class AuditPanel {
   }
 
   renderFacts(result) {
-    const { int } = this.deps;
     const titles = this.deps.titles();
     const destroyed = result.facts.filter((f) => f.destroyed_at.length);
     const list = $("audit-facts");

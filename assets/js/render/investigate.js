@@ -5,14 +5,15 @@
 //
 // Nothing is computed here but wording: every number comes from `api.simulate` (the fields
 // `fact`, `at_k`, `found`, `cuts`, `sweep`, `expanded`). Offsets in the response are code points;
-// `offsetMap` (from app.js) converts them before the text is quoted. The sweep is one extra
+// offsetMap converts them before the text is quoted. The sweep is one extra
 // `simulate` request with `sweep: [...]`, sent beside the main one (not through the latest-wins
 // gate) once the controls rest, and only when something but the overlap changed, since its rows
 // do not depend on it.
 
-const $ = (id) => document.getElementById(id);
+import { $, cell } from "../dom.js";
+import { int, listNumbers, money } from "../format.js";
+import { offsetMap } from "../offsets.js";
 
-export const DEFAULT_SWEEP = { chars: [0, 25, 50, 100, 150, 300], words: [0, 4, 8, 17, 25, 50] };
 const SWEEP_MAX = 12;
 const SWEEP_DELAY = 300; // ms the controls must rest before the sweep is asked for
 
@@ -30,8 +31,6 @@ export function parseOverlaps(text) {
   return { value: out };
 }
 
-export const defaultOverlaps = (unit) => DEFAULT_SWEEP[unit === "words" ? "words" : "chars"];
-
 const KIND_WORDS = {
   intact: "sent whole",
   ranked_out: "ranked out",
@@ -48,13 +47,6 @@ function someWords(s, words, fromEnd) {
   return fromEnd ? `…${parts.slice(-words).join(" ")}` : `${parts.slice(0, words).join(" ")}…`;
 }
 
-function cell(tag, text, attrs = {}) {
-  const el = document.createElement(tag);
-  el.textContent = text;
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  return el;
-}
-
 function table(el, head, rows) {
   const thead = document.createElement("thead");
   const tr = document.createElement("tr");
@@ -66,8 +58,8 @@ function table(el, head, rows) {
 }
 
 export class Investigate {
-  /** deps: gate, offsetMap, int, money, listNumbers, and callbacks onFind(text), onOverlaps(list),
-   *  onExpand(value) that change the page's state. */
+  /** deps: gate, and callbacks onFind(text), onOverlaps(list), onExpand(value) that change the
+   *  page's state. */
   constructor(deps) {
     this.deps = deps;
     this.sweepKey = null; // the key of the sweep on screen or in flight
@@ -123,7 +115,7 @@ export class Investigate {
   /** The text of document `id` between code points a and z, as last sent. */
   slice(id, a, z) {
     const text = this.verdictOf.snap.texts[id] ?? "";
-    const map = this.deps.offsetMap(text);
+    const map = offsetMap(text);
     return text.slice(map.toU16(a), map.toU16(z));
   }
 
@@ -182,7 +174,6 @@ export class Investigate {
       out.textContent = "Mark an answer or a fact, or type a phrase, to look for it in every chunk.";
       return;
     }
-    const { int, listNumbers } = this.deps;
     const phrase = `“${someWords(found.phrase, 14)}”`;
     const times = `${int(found.occurrences)} ${found.occurrences === 1 ? "time" : "times"}`;
     if (found.verdict === "absent") {
@@ -317,7 +308,6 @@ export class Investigate {
     $("sweep").dataset.state = rows ? "ready" : "error";
     if (!rows) { el.replaceChildren(); note.textContent = this.sweepError || ""; return; }
     const snap = this.last.snap, which = this.target;
-    const { int } = this.deps;
     const trs = rows.map((r) => {
       const tr = document.createElement("tr");
       tr.dataset.overlap = String(r.overlap);
@@ -344,7 +334,6 @@ export class Investigate {
     const box = $("fix");
     if (!this.last) return;
     const { response, snap, request } = this.last;
-    const { int, money } = this.deps;
     const which = this.target;
     const parts = [];
     const base = response.stats;

@@ -4,6 +4,8 @@
 // MAX_LANES documents, the selected one, the marked one and those with retrieved chunks get lanes
 // and the rest are summed up in one line. Clicking a lane selects its document.
 
+import { offsetMap } from "../offsets.js";
+
 const MAX_LANES = 10;
 const LANE = 12, LABEL = 13, GAP = 5, PAD = 8;
 const COLORS = { retrieved: "#1f5fa8", faint: "rgba(135,151,168,0.35)", band: "rgba(242,140,40,0.75)", text: "#5b6570",
@@ -90,3 +92,17 @@ export const lanes = {
     this.canvas.setAttribute("aria-label", `Lanes, one per document: ${shown.map((i) => docs[i].title || docs[i].id).join("; ")}.`);
   },
 };
+
+/** What the lanes draw, from a response and its snapshot: each document's length and the marks,
+ * in code points as the chunks are. */
+export function lanesFrom(response, snap) {
+  const bands = {};
+  for (const [id, m] of Object.entries(snap.marks)) {
+    const map = offsetMap(snap.texts[id] ?? "");
+    bands[id] = [map.toCp(m.start), map.toCp(m.end)];
+  }
+  return {
+    docs: snap.ids.map((id, i) => ({ id, title: snap.titles[i], length: offsetMap(snap.texts[id]).cpLength })),
+    chunks: response.chunks, sel: snap.ids.indexOf(snap.docId), bands,
+  };
+}

@@ -1,0 +1,106 @@
+// Computing: the input checks, the packages the settings need, then the request through the
+// worker client's latest-wins gate; the response goes to the renderers with the snapshot taken
+// when the request was sent.
+//
+//   state -> buildRequest -> gate.submit -> worker -> api.simulate -> response -> onResult(last)
+//
+// Requests are numbered; a reply older than what is already on screen (or than a problem shown
+// since) is dropped, so the page always shows its newest input.
+
+import { PARAMS, FIELD_LABELS, applies, buildRequest } from "./params.js";
+import { snapshot } from "./state.js";
+import { cap } from "./format.js";
+import { chunksFromColumns, simulateMessage } from "./worker-client.js";
+
+/** Why the state cannot be computed at all, as a sentence, or null. */
+export function inputProblem(s) {
+  if (!s.docs.some((d, i) => (i === s.sel ? s.doc : d.text).trim())) {
+    return s.docs.length > 1 ? "Every document is empty: paste or type the text to chunk." : "The document is empty: paste or type the text to chunk.";
+  }
+  if (!/[\p{L}\p{N}_]/u.test(s.q)) return "The question has no words to search with: type a question with at least one word.";
+  return null;
+}
+
+export class Computer {
+  /** store: {state, embed}; controls: for invalid fields and package notes; onResult(last),
+   * onProblem(message) (null clears it), onTurnedOff(): a row was turned off because its package
+   * could not be installed. */
+  constructor({ store, controls, onResult, onProblem, onTurnedOff }) {
+    Object.assign(this, { store, controls, onResult, onProblem, onTurnedOff });
+    this.gate = null; // the worker client, once started
+    this.ready = false; // Python is ready: until then the body stays "loading"
+    this.installs = {}; // package -> the worker's install reply (a promise until it arrives)
+    this.sequence = 0;
+    this.problemAt = 0;
+    this.renderedAt = 0;
+  }
+
+  /** data-state on <body>: "loading" until Python is ready, then "computing", "ready" or "error". */
+  setBodyState(value) {
+    if (!this.ready) return; // a boot failure sets "error" itself
+    document.body.dataset.state = value;
+  }
+
+  async compute() {
+    const seq = ++this.sequence;
+    const state = this.store.state;
+    const problem = inputProblem(state);
+    if (problem) {
+      this.problemAt = seq;
+      this.onProblem(problem);
+      this.setBodyState("error");
+      return;
+    }
+    if (!this.ready) return; // computed as soon as Python is ready
+    const installing = this.installNeeds(state);
+    if (installing) {
+      this.setBodyState("computing");
+      await installing;
+      if (seq !== this.sequence) return; // a newer computation (started while this waited) takes over
+    }
+    const request = buildRequest(state, { embed: this.store.embed });
+    const snap = snapshot(state, request);
+    this.setBodyState("computing");
+    const reply = await this.gate.submit(simulateMessage(request));
+    if (reply.dropped) return;
+    if (seq < this.problemAt || seq < this.renderedAt) return; // something newer already decided what is shown
+    if (!reply.ok) {
+      this.problemAt = seq;
+      this.showError(reply.error || {});
+      this.setBodyState("error");
+      return;
+    }
+    this.renderedAt = seq;
+    this.onResult({ request, response: chunksFromColumns(JSON.parse(reply.result), request.retrieval.k), snap, ms: reply.ms });
+    if (seq === this.sequence) this.setBodyState("ready");
+  }
+
+  /** The core's {field, message}: the field's control marked invalid, the message in its words. */
+  showError(error) {
+    const param = FIELD_LABELS[error.field];
+    if (param) this.controls.invalid(param.name);
+    this.onProblem(param ? `${param.label}: ${error.message}` : error.message || "The simulation failed.");
+  }
+
+  /** Install, once, what the rows that are on need (`needs`); null when nothing is missing. A failure
+   * turns its row off and says why beside it. */
+  installNeeds(state) {
+    const missing = PARAMS.filter((p) => p.needs && state[p.name] && applies(p, state) && this.installs[p.needs.package]?.ok !== true);
+    if (!missing.length) return null;
+    return Promise.all(missing.map(async (p) => {
+      const { package: name, loading, what } = p.needs;
+      this.controls.note(p.name, "loading", loading);
+      this.installs[name] ??= this.gate.send({ type: "install", package: name });
+      const reply = await this.installs[name];
+      this.installs[name] = reply;
+      if (reply.ok) {
+        if (this.controls.noteKind(p.name) === "loading") this.controls.note(p.name, null, "");
+        return;
+      }
+      delete this.installs[name]; // the next time the row is turned on tries again
+      this.store.state[p.name] = false;
+      this.onTurnedOff();
+      this.controls.note(p.name, "error", `${cap(what)} could not be loaded, so it is off: ${reply.error?.message || "no reason was given"}`);
+    }));
+  }
+}

@@ -1,0 +1,132 @@
+// The controls, built from the parameter table: one per row, in the container its kind or group
+// names. A control only reports input (onInput(param)) and shows values it is given (sync); it
+// never computes and never draws results.
+
+import { $ } from "./dom.js";
+import { PARAMS, LANGCHAIN, applies, bound, formatParam, unitName } from "./params.js";
+
+export class Controls {
+  /** onInput(param): the user changed the row's control (read it with value(param)). */
+  constructor(onInput) {
+    this.byName = {}; // name -> {input, output, wrap, libName, note}
+    for (const p of PARAMS) {
+      const control = makeControl(p);
+      this.byName[p.name] = control;
+      control.input.addEventListener(p.kind === "choice" || p.kind === "check" || p.kind === "json" ? "change" : "input", () => onInput(p));
+      const home = p.group === "retrieval" ? "retrieval-controls" : p.kind === "textarea" || p.kind === "text" ? "text-controls" : "slider-controls";
+      $(home).append(control.wrap);
+    }
+  }
+
+  input(name) {
+    return this.byName[name].input;
+  }
+
+  /** What the user set: the box's text, or a checkbox's state. */
+  value(p) {
+    const { input } = this.byName[p.name];
+    return p.kind === "check" ? input.checked : input.value;
+  }
+
+  invalid(name) {
+    this.byName[name].input.setAttribute("aria-invalid", "true");
+  }
+
+  /** The line beside a row that needs a package: kind "loading" or "error", and its text. */
+  note(name, kind, text) {
+    const { note } = this.byName[name];
+    if (kind) note.dataset.kind = kind;
+    note.textContent = text;
+  }
+
+  noteKind(name) {
+    return this.byName[name].note.dataset.kind;
+  }
+
+  /** Show the state in the controls. The document is only written when asked (it may be megabytes). */
+  sync(state, { withDoc = false } = {}) {
+    for (const p of PARAMS) {
+      const { input, output, wrap, libName } = this.byName[p.name];
+      if (p.name === "doc" && !withDoc) continue;
+      wrap.hidden = !applies(p, state);
+      if (p.kind === "range") {
+        input.max = bound(p.max, state);
+        input.min = p.min;
+      }
+      const text = formatParam(p, state[p.name]);
+      if (p.kind === "check") input.checked = Boolean(state[p.name]);
+      else if (input.value !== text && !(p.kind === "number" && Number(input.value) === state[p.name])) input.value = text;
+      if (output) output.textContent = p.inUnits ? `${state[p.name]} ${unitName(state)}` : String(state[p.name]);
+      if (libName) {
+        const lib = LANGCHAIN.includes(state.strategy) ? "langchain" : state.strategy;
+        libName.textContent = p.libLabel[lib] || "";
+      }
+      input.removeAttribute("aria-invalid");
+    }
+  }
+}
+
+/** A row's control: its input, label and, for sliders, the value shown beside the label. */
+function makeControl(p) {
+  const wrap = document.createElement("div");
+  wrap.className = `control control-${p.name}` + (p.kind === "range" ? " slider" : "");
+  if (!p.embed) wrap.classList.add("full-only");
+  const id = `param-${p.name}`;
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  label.textContent = p.label;
+  const input = makeInput(p);
+  input.id = id;
+  input.name = p.name;
+  let output = null, libName = null;
+  if (p.kind === "range") {
+    const head = document.createElement("div");
+    head.className = "label";
+    output = document.createElement("output");
+    output.htmlFor = id;
+    output.id = `${id}-value`;
+    const named = document.createElement("span");
+    named.append(label);
+    if (p.libLabel) { // the library's own name for this control, beside ours (not part of the label)
+      libName = document.createElement("code");
+      libName.className = "lib-name";
+      named.append(" ", libName);
+    }
+    head.append(named, output);
+    const row = document.createElement("div");
+    row.className = "row";
+    row.append(input);
+    wrap.append(head, row);
+  } else if (p.kind === "check") {
+    wrap.classList.add("check");
+    wrap.append(input, label);
+  } else {
+    wrap.append(label, input);
+  }
+  let note = null;
+  if (p.needs) { // where installing the package is reported
+    note = document.createElement("span");
+    note.className = "needs-note";
+    note.setAttribute("role", "status");
+    wrap.append(note);
+  }
+  return { input, output, wrap, libName, note };
+}
+
+function makeInput(p) {
+  let input;
+  if (p.kind === "textarea") {
+    input = document.createElement("textarea");
+    input.spellcheck = false;
+  } else if (p.kind === "choice") {
+    input = document.createElement("select");
+    for (const [value, text] of Object.entries(p.choices)) input.append(new Option(text, value));
+  } else {
+    input = document.createElement("input");
+    input.type = { check: "checkbox", json: "text" }[p.kind] || p.kind;
+    if (p.kind === "text" || p.kind === "json") { input.autocomplete = "off"; input.spellcheck = false; }
+    else if (p.kind !== "check") { input.min = p.min; input.step = p.step; }
+  }
+  if (p.kind === "json") input.classList.add("code-input");
+  return input;
+}

@@ -1,0 +1,39 @@
+// Python's boot, as the worker reports it ({type: "status", stage}): the progress bar and its line,
+// and what the page says when Python cannot be loaded.
+
+import { $ } from "../dom.js";
+import { renderVerdictFailure } from "./verdict.js";
+
+const STAGES = {
+  runtime: [15, "Loading the Python runtime…"],
+  micropip: [65, "Loading micropip…"],
+  core: [85, "Installing the ragsim core…"],
+  ready: [100, "Python is ready."],
+};
+const SLOW_BOOT_MS = 90_000;
+
+/** Show a boot stage. */
+export function renderBoot({ stage, message }) {
+  const text = $("boot-text"), bar = $("boot-progress");
+  if (stage === "failed") {
+    $("boot").classList.add("failed");
+    bar.hidden = true;
+    text.textContent = `Python could not be loaded, so nothing can be computed: ${message || "no reason was given"}`;
+    renderVerdictFailure("Python could not be loaded", message || "The simulator's worker failed to start.");
+    return;
+  }
+  const [value, words] = STAGES[stage] || [Number(bar.value) + 5, `Loading (${stage})…`];
+  bar.value = value;
+  text.textContent = words;
+}
+
+/** Pyodide does not always reject when its runtime cannot be fetched; say so instead of waiting
+ * silently. `stillLoading()` is asked when the time is up. */
+export function watchSlowBoot(stillLoading) {
+  setTimeout(() => {
+    if (stillLoading()) {
+      $("boot-text").textContent = "Python has not finished loading after 90 seconds: the connection may be slow, " +
+        "or something (a proxy, an extension) is blocking the Pyodide files. The browser console has details.";
+    }
+  }, SLOW_BOOT_MS);
+}

@@ -1,0 +1,266 @@
+// The chunk picture: one <canvas>; chunks are rows of bars along the selected document, the marked
+// answer an orange band through every row, the document a strip to click a sentence in. The canvas
+// takes focus and the arrow keys step through chunks, so thousands of chunks cost no DOM nodes.
+//
+// setData(response, snap) takes what to show; each draw computes the scene (picture-layout.js)
+// and then paints it. Hover and focus only repaint: they never reach the worker. Clicking a
+// sentence is reported through onMarkSentence(span, doc); the picture never changes the state.
+
+import { int, plural } from "../format.js";
+import { offsetMap } from "../offsets.js";
+import { sentenceAt } from "../spans.js";
+import { assignRows, bandOf, barOf, geometry, hitChunk, inStrip, noOverlapTicks, offsetAt, placeLabels, xOf } from "./picture-layout.js";
+
+const COLORS = { retrieved: "#1f5fa8", faint: "rgba(214,223,233,0.7)", faintEdge: "#8797a8", band: "rgba(242,140,40,0.5)", bandEdge: "#c25e00",
+  strip: "rgba(190,200,212,0.55)", stripHover: "rgba(90,105,120,0.55)", focus: "#ffb000", hover: "#1d232b", text: "#5b6570",
+  noOverlap: "#b3261e" };
+const FONTS = { label: "600 11px system-ui, sans-serif", strip: "11px system-ui, sans-serif", tick: "700 10px system-ui, sans-serif" };
+const DETAIL_CHARS = 1200; // characters of a chunk or sentence quoted in the detail box
+
+export class Picture {
+  /** canvas; wrap: the element whose width it follows; head, body: the detail box's lines;
+   * onMarkSentence(span, doc): a sentence of the shown text `doc` was clicked. */
+  constructor({ canvas, wrap, head, body, onMarkSentence }) {
+    Object.assign(this, { canvas, wrap, head, body, onMarkSentence });
+    this.ctx = canvas.getContext("2d");
+    this.width = 600; this.height = 120;
+    this.chunks = []; this.rows = []; this.rowCount = 1; this.docLength = 0; this.span = null; this.snap = null;
+    this.hover = -1; this.focusIndex = -1; this.hoverSentence = null; this.layout = null;
+    new ResizeObserver(() => this.resize()).observe(wrap);
+    canvas.addEventListener("mousemove", (e) => this.onMove(e));
+    canvas.addEventListener("mouseleave", () => { this.hover = -1; this.hoverSentence = null; this.draw(); this.describe(); });
+    canvas.addEventListener("click", (e) => this.onClick(e));
+    canvas.addEventListener("keydown", (e) => this.onKey(e));
+    canvas.addEventListener("focus", () => {
+      if (this.focusIndex < 0 && this.chunks.length) this.focusIndex = this.firstRetrieved();
+      this.draw(); this.describe();
+    });
+    canvas.addEventListener("blur", () => this.draw());
+    this.resize();
+  }
+
+  setData(response, snap) {
+    const map = offsetMap(snap.doc);
+    if (this.snap && this.snap.doc !== snap.doc) this.focusIndex = -1; // a new text: start at rank #1 again
+    this.snap = snap;
+    this.docLength = snap.doc.length;
+    this.total = response.chunks.length;
+    this.span = snap.marks[snap.docId] || null; // the answer, or the marked fact's stretch, in this document
+    this.chunks = response.chunks.filter((c) => c.doc === snap.docId) // the selected document; lanes.js shows the rest
+      .map((c) => ({ ...c, s: map.toU16(c.start), e: map.toU16(c.end) }));
+    ({ rows: this.rows, rowCount: this.rowCount } = assignRows(this.chunks));
+    if (this.focusIndex >= this.chunks.length) this.focusIndex = this.chunks.length - 1;
+    this.hover = -1;
+    this.resize();
+    this.describe();
+  }
+
+  /** Focus the last chunk starting at or before code point `at` (a fact followed from the audit). */
+  focusAt(at) {
+    const i = this.chunks.findLastIndex((c) => c.start <= at);
+    if (i < 0) return;
+    this.focusIndex = i;
+    this.canvas.focus({ preventScroll: true });
+    this.draw();
+    this.describe();
+  }
+
+  firstRetrieved() {
+    const i = this.chunks.findIndex((c) => c.rank === 1);
+    return i >= 0 ? i : 0;
+  }
+
+  resize() {
+    const w = Math.max(200, this.wrap.clientWidth);
+    this.layout = geometry(w, this.rowCount, this.docLength);
+    const h = this.layout.height;
+    const dpr = window.devicePixelRatio || 1;
+    if (this.width !== w || this.height !== h || this.canvas.width !== Math.round(w * dpr)) {
+      this.width = w; this.height = h;
+      this.canvas.width = Math.round(w * dpr);
+      this.canvas.height = Math.round(h * dpr);
+      this.canvas.style.height = `${h}px`;
+      this.ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    }
+    this.draw();
+  }
+
+  draw() {
+    if (!this.layout) return;
+    paint(this.ctx, this.scene());
+  }
+
+  /** Everything the paint needs, positioned: the layout step of each draw. */
+  scene() {
+    const L = this.layout, ctx = this.ctx;
+    ctx.font = FONTS.label;
+    const focused = document.activeElement === this.canvas;
+    const strip = this.hoverSentence;
+    return {
+      L,
+      band: bandOf(L, this.span),
+      faint: this.chunks.filter((c) => !c.retrieved).map((c) => barOf(L, c)),
+      retrieved: this.chunks.filter((c) => c.retrieved).map((c) => barOf(L, c)),
+      labels: placeLabels(L, this.chunks, (text) => ctx.measureText(text).width),
+      hoverSentence: strip ? [xOf(L, strip.start), Math.max(xOf(L, strip.end), xOf(L, strip.start) + 2)] : null,
+      ticks: noOverlapTicks(L, this.chunks, this.snap ? this.snap.overlap : 0),
+      hover: this.chunks[this.hover] ? barOf(L, this.chunks[this.hover]) : null,
+      focus: focused && this.chunks[this.focusIndex] ? barOf(L, this.chunks[this.focusIndex]) : null,
+      end: this.snap ? `end · ${int(offsetMap(this.snap.doc).cpLength)} characters` : null,
+    };
+  }
+
+  point(e) {
+    const rect = this.canvas.getBoundingClientRect();
+    return [e.clientX - rect.left, e.clientY - rect.top];
+  }
+
+  onMove(e) {
+    const [mx, my] = this.point(e);
+    const L = this.layout;
+    const hover = hitChunk(L, this.chunks, this.rows, mx, my);
+    const sentence = this.snap && inStrip(L, my) ? sentenceAt(this.snap.doc, offsetAt(L, mx)) : null;
+    const same = (a, b) => (a && b ? a.start === b.start && a.end === b.end : a === b);
+    if (hover === this.hover && same(sentence, this.hoverSentence)) return;
+    this.hover = hover;
+    this.hoverSentence = sentence;
+    this.canvas.style.cursor = sentence ? "pointer" : "crosshair";
+    this.draw();
+    this.describe();
+  }
+
+  onClick(e) {
+    const [mx, my] = this.point(e);
+    const L = this.layout;
+    if (!this.snap || !inStrip(L, my)) {
+      const i = hitChunk(L, this.chunks, this.rows, mx, my);
+      if (i >= 0) { this.focusIndex = i; this.describe(); }
+      return;
+    }
+    const span = sentenceAt(this.snap.doc, offsetAt(L, mx));
+    if (span) this.onMarkSentence(span, this.snap.doc);
+  }
+
+  onKey(e) {
+    const n = this.chunks.length;
+    if (!n) return;
+    const moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, PageDown: 10, PageUp: -10 };
+    let i = this.focusIndex < 0 ? this.firstRetrieved() : this.focusIndex;
+    if (e.key in moves) i = Math.min(Math.max(i + moves[e.key], 0), n - 1);
+    else if (e.key === "Home") i = 0;
+    else if (e.key === "End") i = n - 1;
+    else return;
+    e.preventDefault();
+    this.focusIndex = i;
+    this.draw();
+    this.describe();
+  }
+
+  /** The detail box: the hovered chunk, else the hovered sentence, else the focused chunk. */
+  describe() {
+    const focused = document.activeElement === this.canvas ? this.focusIndex : -1;
+    const i = this.hover >= 0 ? this.hover : focused;
+    const [head, body] = i >= 0 && i < this.chunks.length ? chunkDetail(this.chunks[i], this.total, this.snap)
+      : this.hoverSentence ? ["Click to mark this sentence as the answer:",
+        this.snap.doc.slice(this.hoverSentence.start, Math.min(this.hoverSentence.end, this.hoverSentence.start + DETAIL_CHARS))]
+        : ["Hover over a chunk, or focus the picture and use the arrow keys.", ""];
+    this.head.textContent = head;
+    this.body.textContent = body;
+  }
+}
+
+/** [heading, text] of the detail box for chunk `c` of `total`. */
+function chunkDetail(c, total, snap) {
+  const sent = c.retrieved ? `retrieved (in your top ${snap.k})` : "not retrieved";
+  const holds = c.holds === "whole" ? " · holds the whole answer" : c.holds === "part" ? " · holds part of the answer" : "";
+  const shared = c.overlap_prev == null ? "" : c.overlap_prev === 0 ? ` · shares nothing with chunk ${c.number - 1}`
+    : ` · shares ${int(c.overlap_prev)} ${plural(c.overlap_prev, "character", "characters")} with chunk ${c.number - 1}`;
+  const text = snap.doc.slice(c.s, Math.min(c.e, c.s + DETAIL_CHARS));
+  return [`Chunk ${c.number} of ${total} · rank #${c.rank} · score ${c.score.toFixed(3)} · ${sent}${holds}${shared}`,
+    c.e - c.s > DETAIL_CHARS ? `${text}…` : text];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Painting a scene, back to front.
+
+function paint(ctx, s) {
+  const { L } = s;
+  ctx.clearRect(0, 0, L.width, L.height);
+  ctx.textBaseline = "middle";
+  // The answer band behind the bars (so their colours stay true), faint bars, then retrieved ones.
+  if (s.band) {
+    ctx.fillStyle = COLORS.band;
+    ctx.fillRect(s.band[0], 0, s.band[1] - s.band[0], L.stripTop + L.stripH);
+  }
+  paintBars(ctx, s);
+  paintStrip(ctx, s);
+  // The band's hard edges go over everything, so it reads as one stripe through every row.
+  if (s.band) {
+    ctx.fillStyle = COLORS.bandEdge;
+    ctx.fillRect(s.band[0] - 1, 0, 2, L.stripTop + L.stripH);
+    ctx.fillRect(s.band[1] - 1, 0, 2, L.stripTop + L.stripH);
+  }
+  paintTicks(ctx, s);
+  // Hover and keyboard focus outlines.
+  outline(ctx, s.hover, COLORS.hover, 2);
+  outline(ctx, s.focus, COLORS.focus, 3);
+  // Axis: the ends of the document, in characters (code points, as the core counts).
+  ctx.fillStyle = COLORS.text;
+  ctx.textBaseline = "top";
+  ctx.fillText("start", L.pad, L.axisTop);
+  if (s.end) ctx.fillText(s.end, L.width - L.pad - ctx.measureText(s.end).width, L.axisTop);
+}
+
+/** Faint bars with a dashed outline, retrieved bars solid, then their rank labels. */
+function paintBars(ctx, s) {
+  ctx.font = FONTS.label;
+  ctx.fillStyle = COLORS.faint;
+  ctx.strokeStyle = COLORS.faintEdge;
+  ctx.lineWidth = 1;
+  ctx.setLineDash([3, 2]);
+  for (const [x, y, w, h] of s.faint) {
+    ctx.fillRect(x, y, w, h);
+    if (w >= 4) ctx.strokeRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  }
+  ctx.setLineDash([]);
+  ctx.fillStyle = COLORS.retrieved;
+  for (const [x, y, w, h] of s.retrieved) ctx.fillRect(x, y, w, h);
+  for (const label of s.labels) {
+    ctx.fillStyle = label.inside ? "#fff" : COLORS.retrieved;
+    ctx.fillText(label.text, label.x, label.y);
+  }
+}
+
+/** The document strip: click a sentence to mark it. */
+function paintStrip(ctx, { L, hoverSentence }) {
+  ctx.fillStyle = COLORS.strip;
+  ctx.fillRect(L.pad, L.stripTop, L.plotW, L.stripH);
+  if (hoverSentence) {
+    ctx.fillStyle = COLORS.stripHover;
+    ctx.fillRect(hoverSentence[0], L.stripTop, hoverSentence[1] - hoverSentence[0], L.stripH);
+  }
+  ctx.fillStyle = COLORS.text;
+  ctx.font = FONTS.strip;
+  ctx.fillText("document: click a sentence to mark it as the answer", L.pad + 6, L.stripTop + L.stripH / 2);
+}
+
+/** Boundaries that share nothing although overlap was asked for: a red tick down to the strip,
+ * labelled 0 where there is room. */
+function paintTicks(ctx, { L, ticks }) {
+  ctx.font = FONTS.tick;
+  ctx.textBaseline = "middle";
+  ctx.fillStyle = COLORS.noOverlap;
+  for (const { x, label } of ticks) {
+    ctx.fillRect(x - 1, L.rowsBottom - 2, 2, L.stripTop + L.stripH - L.rowsBottom + 2);
+    ctx.fillRect(x - 3, L.rowsBottom - 2, 6, 2);
+    if (label) ctx.fillText("0", x + 3, L.rowsBottom + 5);
+  }
+}
+
+function outline(ctx, bar, color, width) {
+  if (!bar) return;
+  const [x, y, w, h] = bar;
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width;
+  ctx.strokeRect(x - width / 2, y - width / 2, w + width, h + width);
+}

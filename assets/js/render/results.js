@@ -1,0 +1,82 @@
+// Everything drawn from one response, in order: the verdict and the picture first (what a drag
+// must repaint at once), then the numbers, the context, the collection's lanes and counts, and,
+// once the controls rest, the investigation panels. Each renderer is a function of the response
+// and the snapshot taken when its request was sent; none reads a control or the state.
+//
+// A new panel: a module in this folder with render(last) (last = {request, response, snap, ms}),
+// called from render() below, or from renderPanels() when it may wait until a drag stops.
+
+import { $ } from "../dom.js";
+import { int, plural } from "../format.js";
+import { renderVerdict } from "./verdict.js";
+import { renderOverlapNotice, renderStats } from "./stats.js";
+import { renderContext } from "./context.js";
+import { lanes, lanesFrom } from "./lanes.js";
+
+const PANELS_DELAY = 120; // ms the controls rest before the investigation panels are redrawn
+
+export class Results {
+  /** picture: the chunk picture. The panels (investigate, audit, code) are set once the worker runs. */
+  constructor(picture) {
+    this.picture = picture;
+    this.investigate = null;
+    this.audit = null;
+    this.code = null;
+    this.embed = false; // the embedded page shows the verdict, the picture and the sliders only
+    this.timer = 0;
+    this.pendingFocus = null; // {doc, at}: the chunk to focus in the picture after the next render
+  }
+
+  render(last) {
+    const { response, snap, ms } = last;
+    renderVerdict(response, snap);
+    this.picture.setData(response, snap);
+    renderOverlapNotice(response, snap);
+    renderStats(response, snap, ms);
+    renderContext(response, snap);
+    renderDocCounts(response, snap);
+    lanes.draw(lanesFrom(response, snap));
+    this.renderPanels(last);
+    const focus = this.pendingFocus;
+    if (focus && focus.doc === snap.docId) {
+      this.pendingFocus = null;
+      this.picture.focusAt(focus.at);
+    }
+    if (!this.embed && this.code) {
+      const { query, chunking, retrieval } = last.request;
+      this.code.show(JSON.stringify({ query, chunking, retrieval }));
+    }
+  }
+
+  /** The fact verdict at once; the panels below the picture once the controls rest, so a drag
+   * repaints the verdict and the picture without waiting for their layout. */
+  renderPanels(last) {
+    if (this.investigate) this.investigate.renderVerdict(last);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (this.investigate && !this.embed) this.investigate.render(last, last.snap.overlaps);
+      if (this.audit) this.audit.check(last.request);
+    }, PANELS_DELAY);
+  }
+
+  /** After the next response for document `doc`: focus the chunk at code point `at`. */
+  focusAfterRender(doc, at) {
+    this.pendingFocus = { doc, at };
+  }
+}
+
+/** Each document's row in the list: its chunks, and the ranks of those retrieved. */
+function renderDocCounts(response, snap) {
+  const perDoc = new Map(snap.ids.map((id) => [id, { chunks: 0, ranks: [] }]));
+  for (const c of response.chunks) {
+    const d = perDoc.get(c.doc);
+    d.chunks++;
+    if (c.retrieved) d.ranks.push(c.rank);
+  }
+  for (const li of $("doc-list").children) {
+    const d = perDoc.get(li.dataset.doc);
+    if (!d) continue;
+    const ranks = d.ranks.sort((a, b) => a - b).map((r) => `#${r}`).join(" ");
+    li.querySelector(".doc-meta").textContent = `${int(d.chunks)} ${plural(d.chunks, "chunk", "chunks")}${ranks ? ` · retrieved ${ranks}` : ""}`;
+  }
+}

@@ -1,0 +1,89 @@
+// The numbers: one <dl> built once, whose <dd>s each render rewrites, and the sentence under the
+// picture when overlap was asked for and some boundary got none.
+
+import { $ } from "../dom.js";
+import { cap, int, money, plural } from "../format.js";
+import { unitName } from "../params.js";
+
+// One row per number: `key` the response.stats field (or several, joined), `label` and `show`
+// functions of the snapshot, `value` when the number is not a stats field.
+const STATS = [
+  { key: "units_in_documents", label: (s) => `${cap(unitName(s))} in the ${s.docCount > 1 ? `${s.docCount} documents` : "document"}`, show: int },
+  { key: "chunks", label: () => "Chunks", show: int },
+  { key: "size_overlap", label: () => "Size / overlap", value: (r, s) => [s.size, s.overlap],
+    show: ([a, b], s) => `${int(a)} / ${int(b)} ${unitName(s)}` },
+  { key: "units_stored", label: (s) => `${cap(unitName(s))} stored across all chunks`, show: int },
+  { key: "amplification", label: (s) => `Storage amplification (stored / in the ${s.docCount > 1 ? "documents" : "document"})`, show: (v) => `${v.toFixed(2)}×` },
+  { key: "chunks_whole", label: () => "Chunks holding the answer whole", show: int },
+  { key: "chunks_part", label: () => "Chunks holding part of it", show: int },
+  { key: "retrieved", label: () => "Chunks retrieved", show: int },
+  { key: "best_rank", label: () => "Best rank of a chunk holding the answer", show: (v) => (v == null ? "none" : `#${v}`) },
+  { key: "context_chars", label: () => "Characters of context", show: int },
+  { key: "context_tokens", label: () => "Estimated tokens (characters / 4)", show: int },
+  { key: "cost", label: () => "Estimated input cost per query", show: money },
+  // What was asked (in the splitter's unit) beside what neighbouring chunks really share (characters).
+  { key: ["overlap_asked", "overlap_min", "overlap_median", "overlap_max"], joiners: [" asked / achieved ", ", ", ", "],
+    label: () => "Overlap asked / overlap achieved (min, median, max)",
+    value: (r, s, ms, key) => (key === "overlap_asked" ? s.overlap : r.stats[key]),
+    show: (v, s, key) => (key === "overlap_asked" ? `${int(v)} ${unitName(s)}` : v == null ? "–"
+      : key === "overlap_max" ? `${int(v)} characters` : int(v)) },
+  { key: ["boundaries_without_overlap", "boundaries"], joiners: [" of "], label: () => "Boundaries with no overlap",
+    value: (r, s, ms, key) => (key === "boundaries" ? boundaryCount(r) : r.stats[key]), show: int },
+  { key: "ms", label: () => "Recompute time in the worker", value: (r, s, ms) => ms, show: (v) => `${v.toFixed(1)} ms` },
+];
+
+/** Boundaries between neighbouring chunks of one document (each has an `overlap_prev`). */
+const boundaryCount = (r) => r.chunks.reduce((n, c) => n + (c.overlap_prev != null), 0);
+
+export function buildStats() {
+  const dl = $("stats");
+  for (const stat of STATS) {
+    const dt = document.createElement("dt");
+    const dd = document.createElement("dd");
+    stat.dt = dt;
+    stat.cells = [];
+    for (const key of [stat.key].flat()) {
+      const cell = Array.isArray(stat.key) ? document.createElement("span") : dd;
+      cell.dataset.stat = key;
+      if (cell !== dd) {
+        if (stat.cells.length) dd.append(stat.joiners ? stat.joiners[stat.cells.length - 1] : " / ");
+        dd.append(cell);
+      }
+      stat.cells.push(cell);
+    }
+    dl.append(dt, dd);
+  }
+}
+
+export function renderStats(response, snap, ms) {
+  for (const stat of STATS) {
+    stat.dt.textContent = stat.label(snap);
+    [stat.key].flat().forEach((key, i) => {
+      const value = stat.value ? stat.value(response, snap, ms, key) : response.stats[key];
+      const cell = stat.cells[i];
+      cell.dataset.value = JSON.stringify(value ?? null);
+      cell.textContent = value === undefined ? "–" : stat.show(value, snap, key);
+    });
+  }
+  $("stats").closest("section").dataset.ms = String(ms);
+}
+
+// Why a splitter may share nothing across a boundary although overlap was asked for.
+const NO_OVERLAP_REASONS = {
+  "langchain-character": "this splitter only overlaps whole pieces, and these pieces are longer than the overlap.",
+  "langchain-recursive": "this splitter only overlaps whole pieces, and these pieces are longer than the overlap.",
+  sentences: "sentence packing only overlaps whole sentences, and these sentences are longer than the overlap.",
+  haystack: "Haystack repeats whole split units, and a chunk merged by split_threshold or an empty unit repeats nothing.",
+};
+
+/** A sentence when overlap was asked for and some boundary got none; hidden otherwise. */
+export function renderOverlapNotice(response, snap) {
+  const el = $("overlap-notice");
+  const missed = response.stats.boundaries_without_overlap || 0;
+  if (!(snap.overlap > 0 && missed > 0)) { el.hidden = true; el.textContent = ""; return; }
+  const of = boundaryCount(response);
+  const reason = NO_OVERLAP_REASONS[snap.strategy] || "the splitter's pieces did not allow it.";
+  el.textContent = `You asked for ${int(snap.overlap)} ${unitName(snap)} of overlap, but ${int(missed)} of ${int(of)} ` +
+    `${plural(of, "boundary", "boundaries")} ${plural(missed, "shares", "share")} nothing: ${reason}`;
+  el.hidden = false;
+}

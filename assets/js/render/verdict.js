@@ -1,0 +1,55 @@
+// The verdict: whether the marked answer reaches the model whole, in one headline and one sentence.
+// A function of the response and the snapshot; the marked fact has its own verdict, drawn with the
+// investigation panels.
+
+import { $ } from "../dom.js";
+import { listNumbers, plural } from "../format.js";
+
+/** [kind, headline, sentence] for the marked answer. */
+export function verdictWords(response, snap) {
+  const v = response.verdict;
+  const k = snap.k;
+  const total = response.stats.chunks;
+  if (!snap.span || !v || !v.kind) {
+    return ["", "No answer marked",
+      "Select the answer sentence in the document and press “Mark selection as answer”, or click a sentence in the picture."];
+  }
+  const whole = response.chunks.filter((c) => c.holds === "whole").sort((a, b) => a.rank - b.rank);
+  if (v.kind === "intact") {
+    const c = whole[0];
+    return ["intact", "Present and intact",
+      `Chunk ${c.number} holds the whole sentence and ranks #${c.rank} of ${total}, inside your top ${k}.`];
+  }
+  if (v.kind === "ranked_out") {
+    const c = whole[0];
+    return ["ranked_out", "Ranked out", `Chunk ${c.number} holds it whole but ranks #${c.rank}, outside your top ${k}.`];
+  }
+  return ["cut", "Cut in half", `No chunk holds the whole sentence: ${cutSentence(response)}`];
+}
+
+/** Which chunks hold a piece of the cut answer, and which of them were sent. */
+function cutSentence(response) {
+  const parts = response.chunks.filter((c) => c.holds === "part");
+  const nums = parts.map((c) => c.number);
+  const sent = parts.filter((c) => c.retrieved).map((c) => c.number);
+  if (parts.length === 1) return `only chunk ${nums[0]} holds part of it, and it was ${sent.length ? "" : "not "}sent.`;
+  const split = `it is split across chunks ${listNumbers(nums)}, and `;
+  if (sent.length === 0) return split + (parts.length === 2 ? "neither was sent." : "none of them was sent.");
+  if (sent.length === parts.length) return split + (parts.length === 2 ? "both were sent, each with only a piece of it." : "all of them were sent, each with only a piece of it.");
+  return split + `only ${plural(sent.length, "chunk", "chunks")} ${listNumbers(sent)} ${plural(sent.length, "was", "were")} sent.`;
+}
+
+export function renderVerdict(response, snap) {
+  const [kind, headline, sentence] = verdictWords(response, snap);
+  const box = $("verdict");
+  box.dataset.verdict = kind;
+  $("verdict-headline").textContent = headline;
+  $("verdict-text").textContent = sentence;
+  box.hidden = !snap.span && Boolean(snap.fact); // a marked fact has its own verdict (#fact-verdict)
+}
+
+/** The verdict box while Python cannot run. */
+export function renderVerdictFailure(headline, sentence) {
+  $("verdict-headline").textContent = headline;
+  $("verdict-text").textContent = sentence;
+}

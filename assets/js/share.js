@@ -1,0 +1,76 @@
+// The state leaves the page: the URL fragment kept current (after the controls rest), "Copy link",
+// "Copy embed code", and the embedded page's height for the page around it.
+
+import { $ } from "./dom.js";
+import { fragmentFor } from "./url-state.js";
+
+const URL_DELAY = 300; // ms the controls rest before the address bar is rewritten
+
+const baseUrl = () => location.href.split("#")[0];
+
+export class Share {
+  /** store: {state, embed}; info(note): a note in the mark line. */
+  constructor({ store, info }) {
+    Object.assign(this, { store, info });
+    this.timer = 0;
+    $("copy-link").addEventListener("click", () => this.copyLink());
+    $("copy-embed").addEventListener("click", () => this.copyEmbed());
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.writeUrl(), URL_DELAY);
+  }
+
+  async writeUrl() {
+    const fragment = await fragmentFor(this.store.state, { embed: this.store.embed });
+    history.replaceState(null, "", `#${fragment}`);
+    if (this.store.embed) await this.linkFullPage();
+  }
+
+  /** The embedded page's "Open the full simulator" link. */
+  async linkFullPage() {
+    $("open-full").href = `${baseUrl()}#${await fragmentFor(this.store.state)}`;
+  }
+
+  async share(text, done) {
+    const out = $("share-output");
+    out.value = text;
+    try {
+      await navigator.clipboard.writeText(text);
+      this.info(done);
+    } catch {
+      out.select();
+      this.info("Your browser did not allow copying: the text is selected in the box below, copy it from there.");
+    }
+  }
+
+  async copyLink() {
+    const notes = [];
+    const url = `${baseUrl()}#${await fragmentFor(this.store.state, { notes })}`;
+    await this.share(url, notes.length ? `Link copied. ${notes.join(" ")}` : "Link copied.");
+  }
+
+  async copyEmbed() {
+    const notes = [];
+    const src = `${baseUrl()}#${await fragmentFor(this.store.state, { embed: true, notes })}`;
+    const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+    const snippet = `<iframe src="${attr(src)}" title="ragsim: does the answer survive chunking and retrieval?" ` +
+      `width="100%" height="560" loading="lazy" style="border:0"></iframe>`;
+    await this.share(snippet, notes.length ? `Embed code copied. ${notes.join(" ")}` : "Embed code copied.");
+  }
+}
+
+/** In an iframe: tell the page around it the height it needs, whenever it changes. */
+export function startResizeMessages() {
+  if (window.parent === window) return;
+  let lastHeight = -1;
+  const post = () => {
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
+    if (height === lastHeight) return;
+    lastHeight = height;
+    window.parent.postMessage({ type: "ragsim:resize", height }, "*");
+  };
+  new ResizeObserver(post).observe(document.body);
+  post();
+}

@@ -1,0 +1,99 @@
+// The page's state: one plain object the controls write and every request is built from.
+//
+//   state[param.name]  each row of the parameter table (params.js); state.doc is the selected
+//                      document's text, also kept (when not selected) in state.docs
+//   state.docs, .sel   the collection and the selected document's index
+//   state.span         the marked answer {start, end, doc}, UTF-16 offsets, or null
+//   state.fact         {doc, name: {start, end} | null, value: {start, end} | null}, UTF-16 offsets
+//   state.example      "collection" while the built-in collection is loaded and unedited
+//   state.find         the phrase to find; empty means the marked answer
+//   state.expand       "none", "1", "2" (neighbouring chunks) or "section"
+//   state.overlaps     the sweep's overlaps; null means the unit's default list
+//
+// The renderers never see this object: they get a snapshot (below) taken when the request is sent.
+
+import { EXAMPLE } from "./examples.js";
+import { PARAMS, settle, unitName } from "./params.js";
+import { collectionFact } from "./collection.js";
+import { factComplete, markedText } from "./spans.js";
+
+export const DOC_ID = "doc";
+
+// The overlaps the sweep compares when the user has not typed any, by unit.
+export const DEFAULT_SWEEP = { chars: [0, 25, 50, 100, 150, 300], words: [0, 4, 8, 17, 25, 50] };
+export const defaultOverlaps = (unit) => DEFAULT_SWEEP[unit === "words" ? "words" : "chars"];
+export const sweepOverlaps = (s) => s.overlaps || defaultOverlaps(s.unit);
+
+export function defaultState() {
+  const state = Object.fromEntries(PARAMS.map((p) => [p.name, p.default]));
+  const at = EXAMPLE.text.indexOf(EXAMPLE.answer);
+  state.span = at >= 0 ? { start: at, end: at + EXAMPLE.answer.length, doc: DOC_ID } : null;
+  state.docs = [{ id: DOC_ID, title: "Document", text: state.doc }];
+  state.sel = 0;
+  state.fact = null;
+  state.example = null;
+  state.find = "";
+  state.expand = "none";
+  state.overlaps = null;
+  return state;
+}
+
+// The collection -------------------------------------------------------------------------------
+
+export const selectedId = (s) => s.docs[s.sel].id;
+export const textOfDoc = (s, id) => (id === selectedId(s) ? s.doc : (s.docs.find((d) => d.id === id) || { text: "" }).text);
+export const titleOf = (s, id) => (s.docs.find((d) => d.id === id) || { title: id }).title;
+
+/** The selected document's text (edited in state.doc) back into the list. */
+export function stashSelected(s) {
+  s.docs[s.sel] = { ...s.docs[s.sel], text: s.doc };
+}
+
+/** Select document `i`: its text becomes state.doc. */
+export function selectIndex(s, i) {
+  stashSelected(s);
+  s.sel = i;
+  s.doc = s.docs[i].text;
+}
+
+/** The built-in collection and its settings into `s` (assets/collection/index.json). */
+export function useCollection(s, index, docs) {
+  for (const p of PARAMS) if (p.name !== "doc") s[p.name] = p.default;
+  Object.assign(s, { unit: index.unit, size: index.size, overlap: index.overlap, k: index.k, q: index.question });
+  settle(s);
+  const fact = collectionFact(index, docs);
+  s.docs = docs;
+  s.sel = Math.max(0, docs.findIndex((d) => d.id === (fact ? fact.doc : docs[0].id)));
+  s.doc = docs[s.sel].text;
+  Object.assign(s, { span: null, fact, example: "collection", find: "", expand: "none", overlaps: null });
+}
+
+// The snapshot the renderers draw from ----------------------------------------------------------
+
+/** What the drawing needs, taken when `request` is sent: the settings it shows, every text sent,
+ * the marks in UTF-16 (`marks`: doc id -> the answer, or the fact's name-to-value stretch). */
+export function snapshot(s, request) {
+  const texts = Object.fromEntries(request.documents.map((d) => [d.id, d.text]));
+  const docId = s.docs[s.sel].id;
+  const marks = {};
+  let fact = null, factText = null;
+  const f = s.fact;
+  if (f) {
+    const t = texts[f.doc] ?? "";
+    const parts = [f.name, f.value].filter(Boolean);
+    fact = { doc: f.doc, name: f.name, value: f.value, complete: factComplete(f), cp: request.fact };
+    factText = { name: f.name ? t.slice(f.name.start, f.name.end) : "", value: f.value ? t.slice(f.value.start, f.value.end) : "" };
+    marks[f.doc] = { start: Math.min(...parts.map((p) => p.start)), end: Math.max(...parts.map((p) => p.end)) };
+  }
+  if (s.span) marks[s.span.doc ?? docId] = { start: s.span.start, end: s.span.end };
+  return {
+    doc: s.doc, span: s.span, k: s.k, unit: s.unit, size: s.size, overlap: s.overlap, strategy: s.strategy, split_by: s.split_by,
+    docId, texts, marks, fact, factText,
+    ids: request.documents.map((d) => d.id),
+    titles: request.documents.map((d) => d.title || d.id),
+    docCount: request.documents.length,
+    findDefault: markedText(s, (id) => texts[id] ?? ""),
+    unitName: unitName(s),
+    overlaps: sweepOverlaps(s), // the overlaps the sweep compares
+  };
+}
