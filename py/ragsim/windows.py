@@ -4,7 +4,7 @@ from .errors import RequestError
 from .extents import Split
 from .fields import get_choice, get_int
 
-UNITS = ("words", "chars")
+UNITS = ("words", "chars", "tokens")  # tokens: chunking.tokenizer's (ragsim.tokens, issue 12)
 
 
 def window_bounds(n: int, size: int, overlap: int) -> list[tuple[int, int]]:
@@ -42,6 +42,10 @@ def read_params(chunking: dict) -> tuple[str, int, int]:
 def split(doc, chunking: dict) -> Split:
     """Windows over `doc` (a DocIndex): extents in code points, units counted in the window's unit."""
     unit, size, overlap = read_params(chunking)
+    if unit == "tokens":
+        from .tokens.document import read_tokenizer, windows
+
+        return windows(doc, size, overlap, read_tokenizer(chunking))
     n = doc.n_words if unit == "words" else len(doc.text)
     firsts, stops = window_columns(n, size, overlap)
     units = [b - a for a, b in zip(firsts, stops)]

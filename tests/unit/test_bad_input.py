@@ -29,7 +29,7 @@ BAD = [
     ({"documents": []}, "documents"),
     ({"documents": [{"id": "d", "title": "", "text": 5}]}, "documents[0].text"),
     ({"documents": [{"id": "d", "text": "a"}, {"id": "d", "text": "b"}]}, "documents[1].id"),
-    ({"chunking__unit": "tokens"}, "chunking.unit"),
+    ({"chunking__unit": "bytes"}, "chunking.unit"),  # "tokens" is a unit since issue 12
     ({"chunking__size": 0}, "chunking.size"),
     ({"chunking__size": 2.5}, "chunking.size"),
     ({"chunking__size": True}, "chunking.size"),

@@ -7,12 +7,13 @@ returns extents computed while splitting. `window` (SPEC section 2) is the defau
 from ..errors import RequestError
 from ..extents import Split
 from .. import windows
-from . import haystack, langchain_character, langchain_recursive, sentences
+from . import haystack, langchain_character, langchain_recursive, langchain_token, sentences
 
 STRATEGIES = {
     "window": windows.split,
     "langchain-character": langchain_character.split,
     "langchain-recursive": langchain_recursive.split,
+    "langchain-token": langchain_token.split,  # tiktoken tokens (issue 12)
     "haystack": haystack.split,
     "sentences": sentences.split,
 }

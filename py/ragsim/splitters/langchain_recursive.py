@@ -111,6 +111,11 @@ def read_separators(chunking: dict) -> tuple[tuple[str, ...], bool]:
 
 
 def split(doc, chunking: dict) -> Split:
+    if chunking.get("length", "chars") != "chars":  # from_tiktoken_encoder (issue 12)
+        from . import langchain_token
+
+        if langchain_token.read_length(chunking) == "tokens":
+            return langchain_token.split_recursive(doc, chunking)
     size, overlap, strip = lc.read_common(chunking)
     separators, is_regex = read_separators(chunking)
     keep = lc.read_keep_separator(chunking, default=True)

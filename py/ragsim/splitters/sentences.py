@@ -14,6 +14,7 @@ words; `chars` is the extent's length (the spaces between its sentences included
 
 from bisect import bisect_left
 
+from ..errors import RequestError
 from ..extents import Extent, Split
 from ..sentences import split_sentences
 from ..windows import read_params, window_bounds
@@ -21,6 +22,9 @@ from ..windows import read_params, window_bounds
 
 def split(doc, chunking: dict) -> Split:
     unit, size, overlap = read_params(chunking)
+    if unit == "tokens":  # issue 12 offers tokens for the window and LangChain's token splitters only
+        raise RequestError("chunking.unit", 'The sentences strategy counts "words" or "chars"; for tokens '
+                           'choose the window strategy or a LangChain token splitter.')
     text = doc.text
     # Sentences and their first words depend on the text alone: kept on the index for the next move.
     if "sentences" not in doc.memo:

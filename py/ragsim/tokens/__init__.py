@@ -1,0 +1,110 @@
+"""Exact tiktoken tokens in pure Python (SPEC section 9): cl100k_base and o200k_base.
+
+    from ragsim import tokens
+    tokens.provide("cl100k_base", rank_file_bytes)   # once; sha256-checked against tiktoken's value
+    enc = tokens.get("cl100k_base")                  # an `Encoding`
+    enc.encode(text)                                 # == tiktoken's encode(text, allowed_special="all")
+    ids, starts, ends = enc.encode_with_offsets(text)
+
+The rank files are OpenAI's own (`<name>.tiktoken`); the core never downloads. The host gives it
+their bytes: the page's worker fetches them from dist/ and calls `provide`; on CPython, `get` falls
+back to `host.find_rank_file` (the environment variable RAGSIM_TIKTOKEN_DIR, the build's .cache/,
+tiktoken's and LlamaIndex's caches). Parsed encodings are kept for the life of the process: they are
+immutable data, like `re`'s compiled patterns.
+"""
+
+import binascii
+import hashlib
+
+from ..errors import RequestError
+from .encoding import Encoding
+from .patterns import UNICODE_VERSION
+
+ENDOFTEXT = "<|endoftext|>"
+FIM_PREFIX = "<|fim_prefix|>"
+FIM_MIDDLE = "<|fim_middle|>"
+FIM_SUFFIX = "<|fim_suffix|>"
+ENDOFPROMPT = "<|endofprompt|>"
+
+# tiktoken_ext/openai_public.py (tiktoken 0.7 - 0.14): the sha256 tiktoken checks each rank file
+# against, the file's name in tiktoken's cache (sha1 of its blob URL) and the special tokens.
+ENCODINGS = {
+    "cl100k_base": {
+        "sha256": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        "cache_name": "9b5ad71b2ce5302211f9c61530b329a4922fc6a4",
+        "n_ranks": 100256,
+        "special": {ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260,
+                    ENDOFPROMPT: 100276},
+    },
+    "o200k_base": {
+        "sha256": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        "cache_name": "fb374d419588a4632f3f557e76b4b70aebbca790",
+        "n_ranks": 199998,
+        "special": {ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
+    },
+}
+DEFAULT = "cl100k_base"
+NAMES = tuple(ENCODINGS)
+
+_loaded: dict[str, Encoding] = {}
+
+
+def file_name(name: str) -> str:
+    """The rank file's own name, as OpenAI publishes it: `cl100k_base.tiktoken`."""
+    return f"{name}.tiktoken"
+
+
+def check_name(name, field: str) -> str:
+    """`name` if it is a known encoding; else a RequestError for `field` that lists the names."""
+    if name not in ENCODINGS:
+        listed = ", ".join(repr(n) for n in ENCODINGS)
+        raise RequestError(field, f"{field} must be one of {listed} (got {name!r}).")
+    return name
+
+
+def parse_ranks(data: bytes, n_ranks: int | None = None) -> dict[bytes, int]:
+    """The mergeable ranks of a `.tiktoken` file: one `base64 rank` pair a line.
+
+    OpenAI's files list the ranks 0, 1, 2, ... in order; with `n_ranks` (a file whose sha256 was
+    checked) the numbers are not parsed at all, which halves the time."""
+    fields = data.split()
+    tokens = fields[0::2]
+    if n_ranks is not None and len(tokens) == n_ranks:
+        return dict(zip(map(binascii.a2b_base64, tokens), range(n_ranks)))
+    return dict(zip(map(binascii.a2b_base64, tokens), map(int, fields[1::2])))
+
+
+def provide(name: str, data: bytes) -> Encoding:
+    """Check `data` is the official rank file of encoding `name` (sha256) and make it available."""
+    spec = ENCODINGS[check_name(name, "tokenizer")]
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != spec["sha256"]:
+        raise ValueError(f"{file_name(name)} has sha256 {digest}, not the official {spec['sha256']}; "
+                         "get the file again (python3 build.py fetches and checks it).")
+    enc = Encoding(name, parse_ranks(data, spec["n_ranks"]), spec["special"])
+    _loaded[name] = enc
+    return enc
+
+
+def loaded(name: str) -> bool:
+    """Whether `get(name)` is ready without reading a file."""
+    return name in _loaded
+
+
+def get(name: str = DEFAULT, field: str = "tokenizer") -> Encoding:
+    """The encoding `name`, provided earlier or found by the host loader; a RequestError for
+    `field` when the name is unknown or the rank file cannot be had."""
+    check_name(name, field)
+    enc = _loaded.get(name)
+    if enc is None:
+        from . import host  # only when nothing was provided: reads files, never in the page
+
+        data = host.find_rank_file(name)
+        if data is None:
+            raise RequestError(field, host.missing_message(name))
+        enc = provide(name, data)
+    return enc
+
+
+__all__ = ["ENCODINGS", "NAMES", "DEFAULT", "UNICODE_VERSION", "Encoding", "check_name", "file_name",
+           "get", "loaded", "parse_ranks", "provide"]
