@@ -1,0 +1,162 @@
+"""A question set evaluated at one setting and over a 24-cell settings map, against the usual way.
+
+Corpus: CPython's help topics (`pydoc_data.topics`, one document per topic) and the docstrings of
+the standard library's top-level modules (read with `ast`, one document per module), taken in name
+order until there is more than 1 MB of text. Questions: generated deterministically (a seeded
+random): a sentence of a document is the reference (one question in ten needs two sentences), and
+the query is a question made of some of its words. Nothing is downloaded.
+
+The usual way, per setting: slice the chunks, tokenize them, index them with `bm25s` and
+`retrieve` every question's top k (the metrics are not even computed, which favours it). ragsim
+indexes each document once and, per setting, re-splits, ranks every question by exact top-k with
+pruning and computes the full metrics (`questions.evaluate`, `settings_map.settings_map`).
+
+    python benchmarks/bench_questions.py [--questions 400] [--repeat 3] [--write-set questions.json]
+"""
+
+import argparse
+import ast
+import json
+import pathlib
+import random
+import re
+import statistics
+import sys
+import sysconfig
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "py"))
+
+from ragsim import question_io, questions as qs, settings_map  # noqa: E402
+from ragsim.api import Session  # noqa: E402
+from ragsim.topk import Setting, Words  # noqa: E402
+
+TERM = re.compile(r"\w+")
+SENTENCE = re.compile(r"[A-Z][^.!?\n]{30,240}[.!?]")
+MIN_CHARS = 1_050_000
+RETRIEVAL = {"variant": "lucene", "k1": 1.2, "b": 0.75, "delta": 0.5, "analyzer": None}
+OPENERS = ("What does", "How does", "Why does", "When does", "Which", "What is the", "How do I use")
+
+
+def corpus() -> list[dict]:
+    """The help topics, then module docstrings, in name order, until MIN_CHARS characters."""
+    from pydoc_data.topics import topics
+
+    docs = [{"id": f"topics/{k}", "title": k, "text": topics[k]} for k in sorted(topics)]
+    total = sum(len(d["text"]) for d in docs)
+    for path in sorted(pathlib.Path(sysconfig.get_paths()["stdlib"]).glob("*.py")):
+        if total >= MIN_CHARS:
+            break
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        nodes = [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)))]
+        parts = [doc for n in nodes if (doc := ast.get_docstring(n))]
+        text = "\n\n".join(parts)
+        if len(text) > 2000:
+            docs.append({"id": f"stdlib/{path.name}", "title": path.stem, "text": text})
+            total += len(text)
+    return docs
+
+
+def question_set(docs: list[dict], count: int, seed: int = 7) -> list[dict]:
+    """`count` questions: one reference sentence (two for every tenth), the query made of its words."""
+    rng = random.Random(seed)
+    sentences = [[(m.start(), m.end()) for m in SENTENCE.finditer(d["text"])] for d in docs]
+    usable = [i for i, s in enumerate(sentences) if len(s) >= 2]
+    out = []
+    while len(out) < count:
+        d = rng.choice(usable)
+        picked = rng.sample(sentences[d], 2 if len(out) % 10 == 9 else 1)
+        words = []
+        for a, b in picked:
+            ws = [w for w in TERM.findall(docs[d]["text"][a:b]) if len(w) > 3]
+            words += rng.sample(ws, min(len(ws), rng.randint(2, 4)))
+        query = f"{rng.choice(OPENERS)} {' '.join(words)} do in the {rng.choice(['code', 'language', 'module'])}?"
+        out.append({"id": f"q{len(out) + 1}", "query": query,
+                    "references": [{"doc": docs[d]["id"], "start": a, "end": b} for a, b in sorted(picked)]})
+    return out
+
+
+def usual_way(docs, size, overlap, queries, k):
+    """Slice character windows, tokenize, index with bm25s, retrieve every question's top k."""
+    import bm25s
+
+    step = size - overlap
+    chunks = [d["text"][i : i + size] for d in docs for i in range(0, max(len(d["text"]) - overlap, 1), step)]
+    model = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
+    model.index([TERM.findall(c.lower()) for c in chunks], show_progress=False)
+    model.retrieve([TERM.findall(q.lower()) or ["_"] for q in queries], k=k, show_progress=False, n_threads=1)
+    return len(chunks)
+
+
+def timed(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=400)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--write-set", help="also write the documents' ids and the question set as JSON here")
+    args = parser.parse_args()
+    docs = corpus()
+    chars = sum(len(d["text"]) for d in docs)
+    raw = question_set(docs, args.questions)
+    questions = qs.read_question_set(raw, docs)
+    queries = [q.query for q in questions]
+    print(f"corpus: {len(docs)} documents, {chars:,} characters, {sum(len(d['text'].split()) for d in docs):,} words;"
+          f" {len(questions)} questions ({sum(len(q.refs) > 1 for q in questions)} with two references)")
+    if args.write_set:
+        pathlib.Path(args.write_set).write_text(question_io.write_json(questions, docs))
+
+    session = Session()
+    t = time.perf_counter()
+    session.hold(len(docs))
+    indexes = [session.index(d["text"]) for d in docs]
+    words = Words(indexes)
+    print(f"indexing once: {(time.perf_counter() - t) * 1000:.0f} ms (both ways pay their own indexing below)")
+    k = 5
+
+    print("\none setting, all questions (chars windows, k=5):")
+    print(f"  {'setting':>10}  {'chunks':>6}  {'ragsim':>8}  {'bm25s way':>9}  ratio   intact ranked_out cut  recall  iou")
+    for size, overlap in ((500, 100), (1000, 200), (2000, 0)):
+        chunking = {"unit": "chars", "size": size, "overlap": overlap}
+
+        def ours():
+            setting = Setting(words, chunking, Session(), RETRIEVAL)  # a fresh split every time
+            return qs.evaluate(questions, setting, k, 3.0)
+
+        ours_s, (_, stats) = timed(ours, args.repeat)
+        theirs_s, n = timed(lambda: usual_way(docs, size, overlap, queries, k), args.repeat)
+        print(f"  {size:>5}/{overlap:<4}  {n:>6}  {ours_s * 1000:6.0f}ms  {theirs_s * 1000:7.0f}ms  {theirs_s / ours_s:4.1f}x"
+              f"   {stats['intact']:>6} {stats['ranked_out']:>10} {stats['cut']:>3}  {stats['recall_mean']:.3f}  "
+              f"{stats['iou_mean']:.3f}")
+
+    sizes, overlaps = [300, 500, 800, 1200, 1600, 2000], [0, 50, 100, 200]
+    print(f"\nthe map: {len(sizes)} sizes x {len(overlaps)} overlaps = {len(sizes) * len(overlaps)} cells, k={k}")
+    ours_s, grid = timed(lambda: settings_map.settings_map(indexes, {"unit": "chars"}, RETRIEVAL, k, questions, 3.0,
+                                                           sizes, overlaps, Session(splits=1)), 1)
+
+    def theirs():
+        for s in sizes:
+            for o in overlaps:
+                usual_way(docs, s, o, queries, k)
+
+    theirs_s, _ = timed(theirs, 1)
+    print(f"  ragsim map {ours_s:.2f} s; 24 bm25s runs {theirs_s:.2f} s; ratio {theirs_s / ours_s:.1f}x")
+    best = min(((c["context_tokens_mean"], s, o, c) for s, row in zip(sizes, grid["cells"])
+                for o, c in zip(overlaps, row) if c), key=lambda x: x[0])
+    most = max((c["intact"] for row in grid["cells"] for c in row if c))
+    print(f"  most answers intact in a cell: {most} of {len(questions)}; cheapest cell: size {best[1]}, overlap {best[2]}"
+          f" ({best[3]['intact']} intact, {best[0]:.0f} tokens per query)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,336 @@
+"""Many queries over one split of a corpus: exact top-k and exact ranks, with pruning.
+
+A question set (SPEC section 8) ranks every question on its own query over the same chunks, and the
+settings map does that again for each cell. Scoring every chunk for every query, as `bm25.score_all`
+does, costs (questions x chunks holding any query term); here each term's BM25 weights are computed
+once per split and shared by all queries, and a query scores only the chunks that can reach its top
+k, in the manner of MaxScore (Turtle & Flood 1995): the query's terms are taken rarest first, the
+chunks holding them are scored exactly, and the rest of the chunks are skipped once the k-th best
+score beats the most the remaining terms could add to a chunk.
+
+Exactness: a chunk's score is summed in query order, one addition per query term occurrence, as
+`bm25.score_all` sums it (adding 0.0 for a term the chunk lacks changes no bit), and the bound on the
+skipped chunks is summed in the same order from each term's largest weight; float addition is
+monotone, so a skipped chunk can never score above the bound. Ties go by position. The results
+equal `bm25.rank(bm25.score_all(...))` exactly (tests hold them to it).
+
+Documents are laid end to end in one word space (document d's words follow those of documents
+0 .. d-1), so a term's chunks over the whole corpus come from one pass over its postings.
+"""
+
+import heapq
+import math
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from itertools import chain, compress, filterfalse, repeat
+from operator import add, le, mul, neg, sub, truediv
+
+from . import bm25
+
+
+class Words:
+    """The corpus's documents laid end to end: each needed term's postings in one word space.
+    Independent of the split, so a settings map builds it once."""
+
+    def __init__(self, indexes):
+        self.indexes = indexes
+        self.base = []  # per document: the word space position of its first word
+        n = 0
+        for index in indexes:
+            self.base.append(n)
+            n += index.n_words
+        self._postings: dict[str, list[int]] = {}
+
+    def postings(self, t: str) -> list[int]:
+        """The word space positions holding term `t`, once per occurrence, ascending."""
+        p = self._postings.get(t)
+        if p is None:
+            p = []
+            for index, base in zip(self.indexes, self.base):
+                ws = index.postings.get(t)
+                if ws:
+                    p.extend(map(add, ws, repeat(base)) if base else ws)
+            self._postings[t] = p
+        return p
+
+
+class Setting:
+    """Every document split at one chunking, as columns over the corpus (position p is chunk p + 1),
+    and the BM25 weights of each term asked for, computed once and shared by every query."""
+
+    def __init__(self, words: Words, chunking: dict, session, retrieval: dict):
+        self.words = words
+        self.retrieval = retrieval
+        self.doc_of, self.starts, self.ends, self.units, self.lengths = [], [], [], [], []
+        self.first, self.doc_starts, self.doc_ends, self.doc_monotone = [], [], [], []
+        inner_from, inner_to, edges = [], [], {}
+        self.unit, self.units_in_documents = None, 0
+        monotone = True
+        for di, (index, wbase) in enumerate(zip(words.indexes, words.base)):
+            split, layout = session.split(index, chunking)
+            base = len(self.starts)
+            self.first.append(base)
+            self.unit = split.unit
+            self.units_in_documents += split.units_in_document
+            self.doc_of.extend(repeat(di, len(split)))
+            self.starts.extend(split.starts)
+            self.ends.extend(split.ends)
+            self.units.extend(split.units)
+            self.lengths.extend(layout.lengths)
+            self.doc_starts.append(split.starts)
+            self.doc_ends.append(split.ends)
+            self.doc_monotone.append(all(map(le, split.starts, split.starts[1:]))
+                                     and all(map(le, split.ends, split.ends[1:])))
+            monotone = monotone and layout.monotone
+            inner_from.extend(map(add, layout.inner_from, repeat(wbase)))
+            inner_to.extend(map(add, layout.inner_to, repeat(wbase)))
+            for t, counts in layout.edge_index.items():
+                (edges.get(t) or edges.setdefault(t, [])).extend((c + base, m) for c, m in counts.items())
+        self.inner_from, self.inner_to, self.edges, self.monotone = inner_from, inner_to, edges, monotone
+        self.n = n = len(self.starts)
+        self.l_avg = sum(self.lengths) / n if n else 0.0
+        r = retrieval
+        self.idf, self.weight = bm25.formulas(r["variant"])
+        self.shifted = r["variant"] in bm25.SHIFTED
+        # k1 * (1 - b + b * dl / avgdl) per chunk: the very subexpression of bm25.score_all's lucene
+        # weight, computed once, so each weight below has the same bits as there
+        self.norm = [r["k1"] * (1 - r["b"] + r["b"] * l_d / self.l_avg) for l_d in self.lengths] if self.l_avg else []
+        self.tables: dict = {}  # term -> exact weights
+        self.rough: dict = {}  # term -> approximate weights (lucene)
+        self.frequencies_cache: dict = {}
+        self.approximate = self.weight is bm25.weight_lucene
+
+    # --- each term's chunks and weights -------------------------------------------------------
+
+    def frequencies(self, t: str) -> tuple[list[int], list[int]]:
+        """The chunks holding term `t` (ascending) and how often."""
+        postings = self.words.postings(t)
+        if self.monotone and len(postings) < self.n:
+            # Word w lies in the chunks [first with inner_to > w, first with inner_from > w).
+            found = Counter(chain.from_iterable(map(range, map(bisect_right, repeat(self.inner_to), postings),
+                                                        map(bisect_right, repeat(self.inner_from), postings))))
+        else:
+            # Chunk c holds the postings in words [inner_from[c], inner_to[c]): counted by bisection.
+            tf = list(map(sub, map(bisect_left, repeat(postings), self.inner_to),
+                          map(bisect_left, repeat(postings), self.inner_from)))
+            found = dict(compress(enumerate(tf), tf))
+        for c, m in self.edges.get(t, ()):
+            found[c] = found.get(c, 0) + m
+        chunks = sorted(found)
+        return chunks, list(map(found.__getitem__, chunks))
+
+    def table(self, t: str, exact: bool = True):
+        """`(positions, tfs, weight by position, largest weight)` of term `t`; None if no chunk holds it.
+
+        Exact weights have the bits of `bm25.score_all`. The approximate ones (lucene only) take idf
+        from `math.log` rather than the correctly rounded `bm25.ln` (a hundred times slower), so
+        they may differ in the last bit or two; `Query` decides with them only where no score
+        lies within `TOLERANCE` of another that it is compared with.
+        """
+        tables = self.tables if exact or not self.approximate else self.rough
+        if t in tables:
+            return tables[t]
+        freq = self.frequencies_cache.get(t)
+        if freq is None:
+            freq = self.frequencies_cache[t] = self.frequencies(t)
+        positions, tfs = freq
+        entry = None
+        if positions and self.l_avg:
+            df, n = len(positions), self.n
+            idf = self.idf(df, n) if tables is self.tables else math.log(1 + (n - df + 0.5) / (df + 0.5))
+            if self.weight is bm25.weight_lucene:
+                w = list(map(truediv, map(mul, repeat(idf), tfs), map(add, tfs, map(self.norm.__getitem__, positions))))
+            else:
+                r, lengths = self.retrieval, self.lengths
+                w = [self.weight(idf, tf, lengths[d], self.l_avg, r["k1"], r["b"], r["delta"])
+                     for d, tf in zip(positions, tfs)]
+            entry = (positions, tfs, dict(zip(positions, w)), max(w))
+        tables[t] = entry
+        return entry
+
+    def scores(self, query_terms: list[str]) -> list[float]:
+        """Every chunk's score, by `bm25.score_all` itself."""
+        occ = {}
+        for t in dict.fromkeys(query_terms):
+            e = self.table(t)
+            if e is not None:
+                occ[t] = (e[0], e[1])
+        r = self.retrieval
+        return bm25.score_all(query_terms, self.lengths, occ, r["variant"], r["k1"], r["b"], r["delta"])
+
+    def query(self, query_terms: list[str]) -> "Query":
+        return Query(self, query_terms)
+
+    # --- where a span lies ---------------------------------------------------------------------
+
+    def whole_range(self, d: int, s: int, t: int) -> list[int]:
+        """Positions of document d's chunks holding `[s, t)` whole."""
+        starts, ends, base = self.doc_starts[d], self.doc_ends[d], self.first[d]
+        if self.doc_monotone[d]:
+            return list(range(base + bisect_left(ends, t), base + bisect_right(starts, s)))
+        return [base + i for i, (a, z) in enumerate(zip(starts, ends)) if a <= s and t <= z]
+
+    def touching(self, d: int, a: int, b: int) -> list[tuple[int, int]]:
+        """Extents of document d's chunks that touch `[a, b)` in Chroma's closed sense."""
+        starts, ends = self.doc_starts[d], self.doc_ends[d]
+        if self.doc_monotone[d]:
+            lo, hi = bisect_left(ends, a), bisect_right(starts, b)
+            return list(zip(starts[lo:hi], ends[lo:hi]))
+        return [(s, e) for s, e in zip(starts, ends) if s <= b and a <= e]
+
+
+class NearTie(Exception):
+    """Approximate scores came within TOLERANCE of each other where the ranking compares them."""
+
+
+# Approximate and exact scores differ by a few units in the last place (about 1e-15 relative):
+# any two scores further apart than this compare the same way under both.
+TOLERANCE = 1e-9
+
+
+class Query:
+    """One query's ranking over a Setting, scored only as far as the questions asked of it need.
+
+    It ranks with approximate weights first and, should two compared scores lie within TOLERANCE
+    of each other, again with exact ones; either way the answers are those of the exact ranking.
+    """
+
+    def __init__(self, setting: Setting, query_terms: list[str]):
+        self.setting = setting
+        self.terms = query_terms
+        self._rough = _Ranking(setting, query_terms, exact=False) if setting.approximate else None
+        self._exact = None
+
+    def exact(self) -> "_Ranking":
+        if self._exact is None:
+            self._exact = _Ranking(self.setting, self.terms, exact=True)
+        return self._exact
+
+    def _ask(self, question):
+        if self._rough is not None:
+            try:
+                return question(self._rough)
+            except NearTie:
+                self._rough = None
+        return question(self.exact())
+
+    def top(self, k: int) -> list[int]:
+        """The first `min(k, N)` positions of the full ranking (score descending, ties by position)."""
+        return self._ask(lambda r: r.top(k))
+
+    def best_rank(self, chunks: list[int]) -> int:
+        """The best 1-based rank among some chunks in the full ranking."""
+        return self._ask(lambda r: r.best_rank(chunks))
+
+
+class _Ranking:
+    """Pruned ranking with one kind of weights; `guard` makes near-ties raise NearTie."""
+
+    def __init__(self, setting: Setting, query_terms: list[str], exact: bool):
+        self.setting = setting
+        self.guard = not exact
+        self.full = None  # every chunk's score, for the variants that give every chunk one
+        if setting.shifted:
+            self.full = setting.scores(query_terms)
+            return
+        tables = [setting.table(t, exact) for t in query_terms]
+        self.present = [t for t, e in zip(query_terms, tables) if e is not None]
+        entries = {t: e for t, e in zip(query_terms, tables) if e is not None}
+        self.entries = entries
+        self.seq = [entries[t][2] for t in self.present]  # weight tables in query order
+        self.times = Counter(self.present)
+        # MaxScore's order: terms by their largest weight, so the cheapest to skip come first
+        self.order = sorted(entries, key=lambda t: entries[t][3])
+        self.bounds = self._bounds()
+        self.scored: dict[int, float] = {}
+
+    def _bounds(self) -> list[float]:
+        """bounds[i]: the most a chunk holding only the terms order[:i] could score (query order)."""
+        out = []
+        for i in range(len(self.order) + 1):
+            skipped = set(self.order[:i])
+            b = 0.0
+            for t in self.present:
+                if t in skipped:
+                    b += self.entries[t][3]
+            out.append(b)
+        return out
+
+    def _score(self, chunks) -> None:
+        """Exact sums in query order (for these weights) of chunks not yet scored."""
+        new = list(filterfalse(self.scored.__contains__, chunks))
+        if not self.seq:
+            self.scored.update(zip(new, repeat(0.0)))
+        elif new:
+            acc = list(map(self.seq[0].get, new, repeat(0.0)))
+            for w in self.seq[1:]:
+                acc = list(map(add, acc, map(w.get, new, repeat(0.0))))
+            self.scored.update(zip(new, acc))
+
+    def _candidates(self, theta: float, k: int = 0) -> list[int]:
+        """Chunks that could score at least `theta`: those holding an essential term (MaxScore), less
+        those whose essential weights plus the most the other terms could add fall short. With `k`,
+        theta rises to the k-th best essential weight sum (a chunk's score is at least that sum)."""
+        skip = 0
+        while skip < len(self.order) and self.bounds[skip + 1] < theta * (1 - TOLERANCE):
+            skip += 1  # terms order[:skip] cannot lift a chunk to theta by themselves
+        partial: dict[int, float] = {}
+        for t in self.order[skip:]:
+            times = self.times[t]  # a repeated query term counts once per occurrence
+            for c, w in self.entries[t][2].items():
+                partial[c] = partial.get(c, 0.0) + w * times
+        if k and len(partial) >= k:
+            theta = max(theta, heapq.nlargest(k, partial.values())[-1])
+        reach = theta * (1 - TOLERANCE) - self.bounds[skip] * (1 + TOLERANCE)
+        return [c for c, p in partial.items() if p >= reach]
+
+    def top(self, k: int) -> list[int]:
+        if self.full is not None:
+            return bm25.rank(self.full)[:k]
+        n = self.setting.n
+        theta = 0.0
+        for t in reversed(self.order):
+            # A first threshold from the chunks holding the terms with the largest weights ...
+            self._score(self.entries[t][0])
+            if len(self.scored) >= k:
+                theta = heapq.nlargest(k, self.scored.values())[-1]
+                break
+        # ... then every chunk that could beat it
+        self._score(self._candidates(theta, k))
+        scored = self.scored
+        best = heapq.nlargest(k + 1, zip(scored.values(), map(neg, scored)))  # score desc, position asc
+        if self.guard:
+            _check_gaps([s for s, _ in best])
+        top = [-c for s, c in best[:k] if s > 0]
+        if len(top) < k:  # the rest score 0 and follow in position order
+            taken = set(top)
+            zeros = (c for c in range(n) if c not in taken)
+            top += [next(zeros) for _ in range(min(k, n) - len(top))]
+        return top
+
+    def best_rank(self, chunks: list[int]) -> int:
+        if self.full is not None:
+            full = self.full
+            c = min(chunks, key=lambda c: (-full[c], c))
+            s = full[c]
+            return 1 + sum(1 for x in full if x > s) + sum(1 for x in full[:c] if x == s)
+        self._score(chunks)
+        scored = self.scored
+        s, c = max((scored[c], -c) for c in chunks)
+        c = -c
+        self._score(self._candidates(s))  # every chunk that could tie or beat it
+        if self.guard:
+            near = [x for d, x in scored.items() if d != c and abs(x - s) <= TOLERANCE * s]
+            if near:
+                raise NearTie
+        ahead = sum(1 for d, x in scored.items() if x > s or (x == s and d < c))
+        if s == 0:  # unscored chunks (all scoring 0) before c tie with it and come first
+            ahead += c - sum(1 for d in scored if d < c)
+        return 1 + ahead
+
+
+def _check_gaps(scores: list[float]) -> None:
+    """Raise NearTie when two neighbouring scores (descending) lie within TOLERANCE."""
+    for a, b in zip(scores, scores[1:]):
+        if a - b <= TOLERANCE * a and a > 0:
+            raise NearTie
