@@ -85,7 +85,17 @@ export async function stateFromFragment(hash) {
   const given = PARAMS.filter((p) => params.has(p.name));
   const collection = await collectionFromParams(state, params, notes); // example=collection, docs=
   if (given.length === 0 && !params.has("answer") && !params.has("span") && !collection) return { state, embed, notes };
-  // Parameters in table order, so `overlap` is clamped against the size and unit already read.
+  settingsFromParams(state, params, notes);
+  if (params.has("doc") || params.has("answer") || params.has("span")) state.span = null;
+  if (params.has("answer") || params.has("span")) answerFromParams(state, params, notes);
+  else if (!params.has("doc") && !collection) state.span = defaultState().span; // settings only: the example and its marked answer
+  finishFromParams(state, params, notes);
+  return { state, embed, notes };
+}
+
+/** The rows of the parameter table, in table order, so `overlap` is clamped against the size and
+ * unit already read. */
+function settingsFromParams(state, params, notes) {
   for (const p of PARAMS) {
     if (!params.has(p.name)) continue;
     const raw = params.get(p.name);
@@ -102,27 +112,26 @@ export async function stateFromFragment(hash) {
     else state[p.name] = value;
   }
   settle(state);
-  if (params.has("doc") || params.has("answer") || params.has("span")) state.span = null;
+}
+
+/** The marked answer in the selected document: `answer` (its text) or `span` (code points). */
+function answerFromParams(state, params, notes) {
   if (params.has("answer")) {
     const answer = params.get("answer").trim();
     const at = answer ? state.doc.indexOf(answer) : -1;
     if (at >= 0) state.span = { start: at, end: at + answer.length };
     else notes.push("The answer text in the link does not occur in the document, so no answer is marked.");
-  } else if (params.has("span")) {
-    const m = /^(\d{1,9})-(\d{1,9})$/.exec(params.get("span").trim());
-    const map = offsetMap(state.doc);
-    if (!m) notes.push("The link's answer span is not of the form start-end, so no answer is marked.");
-    else if (!(+m[1] < +m[2] && +m[2] <= map.cpLength)) {
-      notes.push(`The link marks characters ${m[1]} to ${m[2]}, which do not exist in this ${map.cpLength}-character document, so no answer is marked.`);
-    } else {
-      state.span = trimSpan(state.doc, map.toU16(+m[1]), map.toU16(+m[2]));
-      if (!state.span) notes.push("The link's answer span holds only spaces, so no answer is marked.");
-    }
-  } else if (!params.has("doc") && !collection) {
-    state.span = defaultState().span; // settings only: the example and its marked answer
+    return;
   }
-  finishFromParams(state, params, notes);
-  return { state, embed, notes };
+  const m = /^(\d{1,9})-(\d{1,9})$/.exec(params.get("span").trim());
+  const map = offsetMap(state.doc);
+  if (!m) notes.push("The link's answer span is not of the form start-end, so no answer is marked.");
+  else if (!(+m[1] < +m[2] && +m[2] <= map.cpLength)) {
+    notes.push(`The link marks characters ${m[1]} to ${m[2]}, which do not exist in this ${map.cpLength}-character document, so no answer is marked.`);
+  } else {
+    state.span = trimSpan(state.doc, map.toU16(+m[1]), map.toU16(+m[2]));
+    if (!state.span) notes.push("The link's answer span holds only spaces, so no answer is marked.");
+  }
 }
 
 // The collection in links: `example=collection` (the built-in one, unedited) or `docs=[[id, title,

@@ -29,69 +29,88 @@ export const lanes = {
   /** data: {docs: [{id, title, length}] (length in code points), chunks (response), sel, bands: {id: [a, z]}} */
   draw(data) {
     this.last = data;
-    const { docs, chunks, sel, bands } = data;
     const wrap = this.canvas.parentElement;
-    wrap.hidden = docs.length < 2;
-    if (docs.length < 2) return;
-    const byDoc = new Map(docs.map((d) => [d.id, []]));
-    for (const c of chunks) byDoc.get(c.doc)?.push(c);
-    let shown = docs.map((d, i) => i);
-    if (docs.length > MAX_LANES) {
-      const keep = (i) => i === sel || bands[docs[i].id] || byDoc.get(docs[i].id).some((c) => c.retrieved);
-      shown = shown.filter(keep).slice(0, MAX_LANES);
-    }
-    const hidden = docs.length - shown.length;
+    wrap.hidden = data.docs.length < 2;
+    if (data.docs.length < 2) return;
     const w = Math.max(200, wrap.clientWidth);
-    const h = shown.length * (LABEL + LANE + GAP) + (hidden ? 16 : 0) + 2;
+    const scene = layoutLanes(data, w);
     const dpr = window.devicePixelRatio || 1;
     this.canvas.width = Math.round(w * dpr);
-    this.canvas.height = Math.round(h * dpr);
-    this.canvas.style.height = `${h}px`;
-    const ctx = this.ctx;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    ctx.textBaseline = "top";
-    const plotW = w - 2 * PAD;
-    this.rows = [];
-    shown.forEach((i, row) => {
-      const d = docs[i];
-      const top = row * (LABEL + LANE + GAP);
-      this.rows.push({ index: i, top });
-      const own = byDoc.get(d.id);
-      const x = (o) => PAD + (d.length ? o / d.length : 0) * plotW;
-      const retrieved = own.filter((c) => c.retrieved).sort((a, b) => a.rank - b.rank);
-      ctx.font = `${i === sel ? "700" : "400"} 11px system-ui, sans-serif`;
-      ctx.fillStyle = i === sel ? COLORS.selected : COLORS.text;
-      const ranks = retrieved.length ? ` · ${retrieved.map((c) => `#${c.rank}`).join(" ")}` : "";
-      const label = `${i + 1}. ${d.title || d.id} · ${own.length} ${own.length === 1 ? "chunk" : "chunks"}${ranks}${i === sel ? " · shown below" : ""}`;
-      ctx.fillText(label.length > 140 ? `${label.slice(0, 139)}…` : label, PAD, top);
-      const y = top + LABEL;
-      ctx.fillStyle = COLORS.lane;
-      ctx.fillRect(PAD, y, plotW, LANE);
-      ctx.fillStyle = COLORS.faint;
-      for (const c of own) ctx.fillRect(x(c.start), y + 2, 1, LANE - 4); // chunk starts
-      const band = bands[d.id];
-      if (band) {
-        ctx.fillStyle = COLORS.band;
-        ctx.fillRect(x(band[0]), y - 2, Math.max(2, x(band[1]) - x(band[0])), LANE + 4);
-      }
-      ctx.fillStyle = COLORS.retrieved;
-      for (const c of retrieved) ctx.fillRect(x(c.start), y + 3, Math.max(2, x(c.end) - x(c.start)), LANE - 6);
-      if (i === sel) {
-        ctx.strokeStyle = COLORS.selected;
-        ctx.lineWidth = 1.5;
-        ctx.strokeRect(PAD - 1, y - 1, plotW + 2, LANE + 2);
-      }
-    });
-    if (hidden) {
-      ctx.font = "11px system-ui, sans-serif";
-      ctx.fillStyle = COLORS.text;
-      ctx.fillText(`and ${hidden} more ${hidden === 1 ? "document" : "documents"} with no retrieved chunk (pick them in the list of documents)`,
-        PAD, shown.length * (LABEL + LANE + GAP) + 2);
-    }
-    this.canvas.setAttribute("aria-label", `Lanes, one per document: ${shown.map((i) => docs[i].title || docs[i].id).join("; ")}.`);
+    this.canvas.height = Math.round(scene.height * dpr);
+    this.canvas.style.height = `${scene.height}px`;
+    this.ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    paintLanes(this.ctx, scene);
+    this.rows = scene.lanes.map(({ index, top }) => ({ index, top }));
+    this.canvas.setAttribute("aria-label", scene.label);
   },
 };
+
+/** Which documents get lanes, and where everything in them goes, for a canvas `w` px wide. */
+function layoutLanes({ docs, chunks, sel, bands }, w) {
+  const byDoc = new Map(docs.map((d) => [d.id, []]));
+  for (const c of chunks) byDoc.get(c.doc)?.push(c);
+  let shown = docs.map((d, i) => i);
+  if (docs.length > MAX_LANES) {
+    const keep = (i) => i === sel || bands[docs[i].id] || byDoc.get(docs[i].id).some((c) => c.retrieved);
+    shown = shown.filter(keep).slice(0, MAX_LANES);
+  }
+  const hidden = docs.length - shown.length;
+  const plotW = w - 2 * PAD;
+  const lanes = shown.map((i, row) => {
+    const d = docs[i];
+    const top = row * (LABEL + LANE + GAP);
+    const own = byDoc.get(d.id);
+    const x = (o) => PAD + (d.length ? o / d.length : 0) * plotW;
+    const retrieved = own.filter((c) => c.retrieved).sort((a, b) => a.rank - b.rank);
+    const ranks = retrieved.length ? ` · ${retrieved.map((c) => `#${c.rank}`).join(" ")}` : "";
+    const label = `${i + 1}. ${d.title || d.id} · ${own.length} ${own.length === 1 ? "chunk" : "chunks"}${ranks}${i === sel ? " · shown below" : ""}`;
+    const band = bands[d.id];
+    return {
+      index: i, top, y: top + LABEL, selected: i === sel,
+      label: label.length > 140 ? `${label.slice(0, 139)}…` : label,
+      starts: own.map((c) => x(c.start)),
+      band: band ? [x(band[0]), Math.max(2, x(band[1]) - x(band[0]))] : null,
+      retrieved: retrieved.map((c) => [x(c.start), Math.max(2, x(c.end) - x(c.start))]),
+    };
+  });
+  return {
+    width: w, height: shown.length * (LABEL + LANE + GAP) + (hidden ? 16 : 0) + 2, plotW, lanes,
+    hidden: hidden ? `and ${hidden} more ${hidden === 1 ? "document" : "documents"} with no retrieved chunk (pick them in the list of documents)` : null,
+    hiddenTop: shown.length * (LABEL + LANE + GAP) + 2,
+    label: `Lanes, one per document: ${shown.map((i) => docs[i].title || docs[i].id).join("; ")}.`,
+  };
+}
+
+function paintLanes(ctx, scene) {
+  ctx.clearRect(0, 0, scene.width, scene.height);
+  ctx.textBaseline = "top";
+  for (const lane of scene.lanes) {
+    const { y } = lane;
+    ctx.font = `${lane.selected ? "700" : "400"} 11px system-ui, sans-serif`;
+    ctx.fillStyle = lane.selected ? COLORS.selected : COLORS.text;
+    ctx.fillText(lane.label, PAD, lane.top);
+    ctx.fillStyle = COLORS.lane;
+    ctx.fillRect(PAD, y, scene.plotW, LANE);
+    ctx.fillStyle = COLORS.faint;
+    for (const x of lane.starts) ctx.fillRect(x, y + 2, 1, LANE - 4); // chunk starts
+    if (lane.band) {
+      ctx.fillStyle = COLORS.band;
+      ctx.fillRect(lane.band[0], y - 2, lane.band[1], LANE + 4);
+    }
+    ctx.fillStyle = COLORS.retrieved;
+    for (const [x, w] of lane.retrieved) ctx.fillRect(x, y + 3, w, LANE - 6);
+    if (lane.selected) {
+      ctx.strokeStyle = COLORS.selected;
+      ctx.lineWidth = 1.5;
+      ctx.strokeRect(PAD - 1, y - 1, scene.plotW + 2, LANE + 2);
+    }
+  }
+  if (scene.hidden) {
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.fillStyle = COLORS.text;
+    ctx.fillText(scene.hidden, PAD, scene.hiddenTop);
+  }
+}
 
 /** What the lanes draw, from a response and its snapshot: each document's length and the marks,
  * in code points as the chunks are. */
