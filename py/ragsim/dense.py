@@ -6,7 +6,11 @@ this module ranks by them, fuses the BM25 and dense rankings, and says which chu
 only in part (where it stops comes from `wordpiece`, the model's own tokenizer in pure Python).
 """
 
+from dataclasses import dataclass
+
 from . import bm25, wordpiece
+from .errors import RequestError
+from .fields import get_choice, get_number
 
 METHODS = ("bm25", "dense", "hybrid")
 RRF_C = 60  # as LangChain's EnsembleRetriever and Elasticsearch's RRF
@@ -47,3 +51,143 @@ def read_ends(texts, vocab: wordpiece.Vocab | None = None) -> list[int | None]:
     """Per chunk text: where the model stops reading it (code points into the text), or None when
     it reads all of it. A chunk with an end is `truncated`: its tail is invisible to dense retrieval."""
     return [wordpiece.read_end(t, vocab) for t in texts]
+
+
+# ---------------------------------------------------------------------------------------------
+# At the JSON boundary: the request's options, where the similarities come from, what is reported
+
+
+@dataclass(frozen=True)
+class Options:
+    """`retrieval.method`, `retrieval.rrf_c`, `retrieval.weights`, and the similarities the host
+    sent with the request (`given`, None when it sent none)."""
+
+    method: str = "bm25"
+    c: float = RRF_C
+    weights: tuple = WEIGHTS
+    given: object = None
+
+
+def read_options(r: dict) -> Options:
+    """The dense options of the request's `retrieval` object, or RequestError naming the field."""
+    method = get_choice(r, "method", "retrieval.method", METHODS, default="bm25")
+    c = get_number(r, "rrf_c", "retrieval.rrf_c", default=RRF_C, minimum=0, maximum=1_000_000)
+    weights = r.get("weights", list(WEIGHTS))
+    if (not isinstance(weights, list) or len(weights) != 2
+            or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w <= 1 for w in weights)
+            or not any(weights)):
+        raise RequestError("retrieval.weights",
+                           "Give retrieval.weights as [bm25, dense]: two numbers from 0 to 1, not both 0.")
+    given = r.get("similarities")
+    return Options(method=method, c=c, weights=(float(weights[0]), float(weights[1])),
+                   given=None if given is None else Given.read(given))
+
+
+class Given:
+    """Similarities a host computed before the request (the page's worker: its model runs
+    asynchronously in JavaScript), by chunk (document id, start, end). Chunks it has no similarity
+    for are collected in `missing`, for the host to embed and send with the next request."""
+
+    def __init__(self, scores: dict):
+        self.scores = scores
+        self.missing: dict = {}  # (doc id, start, end) -> None, in the order first asked
+
+    @classmethod
+    def read(cls, entries) -> "Given":
+        if not isinstance(entries, list):
+            raise RequestError("retrieval.similarities",
+                               "Give retrieval.similarities as a list of [document id, start, end, similarity].")
+        scores = {}
+        for i, e in enumerate(entries):
+            ok = (isinstance(e, list) and len(e) == 4 and isinstance(e[0], str)
+                  and all(isinstance(x, int) and not isinstance(x, bool) for x in e[1:3])
+                  and isinstance(e[3], (int, float)) and not isinstance(e[3], bool) and -1.5 <= e[3] <= 1.5)
+            if not ok:
+                raise RequestError(f"retrieval.similarities[{i}]",
+                                   f"retrieval.similarities[{i}] must be [document id, start, end, similarity "
+                                   "from -1 to 1].")
+            scores[(e[0], e[1], e[2])] = float(e[3])
+        return cls(scores)
+
+    def similarities(self, query: str, texts: list[str], keys: list) -> list[float] | None:
+        """The similarities of the chunks `keys`, or None (and the keys noted) when some are missing."""
+        out = [self.scores.get(k) for k in keys]
+        if None in out:
+            self.missing.update((k, None) for k, s in zip(keys, out) if s is None)
+            return None
+        return out
+
+
+def cpython_host():
+    """The model through onnxruntime (`ragsim.embed_onnx`, a host module, imported only here)."""
+    try:
+        from . import embed_onnx
+
+        return embed_onnx.default_embedder()
+    except ImportError as exc:  # a Python without the host module's own imports
+        raise RequestError("retrieval.method",
+                           "Dense retrieval needs onnxruntime here: pip install \"ragsim[dense]\".") from exc
+    except Exception as exc:  # embed_onnx.DenseUnavailable, or the model failing to load
+        message = str(exc) or type(exc).__name__
+        raise RequestError("retrieval.method", message if message.endswith(".") else message + ".") from exc
+
+
+def rerank(options: Options, query: str, keys: list, texts: list[str], bm25_scores: list[float],
+           session=None) -> tuple[list[float], list[int], dict]:
+    """(scores, order, report) for a dense or hybrid request over chunks `keys` with `texts`.
+    A host is any object with `similarities(query, texts, keys) -> list[float]` (cosines).
+
+    The similarities come from the request (`options.given`), else from the session's host
+    (`session.dense`, if a caller set one), else from CPython's onnxruntime host. When the request's
+    similarities lack some chunks, the ranking is BM25's for now and the report says `pending`."""
+    host = options.given or getattr(session, "dense", None) or cpython_host()
+    similarities = host.similarities(query, texts, keys)
+    ends = read_ends(texts)
+    report = {"method": options.method, "pending": similarities is None, "read_ends": ends}
+    if similarities is None:
+        return bm25_scores, bm25.rank(bm25_scores), report
+    scores, order = scores_and_order(options.method, bm25_scores, similarities, options.c, options.weights)
+    return scores, order, report
+
+
+def rerank_corpus(req, corpus, bm25_scores: list[float], session=None):
+    """`rerank` over a pipeline corpus (chunks as columns over the request's documents)."""
+    ids = [d["id"] for d in req.docs]
+    spans = list(zip(corpus.doc_of, corpus.starts, corpus.ends))
+    keys = [(ids[d], s, e) for d, s, e in spans]
+    texts = [req.docs[d]["text"][s:e] for d, s, e in spans]
+    return rerank(req.retriever, req.query, keys, texts, bm25_scores, session)
+
+
+def encode(req, judged, out: dict) -> None:
+    """Add SPEC section 10's fields to the response `out`: each chunk's `truncated` and `read_end`
+    (where the model stops reading, a code point of the document, or None), and `dense`: how the
+    ranking was made, what the verdict should say about truncation, and (`pending`) whether the
+    host still has chunks to embed."""
+    report, c = judged.dense, judged.corpus
+    ends = [None if e is None else s + e for s, e in zip(c.starts, report["read_ends"])]
+    if out.get("chunks") is not None:
+        for chunk, end in zip(out["chunks"], ends):
+            chunk["truncated"] = end is not None
+            chunk["read_end"] = end
+    else:
+        out["chunk_columns"]["read_end"] = ends
+    span_end = None if req.span is None else req.span[2]
+    out["dense"] = {
+        "method": report["method"],
+        "ranked_by": "bm25" if report["pending"] else report["method"],
+        "pending": report["pending"],
+        "needs": [],
+        "max_pieces": wordpiece.MAX_PIECES,
+        "truncated": sum(e is not None for e in ends),
+        "retrieved_truncated": [p + 1 for p in judged.top if ends[p] is not None],
+        # chunks that hold the whole marked span but whose model stops before its end
+        "answer_unread": sorted(p + 1 for p, h in judged.held.items()
+                                if h == "whole" and ends[p] is not None and ends[p] < span_end),
+    }
+
+
+def finish(req, out: dict) -> None:
+    """After every run of the request (sweeps too): the chunks the host must still embed."""
+    if "dense" in out and req.retriever.given is not None:
+        out["dense"]["needs"] = [list(k) for k in req.retriever.given.missing]

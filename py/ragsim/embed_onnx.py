@@ -154,8 +154,9 @@ class Embedder:
             self.cache.popitem(last=False)
         return out
 
-    def similarities(self, query: str, texts: list[str]) -> list[float]:
-        """Cosine similarity of each text with the query (their unit vectors' dot product)."""
+    def similarities(self, query: str, texts: list[str], keys=None) -> list[float]:
+        """Cosine similarity of each text with the query (their unit vectors' dot product); the
+        core's host interface (`keys` name the chunks; texts are what this host needs)."""
         if not texts:
             return []
         vectors = self.embed([query, *texts]).astype(self.np.float64)

@@ -7,7 +7,7 @@ page's worker does), as the same values in columns, `chunk_columns`.
 import math
 import statistics
 
-from . import explore
+from . import dense, explore
 from .pipeline import Judged, context, fact_verdict, verdict, whole_ranks
 from .request import Request
 
@@ -38,6 +38,8 @@ def response(req: Request, judged: Judged) -> dict:
         out["chunk_columns"] = chunk_columns(req, judged)
     else:
         out["chunks"] = chunk_objects(req, judged)
+    if judged.dense is not None:
+        dense.encode(req, judged, out)
     return out
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import sub
 
-from . import bm25, spans, splitters
+from . import bm25, dense, spans, splitters
 from .index import DocIndex
 from .request import Request
 
@@ -42,6 +42,7 @@ class Judged:
     held: dict  # position -> "whole" / "part" (chunks meeting the span)
     answering: list[int]  # positions holding the fact's name-to-value stretch
     shared: list  # per position: characters shared with the previous chunk of its document, or None
+    dense: dict | None = None  # dense or hybrid retrieval's report (dense.rerank), None for BM25
 
 
 def split_and_layout(doc: DocIndex, chunking: dict):
@@ -55,12 +56,17 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
     corpus = split_all(req, session, req.chunking if chunking is None else chunking)
     scores = bm25.score_all(req.query_terms, corpus.lengths, corpus.occurrences, req.variant, req.k1, req.b,
                             req.delta)
-    order = bm25.rank(scores)
+    report = None
+    if req.retriever.method != "bm25":  # SPEC section 10: the host's similarities, alone or fused
+        scores, order, report = dense.rerank_corpus(req, corpus, scores, session)
+    else:
+        order = bm25.rank(scores)
     n = len(scores)
     ranks = [0] * n
     deque(map(ranks.__setitem__, order, range(1, n + 1)), maxlen=0)  # ranks[order[i]] = i + 1
     return Judged(corpus=corpus, scores=scores, order=order, ranks=ranks, top=order[: req.k],
-                  held=_held(req, corpus), answering=_answering(req, corpus), shared=_shared(corpus))
+                  held=_held(req, corpus), answering=_answering(req, corpus), shared=_shared(corpus),
+                  dense=report)
 
 
 def split_all(req: Request, session, chunking: dict) -> Corpus:

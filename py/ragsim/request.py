@@ -7,7 +7,7 @@ by `read_questions`, after the simulation, so a bad question never hides a bad s
 
 from dataclasses import dataclass
 
-from . import analyzers, bm25, spans
+from . import analyzers, bm25, dense, spans
 from .errors import RequestError
 from .fields import get_choice, get_int, get_number, get_str
 from .index import terms
@@ -36,6 +36,7 @@ class Request:
     fact: tuple | None  # (doc position, (name start, end), (value start, end))
     price: float
     wire: str
+    retriever: dense.Options = dense.Options()  # SPEC section 10: bm25, dense or hybrid (default BM25)
 
 
 @dataclass
@@ -65,6 +66,7 @@ def read_request(request) -> Request:
         docs=docs, query=query, query_terms=query_terms_for(query, retrieval["analyzer"]), chunking=chunking,
         k=retrieval["k"], variant=retrieval["variant"], k1=retrieval["k1"], b=retrieval["b"],
         delta=retrieval["delta"], analyzer=retrieval["analyzer"], span=span, fact=fact, price=price, wire=wire,
+        retriever=retrieval["dense"],
     )
 
 
@@ -150,7 +152,8 @@ def _read_retrieval(request: dict) -> dict:
     r = request.get("retrieval")
     if not isinstance(r, dict):
         raise RequestError("retrieval", "Give retrieval as an object with at least k.")
-    return {"k": get_int(r, "k", "retrieval.k", minimum=1), **read_retrieval_options(r)}
+    return {"k": get_int(r, "k", "retrieval.k", minimum=1), **read_retrieval_options(r),
+            "dense": dense.read_options(r)}
 
 
 def query_terms_for(query: str, analyzer) -> list[str]:

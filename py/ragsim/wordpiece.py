@@ -34,6 +34,7 @@ class Vocab:
         self.tokens = frozenset(tokens)
         self.longest = max(map(len, self.tokens))
         self.known: dict = {}  # word -> its pieces' ends, a cache (words repeat)
+        self.read: dict = {}  # (text, max pieces) -> read_end, a cache (a drag re-reads its chunks)
 
     def pieces(self, word: str) -> list[int]:
         ends = self.known.get(word)
@@ -124,6 +125,15 @@ def read_end(text: str, vocab: Vocab | None = None, max_pieces: int = MAX_PIECES
     if text.isascii() and len(text) <= budget:
         return None  # every word piece holds at least one character
     vocab = vocab or model_vocab()
+    key = (text, max_pieces)
+    if key not in vocab.read:
+        if len(vocab.read) > 20_000:
+            vocab.read.clear()
+        vocab.read[key] = _read_end(text, vocab, budget)
+    return vocab.read[key]
+
+
+def _read_end(text: str, vocab: Vocab, budget: int) -> int | None:
     read, last_end = 0, 0
     for word, origins in words(text):
         for end in vocab.pieces(word):

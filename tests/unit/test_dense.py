@@ -61,3 +61,120 @@ def test_read_ends():
     assert wordpiece.read_end("word " * 255) == 254 * 5 - 1
     # punctuation pieces count: "a." is two pieces
     assert wordpiece.read_end("a. " * 127) is None and wordpiece.read_end("a. " * 128) == 127 * 3 - 1
+
+
+# At the JSON boundary (api.simulate): the host's similarities, the pending round trip, the reports.
+
+import sys  # noqa: E402
+
+from ragsim import api  # noqa: E402
+
+DOC = ("Chunking splits a document into pieces. " * 3 + "The answer is forty-two. "
+       + "Retrieval ranks the pieces by a score. " * 3)
+
+
+def request(**retrieval):
+    return {"documents": [{"id": "a", "text": DOC}], "query": "the answer", "span": {"doc": "a", "start": 120, "end": 145},
+            "chunking": {"unit": "words", "size": 8, "overlap": 0}, "retrieval": {"k": 2, **retrieval}}
+
+
+class FakeHost:
+    """A host whose similarity for a chunk is fixed by its position (the last chunk best)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def similarities(self, query, texts, keys):
+        self.calls += 1
+        return [i / len(texts) for i in range(len(texts))]
+
+
+def session_with(host):
+    session = api.Session()
+    session.dense = host
+    return session
+
+
+def test_bm25_responses_carry_no_dense_fields():
+    out = api.simulate(request())
+    assert "dense" not in out and "truncated" not in out["chunks"][0]
+
+
+def test_dense_ranks_by_the_hosts_similarities():
+    out = api.simulate(request(method="dense"), session_with(FakeHost()))
+    n = len(out["chunks"])
+    assert [c["rank"] for c in out["chunks"]] == list(range(n, 0, -1))
+    assert [c["score"] for c in out["chunks"]] == [i / n for i in range(n)]
+    assert out["dense"]["ranked_by"] == "dense" and out["dense"]["pending"] is False
+
+
+def test_hybrid_fuses_bm25_and_the_hosts_ranking():
+    bm25_out = api.simulate(request())
+    out = api.simulate(request(method="hybrid", rrf_c=10, weights=[0.3, 0.7]), session_with(FakeHost()))
+    n = len(out["chunks"])
+    bm25_ranks = [c["rank"] for c in bm25_out["chunks"]]
+    dense_ranks = list(range(n, 0, -1))
+    expected = [0.3 / (10 + rb) + 0.7 / (10 + rd) for rb, rd in zip(bm25_ranks, dense_ranks)]
+    assert [c["score"] for c in out["chunks"]] == expected
+    assert [c["rank"] for c in out["chunks"]] == dense.ranks_of(dense.rank(expected))
+
+
+def test_the_pending_round_trip():
+    first = api.simulate(request(method="dense", similarities=[]))
+    assert first["dense"]["pending"] is True and first["dense"]["ranked_by"] == "bm25"
+    assert [c["rank"] for c in first["chunks"]] == [c["rank"] for c in api.simulate(request())["chunks"]]
+    needs = first["dense"]["needs"]
+    assert needs == [["a", c["start"], c["end"]] for c in first["chunks"]]
+    given = [[*key, -0.5 + i / 10] for i, key in enumerate(needs)]
+    second = api.simulate(request(method="dense", similarities=given))
+    assert second["dense"]["pending"] is False and second["dense"]["needs"] == []
+    assert [c["rank"] for c in second["chunks"]] == list(range(len(needs), 0, -1))
+
+
+def test_a_sweep_asks_for_its_chunks_too():
+    req = request(method="dense", similarities=[])
+    req["sweep"] = [0, 3]
+    needs = api.simulate(req)["dense"]["needs"]
+    at_three = api.simulate({**request(), "chunking": {"unit": "words", "size": 8, "overlap": 3}})["chunks"]
+    assert all(["a", c["start"], c["end"]] in needs for c in at_three)
+
+
+def test_truncation_flags_and_the_unread_answer():
+    text = "word " * 300 + "The answer is here."
+    start = text.index("The answer")
+    req = {"documents": [{"id": "a", "text": text}], "query": "answer", "span": {"doc": "a", "start": start,
+                                                                                 "end": len(text)},
+           "chunking": {"unit": "chars", "size": 10_000, "overlap": 0}, "retrieval": {"k": 1, "method": "dense"}}
+    out = api.simulate(req, session_with(FakeHost()))
+    (chunk,) = out["chunks"]
+    assert chunk["truncated"] is True and chunk["read_end"] == 254 * 5 - 1
+    assert out["dense"]["truncated"] == 1 and out["dense"]["retrieved_truncated"] == [1]
+    assert out["dense"]["answer_unread"] == [1]
+    columns = api.simulate({**req, "wire": "columns"}, session_with(FakeHost()))
+    assert columns["chunk_columns"]["read_end"] == [254 * 5 - 1]
+
+
+@pytest.mark.parametrize("retrieval, field", [
+    ({"method": "semantic"}, "retrieval.method"),
+    ({"weights": [0.5]}, "retrieval.weights"),
+    ({"weights": [1.5, 0.5]}, "retrieval.weights"),
+    ({"weights": [0, 0]}, "retrieval.weights"),
+    ({"weights": [True, 0.5]}, "retrieval.weights"),
+    ({"rrf_c": -1}, "retrieval.rrf_c"),
+    ({"rrf_c": "60"}, "retrieval.rrf_c"),
+    ({"similarities": {"a": 1}}, "retrieval.similarities"),
+    ({"similarities": [["a", 0, 5, 3.0]]}, "retrieval.similarities[0]"),
+    ({"k": 0, "method": "hybrid"}, "retrieval.k"),
+])
+def test_bad_dense_settings_name_the_field(retrieval, field):
+    out = api.simulate(request(**retrieval))
+    assert out["error"]["field"] == field
+    message = out["error"]["message"]
+    assert message.endswith(".") and message.count(". ") == 0
+
+
+def test_dense_without_the_runtime_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ragsim.embed_onnx", None)  # `import` now raises ImportError
+    out = api.simulate(request(method="dense"))
+    assert out["error"]["field"] == "retrieval.method"
+    assert 'pip install "ragsim[dense]"' in out["error"]["message"]
