@@ -8,6 +8,7 @@ from ..errors import RequestError
 from ..extents import Split
 from .. import windows
 from . import haystack, langchain_character, langchain_recursive, langchain_token, sentences
+from . import llamaindex_markdown, llamaindex_sentence, llamaindex_token
 
 STRATEGIES = {
     "window": windows.split,
@@ -16,6 +17,10 @@ STRATEGIES = {
     "langchain-token": langchain_token.split,  # tiktoken tokens (issue 12)
     "haystack": haystack.split,
     "sentences": sentences.split,
+    # LlamaIndex (llama-index-core 0.14.25): sizes in tiktoken tokens; markdown sections have no size
+    "llamaindex-sentence": llamaindex_sentence.split,
+    "llamaindex-token": llamaindex_token.split,
+    "llamaindex-markdown": llamaindex_markdown.split,
 }
 
 
@@ -25,6 +30,6 @@ def split(doc, chunking: dict) -> Split:
     try:
         strategy = STRATEGIES[name]
     except (KeyError, TypeError):
-        listed = ", ".join(repr(n) for n in STRATEGIES)
+        listed = ", ".join(STRATEGIES)  # plain names: the list is long enough already
         raise RequestError("chunking.strategy", f"chunking.strategy must be one of {listed} (got {name!r}).") from None
     return strategy(doc, chunking)

@@ -16,9 +16,10 @@ import re
 
 from ..errors import RequestError
 from ..fields import get_int, get_str
+from ..tokens import get
+from ..tokens.document import read_tokenizer
 
 DEFAULT_CHUNK_SIZE = 1024  # llama_index.core.constants
-TOKENIZER_DEFAULT = "cl100k_base"  # get_tokenizer(): tiktoken's encoding for gpt-3.5-turbo
 
 
 class SingleTokenTooLarge(Exception):
@@ -121,12 +122,10 @@ def effective_size(size: int, metadata: str, count, reserve: int) -> int:
 
 
 def counter(chunking: dict):
-    """The token counter LlamaIndex uses by default: tiktoken's cl100k_base, special tokens allowed
-    (`get_tokenizer()`); `chunking.tokenizer` may name o200k_base instead. Returns (name, count)."""
-    from .. import tokens
-
-    name = tokens.check_name(chunking.get("tokenizer", TOKENIZER_DEFAULT), "chunking.tokenizer")
-    return name, tokens.get(name).count
+    """The token counter LlamaIndex uses by default: tiktoken's cl100k_base with special tokens
+    allowed (`get_tokenizer()`); `chunking.tokenizer` may name o200k_base. Returns (name, count)."""
+    name = read_tokenizer(chunking)
+    return name, get(name, "chunking.tokenizer").count
 
 
 def pieces_for(doc, name: str, count) -> Pieces:
