@@ -176,7 +176,15 @@ def equivalent_code(request: dict) -> str:
         "# `text` holds one document's text; for several documents, split each one and",
         "# concatenate their chunks in document order before indexing.",
     ]
-    return "\n".join(head + _hoist_imports(_splitter_lines(chunking) + _bm25_lines(retrieval, query))) + "\n"
+    method = retrieval.get("method", "bm25")
+    lines = _splitter_lines(chunking)
+    if method != "dense":
+        lines += _bm25_lines(retrieval, query)
+    if method != "bm25":  # dense or hybrid (SPEC section 10)
+        from .codegen_dense import dense_lines
+
+        lines += dense_lines(retrieval, query)
+    return "\n".join(head + _hoist_imports(lines)) + "\n"
 
 
 def _hoist_imports(lines: list[str]) -> list[str]:
