@@ -79,16 +79,53 @@ def question_set(docs: list[dict], count: int, seed: int = 7) -> list[dict]:
     return out
 
 
-def usual_way(docs, size, overlap, queries, k):
-    """Slice character windows, tokenize, index with bm25s, retrieve every question's top k."""
+def usual_way(docs, size, overlap, queries, k, refs=None):
+    """Slice character windows, tokenize, index with bm25s, retrieve every question's top k; with
+    `refs` (per question, `(doc position, start, end)` references) also score them as a notebook
+    running Chroma's evaluation does: interval unions, and a pass over every chunk of the question's
+    document for precision omega."""
     import bm25s
 
     step = size - overlap
-    chunks = [d["text"][i : i + size] for d in docs for i in range(0, max(len(d["text"]) - overlap, 1), step)]
+    extents = [(d, i, min(i + size, len(doc["text"]))) for d, doc in enumerate(docs)
+               for i in range(0, max(len(doc["text"]) - overlap, 1), step)]
+    chunks = [docs[d]["text"][a:b] for d, a, b in extents]
     model = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
     model.index([TERM.findall(c.lower()) for c in chunks], show_progress=False)
-    model.retrieve([TERM.findall(q.lower()) or ["_"] for q in queries], k=k, show_progress=False, n_threads=1)
+    found, _ = model.retrieve([TERM.findall(q.lower()) or ["_"] for q in queries], k=k, show_progress=False, n_threads=1)
+    if refs is not None:
+        for row, rs in zip(found, refs):
+            notebook_metrics([extents[c] for c in row], extents, rs)
     return len(chunks)
+
+
+def _union(ranges):
+    merged = []
+    for a, b in sorted(ranges):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return [(a, b) for a, b in merged]
+
+
+def notebook_metrics(retrieved, extents, refs):
+    """recall, precision, iou and precision omega of one question (its references in one document,
+    as in Chroma), the straightforward way."""
+    covered = []
+    for d, a, b in retrieved:
+        for rd, ra, rb in refs:
+            if rd == d and max(a, ra) <= min(b, rb):
+                covered = _union(covered + [(max(a, ra), min(b, rb))])
+    num = sum(b - a for a, b in covered)
+    unused = sum(rb - ra for _, ra, rb in refs) - sum(max(0, min(rb, b) - max(ra, a)) for _, ra, rb in refs for a, b in covered)
+    prec_den = sum(b - a for _, a, b in retrieved)
+    touching = [(a, b) for d, a, b in extents if any(rd == d and max(a, ra) <= min(b, rb) for rd, ra, rb in refs)]
+    within = sum(max(0, min(rb, b) - max(ra, a)) for a, b in _union(touching) for _, ra, rb in refs)
+    omega_den = sum(b - a for a, b in _union(touching + [(ra, rb) for _, ra, rb in refs]))
+    total = sum(rb - ra for _, ra, rb in refs)
+    return (num / total, num / prec_den if prec_den else 0, num / (prec_den + unused) if prec_den + unused else 0,
+            within / omega_den if within else 0)
 
 
 def timed(fn, repeat):
@@ -111,6 +148,7 @@ def main():
     raw = question_set(docs, args.questions)
     questions = qs.read_question_set(raw, docs)
     queries = [q.query for q in questions]
+    refs = [q.refs for q in questions]
     print(f"corpus: {len(docs)} documents, {chars:,} characters, {sum(len(d['text'].split()) for d in docs):,} words;"
           f" {len(questions)} questions ({sum(len(q.refs) > 1 for q in questions)} with two references)")
     if args.write_set:
@@ -125,7 +163,8 @@ def main():
     k = 5
 
     print("\none setting, all questions (chars windows, k=5):")
-    print(f"  {'setting':>10}  {'chunks':>6}  {'ragsim':>8}  {'bm25s way':>9}  ratio   intact ranked_out cut  recall  iou")
+    print(f"  {'setting':>10}  {'chunks':>6}  {'ragsim':>8}  {'bm25s way':>9}  ratio  {'+metrics':>8}  ratio"
+          "   intact ranked_out cut  recall  iou")
     for size, overlap in ((500, 100), (1000, 200), (2000, 0)):
         chunking = {"unit": "chars", "size": size, "overlap": overlap}
 
@@ -135,13 +174,15 @@ def main():
 
         ours_s, (_, stats) = timed(ours, args.repeat)
         theirs_s, n = timed(lambda: usual_way(docs, size, overlap, queries, k), args.repeat)
+        metrics_s, _ = timed(lambda: usual_way(docs, size, overlap, queries, k, refs), 1)
         print(f"  {size:>5}/{overlap:<4}  {n:>6}  {ours_s * 1000:6.0f}ms  {theirs_s * 1000:7.0f}ms  {theirs_s / ours_s:4.1f}x"
+              f"  {metrics_s * 1000:7.0f}ms  {metrics_s / ours_s:4.1f}x"
               f"   {stats['intact']:>6} {stats['ranked_out']:>10} {stats['cut']:>3}  {stats['recall_mean']:.3f}  "
               f"{stats['iou_mean']:.3f}")
 
     sizes, overlaps = [300, 500, 800, 1200, 1600, 2000], [0, 50, 100, 200]
     print(f"\nthe map: {len(sizes)} sizes x {len(overlaps)} overlaps = {len(sizes) * len(overlaps)} cells, k={k}")
-    ours_s, grid = timed(lambda: settings_map.settings_map(indexes, {"unit": "chars"}, RETRIEVAL, k, questions, 3.0,
+    ours_s, grid = timed(lambda: settings_map.settings_map(words, {"unit": "chars"}, RETRIEVAL, k, questions, 3.0,
                                                            sizes, overlaps, Session(splits=1)), 1)
 
     def theirs():

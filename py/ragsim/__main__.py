@@ -16,6 +16,10 @@ def main(argv=None) -> int:
         from .audit_cli import main as audit_main
 
         return audit_main(argv[1:])
+    if argv and argv[0] == "eval":
+        from .eval_cli import main as eval_main
+
+        return eval_main(argv[1:])
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__.strip())
         return 0

@@ -12,7 +12,7 @@ and the response is identical.
 import json
 from collections import OrderedDict
 
-from . import dense, encode, investigate, pipeline
+from . import dense, encode, investigate, pipeline, questions
 from .errors import RequestError
 from .index import DocIndex
 from .pipeline import split_and_layout as _split_and_layout
@@ -80,6 +80,7 @@ def _simulate(request, session: Session) -> dict:
     judged = pipeline.run(req, session)
     response = encode.response(req, judged)
     investigate.answer(req, judged, read_questions(request), response, session)
+    questions.answer(req, request, response, session)  # SPEC section 8: question sets and the settings map
     dense.finish(req, response)
     return response
 

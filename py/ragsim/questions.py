@@ -24,7 +24,7 @@ from . import spans
 from .errors import RequestError
 from .fields import get_int, get_str
 from .index import terms as bm25_terms
-from .topk import Query, Setting
+from .topk import Query, Setting, Words
 
 VERDICTS = ("intact", "ranked_out", "cut")
 
@@ -238,3 +238,33 @@ def question_stats(results: list[dict], tokens: list[int], price: float) -> dict
         "context_tokens_mean": token_mean,
         "cost_mean": None if token_mean is None else token_mean * price / 1_000_000,
     }
+
+
+# --- at the JSON boundary ------------------------------------------------------------------------
+
+def answer(req, request: dict, out: dict, session) -> None:
+    """Add SPEC section 8's fields to the response `out` when the request asks for a question set
+    (`questions`, `question_stats`) or a settings map (`map`). Without a question set, the map's
+    one question is the marked span with the request's query."""
+    from .settings_map import read_map, settings_map
+
+    raw = request.get("questions")
+    grid = read_map(request)
+    if raw is None and grid is None:
+        return
+    if req.retriever.method != "bm25":
+        raise RequestError("retrieval.method", "Question sets and the settings map rank by BM25 only; "
+                                               "set retrieval.method to bm25 to score them.")
+    questions = read_question_set(raw, req.docs) if raw is not None else None
+    retrieval = {"variant": req.variant, "k1": req.k1, "b": req.b, "delta": req.delta, "analyzer": req.analyzer}
+    words = Words([session.index(d["text"], req.analyzer) for d in req.docs])
+    if questions is not None:
+        setting = Setting(words, req.chunking, session, retrieval)
+        out["questions"], out["question_stats"] = evaluate(questions, setting, req.k, req.price, req.analyzer)
+    if grid is not None:
+        if questions is None:
+            if req.span is None:
+                raise RequestError("map", "The map scores a question set or the marked answer; "
+                                          "mark an answer or add questions first.")
+            questions = [Question("span", req.query, (req.span,), (req.span,))]
+        out["map"] = settings_map(words, req.chunking, retrieval, req.k, questions, req.price, *grid, session)

@@ -65,10 +65,9 @@ def cell(questions: list[Question], setting: Setting, k: int, price: float, anal
     }
 
 
-def settings_map(indexes, chunking: dict, retrieval: dict, k: int, questions: list[Question], price: float,
+def settings_map(words: Words, chunking: dict, retrieval: dict, k: int, questions: list[Question], price: float,
                  sizes: list[int], overlaps: list[int], session) -> dict:
     """`{"sizes", "overlaps", "cells"}`, `cells[i][j]` for `sizes[i]` and `overlaps[j]` or None."""
-    words = Words(indexes)
     rows = []
     for size in sizes:
         row = []

@@ -268,35 +268,29 @@ class _Ranking:
             self.scored.update(zip(new, acc))
 
     def _candidates(self, theta: float, k: int = 0) -> list[int]:
-        """Chunks that could score at least `theta`: those holding an essential term (MaxScore), less
-        those whose essential weights plus the most the other terms could add fall short. With `k`,
-        theta rises to the k-th best essential weight sum (a chunk's score is at least that sum)."""
-        skip = 0
-        while skip < len(self.order) and self.bounds[skip + 1] < theta * (1 - TOLERANCE):
-            skip += 1  # terms order[:skip] cannot lift a chunk to theta by themselves
+        """Chunks that could score at least `theta` (MaxScore): the terms are taken from the largest
+        weight down, each chunk holding one gathering its weights, until the terms left could not lift
+        a chunk holding none of the taken ones to theta; then the chunks whose gathered weights plus
+        the most the terms left could add fall short are dropped. With `k`, theta rises as it goes to
+        the k-th best gathered sum (a chunk's score is at least its gathered sum)."""
         partial: dict[int, float] = {}
-        for t in self.order[skip:]:
+        left = len(self.order)  # terms order[:left] not taken
+        while left and not self.bounds[left] < theta * (1 - TOLERANCE):
+            left -= 1
+            t = self.order[left]
             times = self.times[t]  # a repeated query term counts once per occurrence
             for c, w in self.entries[t][2].items():
                 partial[c] = partial.get(c, 0.0) + w * times
-        if k and len(partial) >= k:
-            theta = max(theta, heapq.nlargest(k, partial.values())[-1])
-        reach = theta * (1 - TOLERANCE) - self.bounds[skip] * (1 + TOLERANCE)
+            if k and len(partial) >= k:
+                theta = max(theta, heapq.nlargest(k, partial.values())[-1])
+        reach = theta * (1 - TOLERANCE) - self.bounds[left] * (1 + TOLERANCE)
         return [c for c, p in partial.items() if p >= reach]
 
     def top(self, k: int) -> list[int]:
         if self.full is not None:
             return bm25.rank(self.full)[:k]
         n = self.setting.n
-        theta = 0.0
-        for t in reversed(self.order):
-            # A first threshold from the chunks holding the terms with the largest weights ...
-            self._score(self.entries[t][0])
-            if len(self.scored) >= k:
-                theta = heapq.nlargest(k, self.scored.values())[-1]
-                break
-        # ... then every chunk that could beat it
-        self._score(self._candidates(theta, k))
+        self._score(self._candidates(0.0, k))
         scored = self.scored
         best = heapq.nlargest(k + 1, zip(scored.values(), map(neg, scored)))  # score desc, position asc
         if self.guard:
