@@ -30,6 +30,10 @@ def _splitter_lines(chunking: dict) -> list[str]:
     name = chunking.get("strategy", "window")
     if name not in STRATEGIES:
         get_choice(chunking, "strategy", "chunking.strategy", tuple(STRATEGIES))  # raises the usual error
+    if name.startswith("llamaindex-"):
+        from .codegen_llamaindex import llamaindex_lines
+
+        return llamaindex_lines(chunking)
     if name == "langchain-character":
         size, overlap, strip = lc.read_common(chunking)
         separator = get_str(chunking, "separator", "chunking.separator", default="\n\n")

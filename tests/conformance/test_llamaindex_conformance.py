@@ -7,8 +7,10 @@ pure-Python tokenizer and the `metadata` field) are held to `get_nodes_from_docu
 """
 
 import logging
+import pathlib
 import re
 
+import llama_index.core
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from llama_index.core import Document
@@ -16,7 +18,10 @@ from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter, T
 from llama_index.core.utils import get_tokenizer
 
 from corpus import TEXTS, ragsim_split
+from helpers import make_request
 from test_punkt_conformance import UNICODE_PROSE
+from ragsim.api import simulate
+from ragsim.codegen import equivalent_code
 from ragsim.errors import RequestError
 from ragsim.splitters import _llamaindex as li, llamaindex_markdown, llamaindex_sentence, llamaindex_token
 
@@ -231,3 +236,42 @@ def test_strategies_equal_the_node_parser(chunking, parser):
         if chunking["strategy"] == "llamaindex-markdown":
             ours = [heading_with_space(c) for c in ours]
         assert ours == lib, (name, chunking)
+
+
+# --- equivalent code ------------------------------------------------------------------------------
+
+CODEGEN_CASES = [
+    ("prose.txt", {"strategy": "llamaindex-sentence"}),
+    ("pydoc_topics", {"strategy": "llamaindex-sentence", "size": 128, "overlap": 32, "paragraph_separator": "\n\n",
+                      "secondary_chunking_regex": None, "metadata": METADATA[0]}),
+    ("textwrap.py", {"strategy": "llamaindex-token", "size": 100, "overlap": 10, "separator": "\n", "backup_separators": [" "]}),
+    ("unicode", {"strategy": "llamaindex-token", "size": 40, "overlap": 4, "metadata": METADATA[2], "tokenizer": "o200k_base"}),
+    ("markdown.md", {"strategy": "llamaindex-markdown"}),
+]
+
+
+@pytest.mark.parametrize("name, chunking", CODEGEN_CASES, ids=[c["strategy"] for _, c in CODEGEN_CASES])
+def test_equivalent_code_yields_the_same_chunks(name, chunking, monkeypatch):
+    # tiktoken reads o200k_base from LlamaIndex's bundled cache, as LlamaIndex itself reads cl100k_base.
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(pathlib.Path(llama_index.core.__file__).parent / "_static/tiktoken_cache"))
+    text = ALL_TEXTS[name]
+    req = make_request(text, query="text")
+    req["chunking"] = chunking
+    r = simulate(req)
+    assert "error" not in r, r
+    code = equivalent_code(req)
+    assert "llama_index" in code
+    namespace = {"text": text}
+    exec(compile(code, f"<equivalent code for {name}>", "exec"), namespace)
+    assert namespace["chunks"] == [text[c["start"]:c["end"]] for c in r["chunks"]]
+
+
+def test_a_regex_that_skips_text_is_the_one_divergence():
+    # LlamaIndex's findall drops what its regex does not match and joins the rest; ragsim's extent
+    # spans the same pieces with the document's text between them (docs/splitters.md).
+    text = "alpha, beta, gamma, delta, epsilon, zeta"
+    for size in (2, 3, 4, 5):
+        lib = SentenceSplitter(chunk_size=size, chunk_overlap=0, secondary_chunking_regex=r"\w+").split_text(text)
+        ours = slices(text, llamaindex_sentence.split_text(text, count, size, 0, regex=re.compile(r"\w+")))
+        assert len(ours) == len(lib) and ours != lib
+        assert ["".join(re.findall(r"\w+", c)) for c in ours] == lib
