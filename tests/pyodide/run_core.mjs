@@ -27,6 +27,12 @@ pyodide.FS.writeFile(emfsPath, readFileSync(wheelPath));
 const micropip = pyodide.pyimport("micropip");
 await micropip.install(`emfs:${emfsPath}`);
 micropip.destroy();
+// Tokens (issue 12): the verified rank files from dist/, handed to the core as the worker does.
+for (const [name, rel] of Object.entries(build.tiktoken ?? {})) {
+  const emfs = `/tmp/${name}.tiktoken`;
+  pyodide.FS.writeFile(emfs, readFileSync(path.join(dist, rel)));
+  pyodide.runPython(`from ragsim import tokens\ntokens.provide(${JSON.stringify(name)}, open(${JSON.stringify(emfs)}, "rb").read())`);
+}
 
 pyodide.globals.set("request_json", request);
 const response = pyodide.runPython(`
