@@ -62,7 +62,9 @@ def read_reference(ref, docs: list[dict], where: str) -> tuple[tuple, tuple]:
     start = get_int(ref, "start", f"{where}.start", minimum=0)
     end = get_int(ref, "end", f"{where}.end", minimum=0)
     text = docs[d]["text"]
-    if not start <= end <= len(text):
+    if start > end:
+        raise RequestError(where, f"{where} ends ({end}) before it starts ({start}); mark the answer again.")
+    if end > len(text):
         raise RequestError(where, f"{where} ({start}-{end}) lies outside its document "
                                   f"({len(text)} characters); mark the answer again.")
     if not text[start:end].strip():

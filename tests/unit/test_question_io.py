@@ -1,0 +1,144 @@
+"""Question sets in and out: our JSON and the CSV of Chroma's chunking_evaluation, strict and skipping."""
+
+import csv
+import io
+import json
+
+import pytest
+
+from ragsim.errors import RequestError
+from ragsim.question_io import (export_questions, find_corpus, import_questions, import_questions_json, read_set,
+                                write_csv, write_json)
+
+SOTU = "Good evening. The racial wealth gap is the smallest it has been in 20 years. Thank you."
+OTHER = "Fifteen million new jobs in just three years."
+DOCS = [{"id": "corpora/state_of_the_union.md", "title": "state_of_the_union.md", "text": SOTU},
+        {"id": "jobs", "title": "Jobs report", "text": OTHER}]
+GAP = (SOTU.index("The racial"), SOTU.index("years.") + 6)
+
+
+def chroma_csv(rows) -> str:
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow(["question", "references", "corpus_id"])
+    for question, refs, corpus in rows:
+        w.writerow([question, json.dumps(refs), corpus])
+    return out.getvalue()
+
+
+def ref(text, a, b, content=None):
+    return {"content": text[a:b] if content is None else content, "start_index": a, "end_index": b}
+
+
+def test_chroma_csv_reads_with_corpus_id_as_stem_and_multi_span_references():
+    text = chroma_csv([
+        ("How much has the racial wealth gap decreased?", [ref(SOTU, *GAP)], "state_of_the_union"),
+        ("Jobs and thanks?", [ref(SOTU, 0, 13), ref(SOTU, SOTU.index("Thank"), len(SOTU))], "state_of_the_union.md"),
+        ("How many jobs?", [ref(OTHER, 0, 24)], "jobs"),
+    ])
+    questions, problems = read_set(text, DOCS)
+    assert problems == []
+    assert [q.id for q in questions] == ["2", "3", "4"]  # named by their rows (the header is row 1)
+    assert questions[0].refs == ((0, *GAP),) and questions[0].query.startswith("How much")
+    assert questions[1].refs == ((0, 0, 13), (0, SOTU.index("Thank"), len(SOTU)))
+    assert questions[2].refs == ((1, 0, 24),)
+
+
+@pytest.mark.parametrize("corpus_id, found", [
+    ("jobs", 1), ("Jobs report", 1), ("corpora/state_of_the_union.md", 0), ("state_of_the_union.md", 0),
+    ("state_of_the_union", 0), ("other/dir/state_of_the_union.md", 0), ("C:\\data\\state_of_the_union.md", 0),
+])
+def test_corpus_id_names_a_document_by_id_title_name_stem_or_path(corpus_id, found):
+    assert find_corpus(DOCS, corpus_id, "row 2") == found
+
+
+def test_corpus_id_that_fits_two_documents_or_none_is_refused():
+    docs = [{"id": "a/x.md", "title": "", "text": "t"}, {"id": "b/x.md", "title": "", "text": "t"}]
+    with pytest.raises(RequestError, match="fits 2 documents"):
+        find_corpus(docs, "x", "row 2")
+    with pytest.raises(RequestError, match="names no document"):
+        find_corpus(DOCS, "budget", "row 2")
+
+
+BAD_ROWS = chroma_csv([
+    ("good", [ref(SOTU, *GAP)], "state_of_the_union"),
+    ("moved excerpt", [ref(SOTU, GAP[0] + 1, GAP[1] + 1, content=SOTU[GAP[0]:GAP[1]])], "state_of_the_union"),
+    ("no document", [ref(SOTU, 0, 4)], "budget"),
+    ("no references", [], "jobs"),
+    ("outside", [ref(OTHER, 10, 400, content="")], "jobs"),
+    ("also good", [ref(OTHER, 0, 24)], "jobs"),
+])
+
+
+def test_strict_mode_stops_at_the_first_bad_row_naming_it():
+    with pytest.raises(RequestError) as e:
+        read_set(BAD_ROWS, DOCS)
+    assert e.value.field == "row 3" and "is not the text at" in e.value.message and e.value.message.startswith("row 3")
+
+
+def test_skip_mode_keeps_the_good_rows_and_names_each_bad_one():
+    questions, problems = read_set(BAD_ROWS, DOCS, mode="skip")
+    assert [q.query for q in questions] == ["good", "also good"]
+    assert [p["row"] for p in problems] == [3, 4, 5, 6]
+    for p, words in zip(problems, ["is not the text at", "names no document", "no references", "outside its document"]):
+        assert words in p["message"] and p["message"].startswith(f"row {p['row']}")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("question,refs\nx,[]\n", "needs the columns question, references and corpus_id; it lacks references, corpus_id"),
+    ('{"questions": [', "not valid JSON"),
+    ('{"questions": 3}', '{"questions": ['),
+    ("question,references,corpus_id\nq,not json,jobs\n", "references is not a JSON list"),
+])
+def test_unreadable_sets_are_refused_in_both_modes(text, words):
+    for mode in ("strict", "skip"):
+        with pytest.raises(RequestError) as e:
+            read_set(text, DOCS, mode=mode)
+        assert words in e.value.message
+
+
+def test_a_set_with_no_usable_row_is_refused_even_when_skipping():
+    text = chroma_csv([("no document", [ref(SOTU, 0, 4)], "budget")])
+    with pytest.raises(RequestError, match="no usable question"):
+        read_set(text, DOCS, mode="skip")
+
+
+def test_json_and_csv_round_trip():
+    ours = json.dumps({"questions": [
+        {"id": "gap", "query": "wealth gap?", "references": [{"doc": "corpora/state_of_the_union.md", "start": GAP[0], "end": GAP[1]}]},
+        {"id": "jobs", "query": "jobs?", "references": [{"doc": "jobs", "start": 0, "end": 24}]},
+    ]})
+    questions, _ = read_set(ours, DOCS)
+    assert read_set(write_json(questions, DOCS), DOCS)[0] == questions
+    again, _ = read_set(write_csv(questions, DOCS), DOCS)
+    assert [(q.query, q.refs) for q in again] == [(q.query, q.refs) for q in questions]
+    row = list(csv.DictReader(io.StringIO(write_csv(questions, DOCS))))[0]
+    assert json.loads(row["references"]) == [{"content": SOTU[GAP[0]:GAP[1]], "start_index": GAP[0], "end_index": GAP[1]}]
+
+
+def test_csv_export_refuses_a_question_spanning_two_documents():
+    two = json.dumps([{"id": "both", "query": "?", "references": [
+        {"doc": "jobs", "start": 0, "end": 7}, {"doc": "corpora/state_of_the_union.md", "start": 0, "end": 4}]}])
+    questions, _ = read_set(two, DOCS)
+    with pytest.raises(RequestError, match="references in 2 documents"):
+        write_csv(questions, DOCS)
+
+
+def test_duplicate_ids_in_json_are_named():
+    dup = json.dumps([{"id": "a", "references": [{"doc": "jobs", "start": 0, "end": 7}]},
+                      {"id": "a", "references": [{"doc": "jobs", "start": 8, "end": 15}]}])
+    with pytest.raises(RequestError, match="'a' appears in rows 1 and 2"):
+        read_set(dup, DOCS)
+    assert len(read_set(dup, DOCS, mode="skip")[0]) == 1
+
+
+def test_the_page_entries_skip_and_report_and_export():
+    answer = import_questions({"text": BAD_ROWS, "documents": DOCS})
+    assert [q["query"] for q in answer["questions"]] == ["good", "also good"]
+    assert answer["questions"][0]["references"][0]["content"] == SOTU[GAP[0]:GAP[1]]
+    assert [s["row"] for s in answer["skipped"]] == [3, 4, 5, 6]
+    assert json.loads(import_questions_json(json.dumps({"text": "a,b\n", "documents": DOCS})))["error"]["field"] == "questions"
+    assert json.loads(import_questions_json("{oops"))["error"]["field"] == "request"
+    text = export_questions({"questions": answer["questions"], "documents": DOCS, "format": "csv"})["text"]
+    assert text.splitlines()[0] == "question,references,corpus_id" and len(text.splitlines()) == 3
+    assert export_questions({"questions": [], "documents": DOCS})["error"]["field"] == "questions"
