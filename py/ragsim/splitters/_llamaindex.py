@@ -31,7 +31,11 @@ class SingleTokenTooLarge(Exception):
 
 
 class Pieces:
-    """A text, its token counter, and the counts and cuts already made (both depend on the text alone)."""
+    """A text, its token counter, and the cuts already made with each piece's count.
+
+    The pieces a splitter cuts a text into depend on the text alone, never on the chunk size, so a
+    slider move re-uses every cut and count made before and counts only pieces it cuts anew.
+    """
 
     __slots__ = ("text", "_count", "counts", "cuts")
 
@@ -48,6 +52,54 @@ class Pieces:
         if n is None:
             n = self.counts[key] = self._count(self.text[a:b])
         return n
+
+    def flatten(self, size: int, key, cut) -> tuple[list[int], list[int], list[int]]:
+        """`_split(text, size)` of both splitters: pieces no longer than `size` as (starts, ends, counts).
+
+        A text that fits is one piece; otherwise `cut(a, b)` (the splitter's first cut that yields
+        more than one piece) and each piece still over the size cut again, except a piece that is
+        the only one its cut yields, which stays over the size (as LlamaIndex keeps it).
+        """
+        cache = self.cuts.setdefault(key, {})
+        text, count = self.text, self._count
+        starts: list[int] = []
+        ends: list[int] = []
+        counts: list[int] = []
+
+        def children(a: int, b: int):
+            got = cache.get((a, b))
+            if got is None:
+                parts = cut(a, b)
+                cs = [count(text[x:y]) for x, y in parts]
+                got = cache[(a, b)] = ([x for x, _ in parts], [y for _, y in parts], cs, max(cs, default=0))
+            return got
+
+        def walk(a: int, b: int, n: int) -> None:
+            if n <= size:
+                starts.append(a)
+                ends.append(b)
+                counts.append(n)
+                return
+            s, e, c, top = children(a, b)
+            if top <= size or len(s) == 1:
+                starts.extend(s)
+                ends.extend(e)
+                counts.extend(c)
+                return
+            done = 0
+            for i in [i for i, n in enumerate(c) if n > size]:
+                # the pieces that fit, in one run, then the one over the size, cut again
+                starts.extend(s[done:i])
+                ends.extend(e[done:i])
+                counts.extend(c[done:i])
+                walk(s[i], e[i], c[i])
+                done = i + 1
+            starts.extend(s[done:])
+            ends.extend(e[done:])
+            counts.extend(c[done:])
+
+        walk(0, len(text), self.count(0, len(text)))
+        return starts, ends, counts
 
 
 def by_separator(text: str, a: int, b: int, sep: str) -> list[tuple[int, int]]:

@@ -24,6 +24,8 @@ The default expression covers every character.
 """
 
 import re
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
 
 from ..errors import RequestError
 from ..extents import Split
@@ -84,93 +86,62 @@ def split_pieces(pieces: li.Pieces, size: int, overlap: int, separator: str, par
     if not text:
         return [(0, 0, 0)]  # LlamaIndex returns [""] for an empty text
     key = ("sentence", separator, paragraph_separator, regex.pattern if regex is not None else None)
-    cuts = pieces.cuts.setdefault(key, {})
-
-    def cut(a: int, b: int):
-        """`_get_splits_by_fns(text[a:b])`: (pieces, is_sentence), depending on the text alone."""
-        got = cuts.get((a, b))
-        if got is None:
-            got = cuts[(a, b)] = _cut(text, a, b, separator, paragraph_separator, regex)
-        return got
-
-    splits: list[tuple[int, int, int]] = []  # (start, end, tokens)
-
-    def _split(a: int, b: int) -> None:
-        n = pieces.count(a, b)
-        if n <= size:
-            splits.append((a, b, n))
-            return
-        parts, _ = cut(a, b)
-        for pa, pb in parts:
-            n = pieces.count(pa, pb)
-            if n <= size or len(parts) == 1:
-                # A single piece that will not cut further stays oversized; _merge refuses it.
-                splits.append((pa, pb, n))
-            else:
-                _split(pa, pb)
-
-    _split(0, len(text))
-    return merge(text, splits, size, overlap)
+    splits = pieces.flatten(size, key, lambda a, b: _cut(text, a, b, separator, paragraph_separator, regex))
+    return merge(text, *splits, size, overlap)
 
 
-def _cut(text: str, a: int, b: int, separator: str, paragraph_separator: str, regex):
+def _cut(text: str, a: int, b: int, separator: str, paragraph_separator: str, regex) -> list[tuple[int, int]]:
+    """`_get_splits_by_fns(text[a:b])`: the first cut that yields more than one piece, else characters."""
     parts = li.by_separator(text, a, b, paragraph_separator)
     if len(parts) > 1:
-        return parts, True
+        return parts
     starts = [a + s for s, _ in punkt.span_tokenize(text[a:b])]
     if len(starts) > 1:
-        return list(zip(starts, starts[1:] + [b])), True
+        return list(zip(starts, starts[1:] + [b]))
     if regex is not None:
         parts = li.by_regex(text, a, b, regex)
         if len(parts) > 1:
-            return parts, False
+            return parts
     parts = li.by_separator(text, a, b, separator)
     if len(parts) > 1:
-        return parts, False
-    return li.by_char(a, b), False
+        return parts
+    return li.by_char(a, b)
 
 
-def merge(text: str, splits: list[tuple[int, int, int]], size: int, overlap: int) -> list[tuple[int, int, int]]:
-    """`SentenceSplitter._merge` then `_postprocess_chunks`, on (start, end, tokens) pieces.
+def merge(text: str, starts: list[int], ends: list[int], counts: list[int], size: int,
+          overlap: int) -> list[tuple[int, int, int]]:
+    """`SentenceSplitter._merge` then `_postprocess_chunks`, over pieces [i] = (starts, ends, counts).
 
-    (Whether a piece is a sentence does not matter in 0.14.25: a piece that fits, or opens a chunk,
-    is always added.)
+    The chunk is always a run of pieces [lo, i), so LlamaIndex's loops (add while the piece fits;
+    carry back while the overlap fits; drop from the front until the piece fits) are each one
+    bisection over the running token sums `P`. Whether a piece is a sentence does not matter in
+    0.14.25: a piece that fits, or opens a chunk, is always added.
     """
+    n = len(counts)
+    if max(counts) > size:
+        # LlamaIndex raises at the first such piece it reaches; every piece is reached.
+        i = next(i for i, c in enumerate(counts) if c > size)
+        raise li.SingleTokenTooLarge(starts[i], ends[i], counts[i])
+    P = [0, *accumulate(counts)]
     out: list[tuple[int, int, int]] = []
-    cur: list[tuple[int, int, int]] = []
-    cur_len = 0
-    new_chunk = True
 
-    def emit() -> None:
-        # "".join of the pieces, stripped, blank chunks dropped.
-        a, b = li.stripped(text, cur[0][0], cur[-1][1])
+    def emit(lo: int, hi: int) -> None:
+        # "".join of the pieces, stripped, blank chunks dropped; units are LlamaIndex's running sum.
+        a, b = li.stripped(text, starts[lo], ends[hi - 1])
         if b > a:
-            out.append((a, b, cur_len))
+            out.append((a, b, P[hi] - P[lo]))
 
-    i = 0
-    while i < len(splits):
-        s = splits[i]
-        if s[2] > size:
-            raise li.SingleTokenTooLarge(*s)
-        if cur_len + s[2] > size and not new_chunk:
-            emit()
-            last = cur
-            cur, cur_len, new_chunk = [], 0, True
-            # The overlap: the previous chunk's trailing pieces while they sum to at most `overlap`.
-            k = len(last) - 1
-            while k >= 0 and cur_len + last[k][2] <= overlap:
-                cur_len += last[k][2]
-                k -= 1
-            cur = last[k + 1:]
-            continue
-        if new_chunk and cur_len + s[2] > size:
-            # The carried overlap leaves no room: drop it from the front until the piece fits.
-            while cur and cur_len + s[2] > size:
-                cur_len -= cur.pop(0)[2]
-        cur.append(s)
-        cur_len += s[2]
-        new_chunk = False
-        i += 1
-    if not new_chunk:
-        emit()
+    lo = i = 0
+    while i < n:
+        # A new chunk: its first piece always goes in, after dropping as much of the carried
+        # overlap from the front as it takes to make room for it.
+        lo = bisect_left(P, P[i + 1] - size, lo, i)
+        # Then pieces while they fit: the first that does not closes the chunk.
+        i = bisect_right(P, P[lo] + size, i + 2, n + 1) - 1
+        if i >= n:
+            break
+        emit(lo, i)
+        # The overlap: the longest run of trailing pieces whose tokens sum to at most `overlap`.
+        lo = bisect_left(P, P[i] - overlap, lo, i)
+    emit(lo, n)
     return out

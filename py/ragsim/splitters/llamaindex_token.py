@@ -11,6 +11,9 @@ text, so every chunk is a slice of it. `units` is the chunk's token count as Lla
 With a metadata string, LlamaIndex takes its tokens plus 2 (for the formatting) off the size.
 """
 
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
+
 from ..errors import RequestError
 from ..extents import Split
 from . import _llamaindex as li
@@ -52,60 +55,43 @@ def split_pieces(pieces: li.Pieces, size: int, overlap: int, separators: list[st
     text = pieces.text
     if not text:
         return [(0, 0, 0)]  # LlamaIndex returns [""] for an empty text
-    cuts = pieces.cuts.setdefault(("token", *separators), {})
 
     def cut(a: int, b: int) -> list[tuple[int, int]]:
-        got = cuts.get((a, b))
-        if got is None:
-            for sep in separators:
-                got = li.by_separator(text, a, b, sep)
-                if len(got) > 1:
-                    break
-            else:
-                got = li.by_char(a, b)
-            cuts[(a, b)] = got
-        return got
+        for sep in separators:
+            parts = li.by_separator(text, a, b, sep)
+            if len(parts) > 1:
+                return parts
+        return li.by_char(a, b)
 
-    splits: list[tuple[int, int, int]] = []
-
-    def _split(a: int, b: int) -> None:
-        n = pieces.count(a, b)
-        if n <= size:
-            splits.append((a, b, n))
-            return
-        parts = cut(a, b)
-        for pa, pb in parts:
-            n = pieces.count(pa, pb)
-            if n <= size or len(parts) == 1:
-                splits.append((pa, pb, n))  # kept oversized when it will not cut further
-            else:
-                _split(pa, pb)
-
-    _split(0, len(text))
-    return merge(text, splits, size, overlap)
+    return merge(text, *pieces.flatten(size, ("token", *separators), cut), size, overlap)
 
 
-def merge(text: str, splits, size: int, overlap: int) -> list[tuple[int, int, int]]:
-    """`TokenTextSplitter._merge` on (start, end, tokens) pieces, each chunk stripped, blank ones dropped."""
+def merge(text: str, starts: list[int], ends: list[int], counts: list[int], size: int,
+          overlap: int) -> list[tuple[int, int, int]]:
+    """`TokenTextSplitter._merge` over pieces [i] = (starts, ends, counts), chunks stripped, blank ones dropped.
+
+    The chunk is always a run of pieces [lo, i): the piece that overflows it and the pieces popped
+    from its front are each found by bisection over the running token sums `P`.
+    """
+    n = len(counts)
+    P = [0, *accumulate(counts)]
     out: list[tuple[int, int, int]] = []
-    cur: list[tuple[int, int, int]] = []
-    cur_len = 0
-    first = 0  # cur[first:] is the current chunk (popping from the front without moving the list)
 
-    def emit() -> None:
-        if first < len(cur):
-            a, b = li.stripped(text, cur[first][0], cur[-1][1])
+    def emit(lo: int, hi: int) -> None:
+        if lo < hi:
+            a, b = li.stripped(text, starts[lo], ends[hi - 1])
             if b > a:
-                out.append((a, b, cur_len))
+                out.append((a, b, P[hi] - P[lo]))
 
-    for s in splits:
-        n = s[2]
-        if cur_len + n > size:
-            emit()
-            while first < len(cur) and (cur_len > overlap or cur_len + n > size):
-                cur_len -= cur[first][2]
-                first += 1
-        cur.append(s)
-        cur_len += n
-    emit()
+    lo = i = 0
+    while i < n:
+        # The first piece j >= i that does not fit beside the chunk [lo, j) ends it.
+        j = bisect_right(P, P[lo] + size, i + 1, n + 1) - 1
+        if j >= n:
+            break
+        emit(lo, j)
+        # Pop from the front while what is left is over the overlap or leaves no room for piece j.
+        lo = bisect_left(P, max(P[j] - overlap, P[j + 1] - size), lo, j)
+        i = j + 1
+    emit(lo, n)
     return out
