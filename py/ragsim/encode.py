@@ -8,6 +8,7 @@ import math
 import statistics
 
 from . import dense, explore
+from . import tokens as ragsim_tokens
 from .pipeline import Judged, context, fact_verdict, verdict, whole_ranks
 from .request import Request
 
@@ -68,7 +69,9 @@ def stats(req: Request, judged: Judged, sent: str, best_rank) -> dict:
     """SPEC section 5's numbers."""
     c = judged.corpus
     units_stored = sum(c.units)
-    tokens = tokens_of(sent)
+    estimate = tokens_of(sent)
+    # SPEC section 9: with a top-level tokenizer the count (and so the cost) is exact
+    tokens = estimate if req.tokenizer is None else ragsim_tokens.get(req.tokenizer).count(sent)
     parts = sum(1 for h in judged.held.values() if h == "part")
     return {
         "unit": c.unit or req.chunking.get("unit", "words"),
@@ -82,6 +85,8 @@ def stats(req: Request, judged: Judged, sent: str, best_rank) -> dict:
         "best_rank": best_rank,
         "context_chars": len(sent),
         "context_tokens": tokens,
+        "context_tokens_estimate": estimate,
+        "tokenizer": req.tokenizer,
         "cost": tokens * req.price / 1_000_000,
         "price_per_million": req.price,
         "k": req.k,

@@ -7,7 +7,7 @@ by `read_questions`, after the simulation, so a bad question never hides a bad s
 
 from dataclasses import dataclass
 
-from . import analyzers, bm25, dense, spans
+from . import analyzers, bm25, dense, tokens, spans
 from .errors import RequestError
 from .fields import get_choice, get_int, get_number, get_str
 from .index import terms
@@ -37,6 +37,7 @@ class Request:
     price: float
     wire: str
     retriever: dense.Options = dense.Options()  # SPEC section 10: bm25, dense or hybrid (default BM25)
+    tokenizer: str | None = None  # SPEC section 9: exact context_tokens and cost (ragsim.tokens)
 
 
 @dataclass
@@ -66,7 +67,7 @@ def read_request(request) -> Request:
         docs=docs, query=query, query_terms=query_terms_for(query, retrieval["analyzer"]), chunking=chunking,
         k=retrieval["k"], variant=retrieval["variant"], k1=retrieval["k1"], b=retrieval["b"],
         delta=retrieval["delta"], analyzer=retrieval["analyzer"], span=span, fact=fact, price=price, wire=wire,
-        retriever=retrieval["dense"],
+        retriever=retrieval["dense"], tokenizer=tokens.request_tokenizer(request),
     )
 
 

@@ -193,3 +193,24 @@ def test_bad_token_requests_name_the_field(cl100k, chunking, field):
     response = api.simulate(request)
     assert response["error"]["field"] == field
     assert response["error"]["message"].endswith((".", ")."))
+
+
+# -- exact counts at the JSON boundary (SPEC section 9) -----------------------------------------
+
+
+def test_a_tokenizer_makes_context_tokens_and_cost_exact(cl100k):
+    text = "naïve café 😀 " * 30 + "Hello world, this is a test."
+    request = make_request(text, query="test world", size=20, overlap=5, k=2)
+    estimated = api.simulate(request)["stats"]
+    request["tokenizer"] = "cl100k_base"
+    stats = api.simulate(request)["stats"]
+    context = api.simulate(request)["context"]
+    assert stats["context_tokens"] == len(cl100k.encode(context)) != stats["context_tokens_estimate"]
+    assert stats["context_tokens_estimate"] == estimated["context_tokens"] == -(-len(context) // 4)
+    assert stats["cost"] == stats["context_tokens"] * 3.0 / 1_000_000 and stats["tokenizer"] == "cl100k_base"
+    assert estimated["tokenizer"] is None
+
+
+def test_an_unknown_tokenizer_is_refused_by_name():
+    request = make_request("one two three", tokenizer="p50k_base")
+    assert api.simulate(request)["error"]["field"] == "tokenizer"

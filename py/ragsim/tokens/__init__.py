@@ -106,5 +106,15 @@ def get(name: str = DEFAULT, field: str = "tokenizer") -> Encoding:
     return enc
 
 
+def request_tokenizer(request: dict) -> str | None:
+    """The request's top-level `tokenizer` (SPEC section 9), checked and loaded; None when absent."""
+    name = request.get("tokenizer")
+    if name is None:
+        return None
+    get(name, "tokenizer")  # fails here, naming the field, when the rank file cannot be had
+    return name
+
+
 __all__ = ["ENCODINGS", "NAMES", "DEFAULT", "UNICODE_VERSION", "Encoding", "check_name", "file_name",
-           "get", "loaded", "parse_ranks", "provide"]
+           "get", "loaded", "parse_ranks", "provide",
+           "request_tokenizer"]
