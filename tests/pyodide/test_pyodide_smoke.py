@@ -40,7 +40,10 @@ def real_requests():
     tokens.update(documents=docs + [{"id": "unicode", "title": "unicode", "text": unicode * 3}], span=None)
     tokens["chunking"]["tokenizer"] = "o200k_base"
     lc = dict(tokens, chunking={"strategy": "langchain-token", "size": 9, "overlap": 2})
-    return {"words": words, "chars-bm25l": chars, "tokens-o200k": tokens, "langchain-token": lc}
+    # LlamaIndex's SentenceSplitter: Punkt sentences (ragsim.punkt) and cl100k_base counts in Pyodide.
+    li = dict(tokens, chunking={"strategy": "llamaindex-sentence", "size": 48, "overlap": 12})
+    return {"words": words, "chars-bm25l": chars, "tokens-o200k": tokens, "langchain-token": lc,
+            "llamaindex-sentence": li}
 
 
 @pytest.fixture(scope="module")
