@@ -11,6 +11,9 @@ The usual way, per setting: slice the chunks, tokenize them, index them with `bm
 indexes each document once and, per setting, re-splits, ranks every question by exact top-k with
 pruning and computes the full metrics (`questions.evaluate`, `settings_map.settings_map`).
 
+Times are the median CPU time of this process (`time.process_time`), so that other work on a
+shared machine does not skew the ratio.
+
     python benchmarks/bench_questions.py [--questions 400] [--repeat 3] [--write-set questions.json]
 """
 
@@ -129,11 +132,12 @@ def notebook_metrics(retrieved, extents, refs):
 
 
 def timed(fn, repeat):
+    """Median CPU time of this process (the build machine is shared: wall time swings with others' load)."""
     times = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         result = fn()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     return statistics.median(times), result
 
 

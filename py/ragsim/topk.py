@@ -23,7 +23,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import chain, compress, filterfalse, repeat
-from operator import add, le, mul, neg, sub, truediv
+from operator import add, ge, le, mul, neg, sub, truediv
 
 from . import bm25
 
@@ -98,6 +98,7 @@ class Setting:
         self.tables: dict = {}  # term -> exact weights
         self.rough: dict = {}  # term -> approximate weights (lucene)
         self.frequencies_cache: dict = {}
+        self.kth: dict = {}
         self.approximate = self.weight is bm25.weight_lucene
 
     # --- each term's chunks and weights -------------------------------------------------------
@@ -147,6 +148,15 @@ class Setting:
             entry = (positions, tfs, dict(zip(positions, w)), max(w))
         tables[t] = entry
         return entry
+
+    def kth_weight(self, t: str, k: int, exact: bool) -> float:
+        """The k-th largest weight of term t (0 when fewer chunks hold it): a chunk's score is at
+        least its weight for each term it holds, so the k-th best score is at least this."""
+        key = (t, k, exact)
+        if key not in self.kth:
+            w = sorted(self.table(t, exact)[2].values(), reverse=True)
+            self.kth[key] = w[k - 1] if len(w) >= k else 0.0
+        return self.kth[key]
 
     def scores(self, query_terms: list[str]) -> list[float]:
         """Every chunk's score, by `bm25.score_all` itself."""
@@ -229,6 +239,7 @@ class _Ranking:
     def __init__(self, setting: Setting, query_terms: list[str], exact: bool):
         self.setting = setting
         self.guard = not exact
+        self.exact = exact
         self.full = None  # every chunk's score, for the variants that give every chunk one
         if setting.shifted:
             self.full = setting.scores(query_terms)
@@ -278,13 +289,21 @@ class _Ranking:
         while left and not self.bounds[left] < theta * (1 - TOLERANCE):
             left -= 1
             t = self.order[left]
+            w = self.entries[t][2]
             times = self.times[t]  # a repeated query term counts once per occurrence
-            for c, w in self.entries[t][2].items():
-                partial[c] = partial.get(c, 0.0) + w * times
-            if k and len(partial) >= k:
-                theta = max(theta, heapq.nlargest(k, partial.values())[-1])
+            if times > 1:
+                w = dict(zip(w, map(mul, w.values(), repeat(times))))
+            # partial += w, at C speed: the chunks in both get their sums after the update
+            both = list(partial.keys() & w.keys())
+            sums = list(map(add, map(partial.__getitem__, both), map(w.__getitem__, both)))
+            partial.update(w)
+            partial.update(zip(both, sums))
+            if k:
+                theta = max(theta, self.setting.kth_weight(t, k, self.exact) * times)
+        if k and len(partial) >= k:
+            theta = max(theta, sorted(partial.values(), reverse=True)[k - 1])
         reach = theta * (1 - TOLERANCE) - self.bounds[left] * (1 + TOLERANCE)
-        return [c for c, p in partial.items() if p >= reach]
+        return list(compress(partial, map(ge, partial.values(), repeat(reach))))
 
     def top(self, k: int) -> list[int]:
         if self.full is not None:
@@ -292,7 +311,7 @@ class _Ranking:
         n = self.setting.n
         self._score(self._candidates(0.0, k))
         scored = self.scored
-        best = heapq.nlargest(k + 1, zip(scored.values(), map(neg, scored)))  # score desc, position asc
+        best = sorted(zip(scored.values(), map(neg, scored)), reverse=True)[: k + 1]  # score desc, position asc
         if self.guard:
             _check_gaps([s for s, _ in best])
         top = [-c for s, c in best[:k] if s > 0]
