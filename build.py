@@ -357,7 +357,9 @@ def tiktoken_dist_files(cache: Path = CACHE) -> dict[str, bytes]:
 
 DENSE_TOOL = ROOT / "tools" / "dense_model.py"
 DENSE_MODEL_ID = "all-MiniLM-L6-v2"
-DENSE_MODEL_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx")
+# model_quantized.onnx is the int8 approximation (22 MB) a page may offer, labelled as such.
+DENSE_MODEL_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx",
+                     "onnx/model_quantized.onnx")
 # (package, exact version, sha256 of the npm tarball, {file in package/dist/: its sha256}).
 # transformers.js bundles onnxruntime-web's JavaScript; the wasm must come from that same build.
 DENSE_NPM = (
@@ -413,13 +415,15 @@ def dense_model_files(cache: Path = CACHE) -> dict[str, bytes]:
     files = read()
     if files is None:
         python = str(project_python())
-        if subprocess.run([python, "-c", "import numpy, onnx"], capture_output=True).returncode != 0:
-            log("installing numpy and onnx for tools/dense_model.py")
-            run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "numpy", "onnx>=1.15"])
+        if subprocess.run([python, "-c", "import numpy, onnx, onnxruntime"], capture_output=True).returncode != 0:
+            log("installing numpy, onnx and onnxruntime for tools/dense_model.py")
+            run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "numpy", "onnx>=1.15",
+                 "onnxruntime>=1.17"])
         log("making the dense model with tools/dense_model.py")
         staging = Path(tempfile.mkdtemp(prefix=".model-", dir=cache))
         try:
-            run([python, str(DENSE_TOOL), str(staging), "--cache", str(cache / "dense")], stdout=subprocess.DEVNULL)
+            run([python, str(DENSE_TOOL), str(staging), "--cache", str(cache / "dense"), "--quantized"],
+                stdout=subprocess.DEVNULL)
             shutil.rmtree(folder, ignore_errors=True)
             folder.parent.mkdir(parents=True, exist_ok=True)
             (staging / DENSE_MODEL_ID).rename(folder)

@@ -77,7 +77,7 @@ def model_dir(make: bool = True) -> Path:
             f"set RAGSIM_DENSE_MODEL to a folder built by it.")
     CACHE_MODEL.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".model-", dir=CACHE_MODEL))
-    done = subprocess.run([sys.executable, str(TOOL), str(staging), "--cache", str(CACHE_MODEL.parent)],
+    done = subprocess.run([sys.executable, str(TOOL), str(staging), "--cache", str(CACHE_MODEL.parent), "--quantized"],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)

@@ -42,3 +42,14 @@ def test_browser_truncates_to_256_pieces_where_the_core_says(dense_page):
     assert len(ids) == 256 and ids[0] == 101 and ids[-1] == 102
     head = LONG[: wordpiece.read_end(LONG)]
     assert dense_page.evaluate("(text) => tokens(text).map(Number)", head) == ids
+
+
+def test_the_int8_model_loads_from_dist_too(module_page, server, offsite):
+    config = json.loads((server.dist / "build.json").read_text())["assets"]["assets/build-config.js"]
+    module_page.goto(server.url(f"__tests__/dense.html?config=/{config}&dtype=q8"))
+    module_page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)", timeout=120_000)
+    assert module_page.evaluate("document.body.dataset.state") == "ready", module_page.evaluate("document.body.innerText")
+    approx = np.array(module_page.evaluate("(texts) => embed(texts)", TEXTS))
+    exact = embed_onnx.Embedder(embed_onnx.model_dir()).embed(TEXTS)
+    assert ((approx * exact).sum(axis=1)).min() > 0.95
+    assert offsite == []

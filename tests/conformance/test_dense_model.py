@@ -154,9 +154,24 @@ def test_vocab_module_is_the_models_vocabulary(sources):
 
 
 def test_the_build_is_reproducible(tmp_path, embedder):
-    manifest = dense_model.build(tmp_path, ROOT / ".cache" / "dense")
+    manifest = dense_model.build(tmp_path, ROOT / ".cache" / "dense", quantized=True)
     cached = json.loads((embedder.directory / "manifest.json").read_text())
     assert manifest["files"] == cached["files"]
+    assert set(cached["files"]) == {"config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx",
+                                    "onnx/model_quantized.onnx"}
+
+
+def test_the_int8_model_is_a_close_approximation(embedder):
+    import onnxruntime
+
+    quantized = embed_onnx.Embedder(embedder.directory)
+    quantized.session = onnxruntime.InferenceSession(str(embedder.directory / "onnx" / "model_quantized.onnx"),
+                                                     providers=["CPUExecutionProvider"])
+    assert (embedder.directory / "onnx" / "model_quantized.onnx").stat().st_size < 25_000_000
+    exact, approx = embedder.embed(TEXTS), quantized.embed(TEXTS)
+    cosines = (exact * approx).sum(axis=1)
+    assert cosines.min() > 0.95 and cosines.mean() > 0.97  # an approximation: close, not equal
+    assert cosines.max() < 1 - 1e-4
 
 
 # The core's WordPiece (pure, for the truncation flag) against `tokenizers`.
