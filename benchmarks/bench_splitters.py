@@ -64,6 +64,13 @@ def library(chunking):
         splitter = DocumentSplitter(split_by=chunking["split_by"], split_length=chunking["size"],
                                     split_overlap=chunking["overlap"])
         return lambda text: splitter.run(documents=[Document(content=text)])["documents"]
+    if name.startswith("llamaindex"):  # llama-index-core 0.14.25, its default tokenizer (tiktoken, Rust)
+        from llama_index.core.node_parser import SentenceSplitter, TokenTextSplitter
+
+        if name == "llamaindex-sentence":
+            return SentenceSplitter(chunk_size=chunking["size"], chunk_overlap=chunking["overlap"]).split_text
+        if name == "llamaindex-token":
+            return TokenTextSplitter(chunk_size=chunking["size"], chunk_overlap=chunking["overlap"]).split_text
     return None
 
 
@@ -78,6 +85,9 @@ CASES = [
     ("Haystack period 10/2", {"strategy": "haystack", "split_by": "period", "size": 10, "overlap": 2}),
     ("sentences words 200/40", {"strategy": "sentences", "unit": "words", "size": 200, "overlap": 40}),
     ("window words 200/40", {"strategy": "window", "unit": "words", "size": 200, "overlap": 40}),
+    ("LlamaIndex sentence 1024/200 tokens", {"strategy": "llamaindex-sentence", "size": 1024, "overlap": 200}),
+    ("LlamaIndex sentence 256/32 tokens", {"strategy": "llamaindex-sentence", "size": 256, "overlap": 32}),
+    ("LlamaIndex token 1024/20 tokens", {"strategy": "llamaindex-token", "size": 1024, "overlap": 20}),
 ]
 
 
