@@ -22,7 +22,7 @@ import heapq
 import math
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from itertools import chain, compress, filterfalse, repeat
+from itertools import accumulate, chain, compress, filterfalse, repeat
 from operator import add, ge, le, mul, neg, sub, truediv
 
 from . import bm25
@@ -104,7 +104,7 @@ class Setting:
     # --- each term's chunks and weights -------------------------------------------------------
 
     def frequencies(self, t: str) -> tuple[list[int], list[int]]:
-        """The chunks holding term `t` (ascending) and how often."""
+        """The chunks holding term `t` and how often (in no particular order)."""
         postings = self.words.postings(t)
         if self.monotone and len(postings) < self.n:
             # Word w lies in the chunks [first with inner_to > w, first with inner_from > w).
@@ -117,8 +117,7 @@ class Setting:
             found = dict(compress(enumerate(tf), tf))
         for c, m in self.edges.get(t, ()):
             found[c] = found.get(c, 0) + m
-        chunks = sorted(found)
-        return chunks, list(map(found.__getitem__, chunks))
+        return list(found), list(found.values())
 
     def table(self, t: str, exact: bool = True):
         """`(positions, tfs, weight by position, largest weight)` of term `t`; None if no chunk holds it.
@@ -256,16 +255,10 @@ class _Ranking:
         self.scored: dict[int, float] = {}
 
     def _bounds(self) -> list[float]:
-        """bounds[i]: the most a chunk holding only the terms order[:i] could score (query order)."""
-        out = []
-        for i in range(len(self.order) + 1):
-            skipped = set(self.order[:i])
-            b = 0.0
-            for t in self.present:
-                if t in skipped:
-                    b += self.entries[t][3]
-            out.append(b)
-        return out
+        """bounds[i]: the most a chunk holding only the terms order[:i] could score. Summed in
+        `order` rather than query order, so it may differ from the query-order sum in the last bits;
+        every comparison with a bound allows TOLERANCE for that."""
+        return [0.0, *accumulate(self.entries[t][3] * self.times[t] for t in self.order)]
 
     def _score(self, chunks) -> None:
         """Exact sums in query order (for these weights) of chunks not yet scored."""
