@@ -145,6 +145,8 @@ def refusal(text: str, chunking: dict) -> RequestError:
     ({"strategy": "llamaindex-token", "backup_separators": [""]}, "chunking.backup_separators"),
     ({"strategy": "llamaindex-token", "metadata": 5}, "chunking.metadata"),
     ({"strategy": "llamaindex-sentence", "tokenizer": "gpt2"}, "chunking.tokenizer"),
+    ({"strategy": "llamaindex-token", "tokenizer": ["cl100k_base"]}, "chunking.tokenizer"),
+    ({"strategy": "llamaindex-sentence", "secondary_chunking_regex": 3}, "chunking.secondary_chunking_regex"),
 ])
 def test_bad_fields_are_named(chunking, field):
     assert refusal("Some text.", chunking).field == field

@@ -56,7 +56,7 @@ def file_name(name: str) -> str:
 
 def check_name(name, field: str) -> str:
     """`name` if it is a known encoding; else a RequestError for `field` that lists the names."""
-    if name not in ENCODINGS:
+    if not isinstance(name, str) or name not in ENCODINGS:  # a list or object is not hashable
         listed = ", ".join(repr(n) for n in ENCODINGS)
         raise RequestError(field, f"{field} must be one of {listed} (got {name!r}).")
     return name
