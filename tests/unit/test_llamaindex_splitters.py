@@ -172,3 +172,28 @@ def test_strategies_report_units_and_extents():
     assert s.unit == "chars" and [text[a:b] for a, b, _ in s.extents] == ["# Title\nOne sentence. Another one.", "# Next\nMore."]
     s = splitters.split(DocIndex.build(text), {"strategy": "llamaindex-sentence", "size": 8, "overlap": 0})
     assert s.unit == "tokens" and all(text[a:b].strip() == text[a:b] and u <= 8 for a, b, u in s.extents)
+
+
+# --- any field value at all: an answer or a refusal naming a field, never a traceback ------------------
+
+ANY_JSON = st.recursive(st.none() | st.booleans() | st.integers(-5, 3000) | st.floats() | st.text(max_size=5),
+                        lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=3), c, max_size=2),
+                        max_leaves=5)
+FIELDS = ["size", "overlap", "separator", "paragraph_separator", "secondary_chunking_regex", "metadata",
+          "backup_separators", "tokenizer"]
+FIELD_VALUES = ANY_JSON | st.integers(1, 40) | st.sampled_from(["file_path: /a/b.txt", "", " ", "(x)", "[", r"\w+", "o200k_base"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.sampled_from(list("ab .\n#`!?,;\u65e5\U0001f44d\t")), max_size=60),
+       st.sampled_from(["llamaindex-sentence", "llamaindex-token", "llamaindex-markdown"]),
+       st.dictionaries(st.sampled_from(FIELDS), FIELD_VALUES, max_size=4))
+def test_any_field_value_is_answered_or_refused(text, strategy, fields):
+    from ragsim.api import simulate
+
+    r = simulate({"documents": [{"id": "d", "title": "t", "text": text}], "query": "a",
+                  "chunking": {"strategy": strategy, **fields}, "retrieval": {"k": 2}})
+    if "error" in r:
+        assert set(r["error"]) == {"field", "message"} and r["error"]["message"].endswith(".")
+    else:
+        assert all(text[c["start"]:c["end"]] == text[c["start"]:c["end"]].strip() for c in r["chunks"])
