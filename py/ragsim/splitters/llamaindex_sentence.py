@@ -5,17 +5,18 @@ The default node parser of LlamaIndex. Sizes are tokens (tiktoken cl100k_base, a
 turn, and keeping the first cut that yields more than one piece:
 
 1. the paragraph separator ("\n\n\n"), kept at the start of the following piece;
-2. Punkt sentences (`ragsim.punkt`, nltk's untrained tokenizer), each running to the next one's start;
-   pieces of these first two kinds are "sentences";
+2. Punkt sentences (`ragsim.punkt`, nltk's untrained tokenizer), each running to the next one's start
+   (LlamaIndex marks pieces of these two kinds as sentences; in 0.14.25 the mark changes nothing);
 3. the secondary regular expression (`re.findall`, by default runs up to , . ; 。？！ and the mark);
 4. the separator (" "), kept at the start of the following piece;
 5. single characters;
 
-and recurses into each piece that is still over the size. `_merge` packs pieces while they fit;
-closing a chunk, it carries over the previous chunk's longest run of trailing pieces whose tokens
-sum to at most `overlap` (0.14: the overlap is measured against `overlap`, and when the carried
-pieces leave no room for the next piece they are dropped from the front). Each chunk is stripped,
-and a blank one dropped. `units` is the chunk's token count as LlamaIndex sums it over its pieces.
+and recurses into each piece that is still over the size (a piece that will not cut further stays
+over it, and `_merge` refuses it). `_merge` packs pieces while they fit; closing a chunk, it carries
+over the previous chunk's longest run of trailing pieces whose tokens sum to at most `overlap`, and
+(new in 0.14) drops carried pieces from the front while they leave no room for the next piece, where
+0.13 let that chunk run over the size. Each chunk is stripped, and a blank one dropped. `units` is
+the chunk's token count as LlamaIndex sums it over its pieces.
 
 One case cannot be an extent: a `secondary_chunking_regex` whose matches do not cover the text
 (LlamaIndex's `findall` drops what lies between them), so the chunk joins pieces that are not
