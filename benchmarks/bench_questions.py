@@ -168,7 +168,7 @@ def main():
 
     print("\none setting, all questions (chars windows, k=5):")
     print(f"  {'setting':>10}  {'chunks':>6}  {'ragsim':>8}  {'bm25s way':>9}  ratio  {'+metrics':>8}  ratio"
-          "   intact ranked_out cut  recall  iou")
+          "   intact ranked_out cut  recall  iou    prec   prec_Ω  tokens")
     for size, overlap in ((500, 100), (1000, 200), (2000, 0)):
         chunking = {"unit": "chars", "size": size, "overlap": overlap}
 
@@ -182,7 +182,8 @@ def main():
         print(f"  {size:>5}/{overlap:<4}  {n:>6}  {ours_s * 1000:6.0f}ms  {theirs_s * 1000:7.0f}ms  {theirs_s / ours_s:4.1f}x"
               f"  {metrics_s * 1000:7.0f}ms  {metrics_s / ours_s:4.1f}x"
               f"   {stats['intact']:>6} {stats['ranked_out']:>10} {stats['cut']:>3}  {stats['recall_mean']:.3f}  "
-              f"{stats['iou_mean']:.3f}")
+              f"{stats['iou_mean']:.3f}  {stats['precision_mean']:.3f}  {stats['precision_omega_mean']:.3f}"
+              f"  {stats['context_tokens_mean']:.0f}")
 
     sizes, overlaps = [300, 500, 800, 1200, 1600, 2000], [0, 50, 100, 200]
     print(f"\nthe map: {len(sizes)} sizes x {len(overlaps)} overlaps = {len(sizes) * len(overlaps)} cells, k={k}")
