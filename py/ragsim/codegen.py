@@ -30,6 +30,10 @@ def _splitter_lines(chunking: dict) -> list[str]:
     name = chunking.get("strategy", "window")
     if name not in STRATEGIES:
         get_choice(chunking, "strategy", "chunking.strategy", tuple(STRATEGIES))  # raises the usual error
+    from .tokens.codegen import handles, token_lines  # tiktoken tokens (issue 12)
+
+    if handles(chunking):
+        return token_lines(chunking)
     if name.startswith("llamaindex-"):
         from .codegen_llamaindex import llamaindex_lines
 

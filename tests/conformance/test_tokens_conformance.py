@@ -294,3 +294,33 @@ def test_langchain_recursive_tokens_options(options):
     got, _, _ = ragsim_split(text, {"strategy": "langchain-recursive", "length": "tokens", "size": 60,
                                     "overlap": 15, **options})
     assert got == splitter.split_text(text)
+
+
+# -- the equivalent code ------------------------------------------------------------------------
+
+CODE_CASES = (
+    ("prose.txt", {"unit": "tokens", "size": 40, "overlap": 8}),
+    ("emoji", {"unit": "tokens", "size": 5, "overlap": 1, "tokenizer": "o200k_base"}),
+    ("pydoc_topics", {"strategy": "langchain-token", "size": 64, "overlap": 16}),
+    ("markdown.md", {"strategy": "langchain-recursive", "length": "tokens", "language": "markdown", "size": 50,
+                     "overlap": 10, "tokenizer": "o200k_base"}),
+    ("textwrap.py", {"strategy": "langchain-recursive", "length": "tokens", "size": 120, "overlap": 30,
+                     "keep_separator": False, "strip_whitespace": False}),
+)
+
+
+@pytest.mark.parametrize("text_name,chunking", CODE_CASES)
+def test_equivalent_code_reproduces_the_chunks(text_name, chunking):
+    from helpers import make_request
+    from ragsim.api import simulate
+    from ragsim.codegen import equivalent_code
+
+    text = TEXTS.get(text_name) or UNICODE_TEXTS[text_name]
+    request = make_request(text, query="the text", k=3)
+    request["chunking"] = chunking
+    response = simulate(request)
+    assert "error" not in response, response
+    code = equivalent_code(request)
+    namespace = {"text": text}
+    exec(compile(code, f"<equivalent code for {text_name}>", "exec"), namespace)
+    assert namespace["chunks"] == [text[c["start"]:c["end"]] for c in response["chunks"]]
