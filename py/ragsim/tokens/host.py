@@ -14,6 +14,7 @@ In the page, the worker provides the bytes itself and this module is never impor
 import hashlib
 import importlib.util
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -57,5 +58,7 @@ def find_rank_file(name: str) -> bytes | None:
 
 
 def missing_message(name: str) -> str:
+    if sys.platform == "emscripten":  # in the page: the worker provides the file before asking
+        return f"The {name} rank file has not been loaded yet; wait for it to load and try again."
     return (f"The {name} rank file is not here: run `python3 build.py` once (it fetches and checks it "
             f"into .cache/tiktoken/), or set RAGSIM_TIKTOKEN_DIR to a folder holding {file_name(name)}.")
