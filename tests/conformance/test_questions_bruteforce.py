@@ -59,9 +59,10 @@ def trimmed(text, a, b):
     return a, b
 
 
-def brute_force(docs, q, chunking, k, session):
+def brute_force(docs, q, chunking, k, session, retrieval=None):
     """One question: its ranking from simulate, then every metric over sets of (document, character)."""
-    r = simulate({"documents": docs, "query": q["query"], "chunking": chunking, "retrieval": {"k": k}}, session)
+    r = simulate({"documents": docs, "query": q["query"], "chunking": chunking,
+                  "retrieval": {"k": k, **(retrieval or {})}}, session)
     chunks = r["chunks"]
     retrieved = sorted((c for c in chunks if c["retrieved"]), key=lambda c: c["rank"])
     refs = [(ref["doc"], ref["start"], ref["end"]) for ref in q["references"]]
@@ -132,3 +133,18 @@ def test_map_cells_match_brute_force(docs):
                 assert cell[v] == sum(e["verdict"] == v for e in expected)
             assert cell["recall_mean"] == pytest.approx(sum(e["recall"] for e in expected) / len(questions), abs=1e-12)
             assert cell["iou_mean"] == pytest.approx(sum(e["iou"] for e in expected) / len(questions), abs=1e-12)
+
+
+@pytest.mark.parametrize("retrieval", [
+    {"variant": "robertson"},
+    {"variant": "bm25+"},
+    {"k1": 2.0, "b": 0.3, "terms": {"stopwords": "english"}},
+], ids=["robertson", "bm25+", "stopwords"])
+def test_other_retrievers_match_brute_force(docs, retrieval):
+    questions = question_set(docs, count=16, seed=11)
+    chunking = {"unit": "words", "size": 60, "overlap": 15}
+    session = Session()
+    r = simulate({"documents": docs, "query": "", "chunking": chunking, "retrieval": {"k": 3, **retrieval},
+                  "questions": questions}, session)
+    expected = [brute_force(docs, q, chunking, 3, session, retrieval) for q in questions]
+    assert [{key: q[key] for key in expected[0]} for q in r["questions"]] == expected

@@ -145,3 +145,37 @@ def test_bad_question_sets_name_the_field(questions, field, words):
 
 def test_query_terms_follow_the_index():
     assert terms("What does __exit__ do?") == ["what", "does", "__exit__", "do"]
+
+
+def request(**extra):
+    return {"documents": [{"id": "d", "title": "", "text": "one two three four five six"}], "query": "three",
+            "chunking": {"unit": "words", "size": 2}, "retrieval": {"k": 1}, **extra}
+
+
+ONE = [{"id": "q", "query": "three", "references": [{"doc": "d", "start": 8, "end": 13}]}]
+
+
+@pytest.mark.parametrize("extra, field, words", [
+    ({"questions": []}, "questions", "empty"),
+    ({"questions": {"id": "q"}}, "questions", "as a list"),
+    ({"map": {"sizes": [2, 3]}}, "map.overlaps", "non-empty list"),
+    ({"map": {"sizes": [0], "overlaps": [0]}}, "map.sizes", "at least 1"),
+    ({"map": {"sizes": list(range(1, 42)), "overlaps": list(range(10))}}, "map", "410 cells"),
+    ({"map": {"sizes": [2], "overlaps": [0]}}, "map", "mark an answer or add questions"),
+    ({"questions": ONE, "retrieval": {"k": 1, "method": "dense", "similarities": []}}, "retrieval.method", "BM25 only"),
+])
+def test_bad_requests_name_the_field(extra, field, words):
+    from ragsim.api import simulate
+
+    r = simulate(request(**extra))
+    assert r["error"]["field"] == field and words in r["error"]["message"], r
+
+
+def test_the_map_scores_the_marked_span_without_a_question_set():
+    from ragsim.api import simulate
+
+    r = simulate(request(span={"doc": "d", "start": 8, "end": 13}, map={"sizes": [1, 2, 4], "overlaps": [0, 1]}))
+    cells = r["map"]["cells"]
+    assert cells[0][1] is None  # overlap 1 is not smaller than size 1
+    assert [c["intact"] for c in (cells[0][0], cells[1][0], cells[2][0])] == [1, 1, 1]
+    assert [c["chunks"] for c in (cells[0][0], cells[1][0], cells[1][1], cells[2][1])] == [6, 3, 5, 2]
