@@ -151,6 +151,13 @@ def test_texts_made_of_the_patterns_edges(text, name):
     assert_same_tokens(name, text)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="abcdeéz日本ſ", min_size=30, max_size=400), st.sampled_from(NAMES))
+def test_long_pieces(text, name):
+    """One letter run of 30-400 characters: over 64 bytes the merge takes the heap path."""
+    assert_same_tokens(name, text)
+
+
 @functools.cache
 def classes_sample():
     """Code points to try one by one: every one whose class the running Python's Unicode database

@@ -170,6 +170,21 @@ def test_token_windows_by_hand(cl100k):
     assert (same.starts, same.ends) == (split.starts, split.ends)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=120), st.integers(1, 12), st.integers(0, 11))
+def test_token_windows_cover_the_text_in_order(cl100k, text, size, overlap):
+    overlap %= size
+    split = splitters.split(DocIndex.build(text), {"unit": "tokens", "size": size, "overlap": overlap})
+    ids, starts, ends = cl100k.encode_with_offsets(text)
+    assert split.units_in_document == len(ids) and sum(split.units) >= len(ids)
+    covered = set()
+    for a, b in zip(split.starts, split.ends):
+        assert 0 <= a < b <= len(text)
+        covered.update(range(a, b))
+    assert covered == set(range(len(text)))
+    assert split.starts == sorted(split.starts) and split.ends == sorted(split.ends)
+
+
 def test_the_document_is_tokenized_once(cl100k, monkeypatch):
     doc = DocIndex.build("one two three four five six seven")
     splitters.split(doc, {"unit": "tokens", "size": 3, "overlap": 0})

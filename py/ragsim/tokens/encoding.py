@@ -208,39 +208,37 @@ def _merge_heap(ranks: dict, data: bytes) -> list[int]:
     """`byte_pair_merge` for long pieces: a heap of (rank, start) over a linked list of parts.
 
     Parts are named by their start byte, which never changes while they grow to the right, so
-    (rank, start) orders candidates exactly as tiktoken's leftmost-lowest scan does; stale heap
-    entries are skipped by checking that the pair still has that rank."""
+    (rank, start) orders candidates exactly as tiktoken's leftmost-lowest scan does. `cur[s]` is the
+    rank of the pair that part s now starts (None: no such token, or s was merged away); a heap
+    entry that disagrees with it is stale and skipped."""
     n = len(data)
     get = ranks.get
-    nxt = list(range(1, n + 1)) + [n + 1]  # nxt[s]: start of the part after the part starting at s
-    prv = [-1] + list(range(n))
-    alive = [True] * (n + 1)
-    heap = [(r, i) for i in range(n - 1) if (r := get(data[i:i + 2])) is not None]
+    nxt = list(range(1, n + 2))  # nxt[s]: start of the part after the part starting at s
+    prv = list(range(-1, n))
+    cur = [get(data[i:i + 2]) for i in range(n - 1)] + [None, None]
+    heap = [(r, i) for i, r in enumerate(cur) if r is not None]
     heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        rank, s = heapq.heappop(heap)
-        if not alive[s]:
+        rank, s = pop(heap)
+        if cur[s] != rank:
             continue
         m = nxt[s]
-        if m >= n:
-            continue
         e = nxt[m]
-        if get(data[s:e]) != rank:  # stale: one of the two parts has grown since
-            continue
-        # merge part s with part m
-        alive[m] = False
+        cur[m] = None  # part m joins part s
         nxt[s] = e
-        if e <= n:
-            prv[e] = s
         if e < n:
-            r = get(data[s:nxt[e]])
+            prv[e] = s
+            r = cur[s] = get(data[s:nxt[e]])
             if r is not None:
-                heapq.heappush(heap, (r, s))
+                push(heap, (r, s))
+        else:
+            cur[s] = None
         p = prv[s]
         if p >= 0:
-            r = get(data[p:e])
+            r = cur[p] = get(data[p:e])
             if r is not None:
-                heapq.heappush(heap, (r, p))
+                push(heap, (r, p))
     bounds = []
     s = 0
     while s < n:
