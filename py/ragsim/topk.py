@@ -23,7 +23,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import accumulate, chain, compress, filterfalse, repeat
-from operator import add, ge, le, mul, neg, sub, truediv
+from operator import add, ge, gt, le, mul, neg, sub, truediv
 
 from . import bm25
 
@@ -294,7 +294,7 @@ class _Ranking:
             if k:
                 theta = max(theta, self.setting.kth_weight(t, k, self.exact) * times)
         if k and len(partial) >= k:
-            theta = max(theta, sorted(partial.values(), reverse=True)[k - 1])
+            theta = max(theta, heapq.nlargest(k, partial.values())[-1])
         reach = theta * (1 - TOLERANCE) - self.bounds[left] * (1 + TOLERANCE)
         return list(compress(partial, map(ge, partial.values(), repeat(reach))))
 
@@ -325,11 +325,13 @@ class _Ranking:
         s, c = max((scored[c], -c) for c in chunks)
         c = -c
         self._score(self._candidates(s))  # every chunk that could tie or beat it
-        if self.guard:
-            near = [x for d, x in scored.items() if d != c and abs(x - s) <= TOLERANCE * s]
-            if near:
-                raise NearTie
-        ahead = sum(1 for d, x in scored.items() if x > s or (x == s and d < c))
+        values = list(scored.values())
+        if self.guard and sum(map(ge, values, repeat(s * (1 - TOLERANCE)))) > 1 + sum(
+                map(gt, values, repeat(s * (1 + TOLERANCE)))):
+            raise NearTie  # another chunk scores within TOLERANCE of c
+        ahead = sum(map(gt, values, repeat(s)))
+        if values.count(s) > 1:  # equal scores: the earlier chunks come first
+            ahead += sum(1 for d, x in scored.items() if x == s and d < c)
         if s == 0:  # unscored chunks (all scoring 0) before c tie with it and come first
             ahead += c - sum(1 for d in scored if d < c)
         return 1 + ahead
