@@ -18,6 +18,11 @@ def tokens_of(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
+def context_tokens(req: Request, text: str) -> int:
+    """Tokens of a context: exact with the request's top-level tokenizer (SPEC section 9), else the estimate."""
+    return tokens_of(text) if req.tokenizer is None else ragsim_tokens.get(req.tokenizer).count(text)
+
+
 def response(req: Request, judged: Judged) -> dict:
     """The response to `req` from its judged corpus (without the optional questions' fields)."""
     sent = context(req, judged)
@@ -70,8 +75,7 @@ def stats(req: Request, judged: Judged, sent: str, best_rank) -> dict:
     c = judged.corpus
     units_stored = sum(c.units)
     estimate = tokens_of(sent)
-    # SPEC section 9: with a top-level tokenizer the count (and so the cost) is exact
-    tokens = estimate if req.tokenizer is None else ragsim_tokens.get(req.tokenizer).count(sent)
+    tokens = context_tokens(req, sent)
     parts = sum(1 for h in judged.held.values() if h == "part")
     return {
         "unit": c.unit or req.chunking.get("unit", "words"),

@@ -55,7 +55,7 @@ def sweep_row(req: Request, overlap: int, session) -> dict:
     except RequestError as e:
         return {"overlap": overlap, "error": e.message}
     v, fact = pipeline.verdict(req, judged), pipeline.fact_verdict(req, judged)
-    tokens = encode.tokens_of(pipeline.context(req, judged))
+    tokens = encode.context_tokens(req, pipeline.context(req, judged))  # exact with a tokenizer
     return {
         "overlap": overlap,
         "error": None,
@@ -77,7 +77,7 @@ def expanded(req: Request, judged: Judged, neighbours: int, section: bool) -> di
     pieces = explore.expand(judged.top, c.starts, c.ends, c.doc_of, c.first_chunk,
                             [d["chunks"] for d in c.documents], texts, neighbours, section)
     sent = "\n\n".join(texts[d][a:z] for d, a, z in pieces)
-    tokens = encode.tokens_of(sent)
+    tokens = encode.context_tokens(req, sent)  # exact with a tokenizer
 
     def kind(target):
         if target is None:

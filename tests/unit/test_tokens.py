@@ -229,3 +229,14 @@ def test_a_tokenizer_makes_context_tokens_and_cost_exact(cl100k):
 def test_an_unknown_tokenizer_is_refused_by_name():
     request = make_request("one two three", tokenizer="p50k_base")
     assert api.simulate(request)["error"]["field"] == "tokenizer"
+
+
+def test_the_tokenizer_counts_expansions_and_sweeps_too(cl100k):
+    text = "Ünïcödé façade — 日本語. " * 40
+    request = make_request(text, query="façade", size=12, overlap=3, k=2, tokenizer="o200k_base",
+                           expand={"neighbours": 1}, sweep=[0, 2])
+    response = api.simulate(request)
+    o200k = tokens.get("o200k_base")
+    assert response["expanded"]["context_tokens"] == len(o200k.encode(response["expanded"]["context"]))
+    exact = api.simulate(dict(request, sweep=None, chunking=dict(request["chunking"], overlap=2)))
+    assert response["sweep"][1]["context_tokens"] == exact["stats"]["context_tokens"]
