@@ -42,8 +42,15 @@ def real_requests():
     lc = dict(tokens, chunking={"strategy": "langchain-token", "size": 9, "overlap": 2})
     # LlamaIndex's SentenceSplitter: Punkt sentences (ragsim.punkt) and cl100k_base counts in Pyodide.
     li = dict(tokens, chunking={"strategy": "llamaindex-sentence", "size": 48, "overlap": 12})
+    # Question sets and the settings map (issue 11): Pyodide's math.log may differ in the last bit,
+    # and the pruned ranking must still give CPython's answers.
+    qs = dict(words, questions=[
+        {"id": "with", "query": "with statement __enter__", "references": [{"doc": "with", "start": sentence, "end": span_end}]},
+        {"id": "two", "query": "assert debug if else", "references": [
+            {"doc": "assert", "start": 0, "end": 40}, {"doc": "if", "start": 10, "end": 90}]},
+    ], map={"sizes": [12, 24, 60], "overlaps": [0, 6, 20]})
     return {"words": words, "chars-bm25l": chars, "tokens-o200k": tokens, "langchain-token": lc,
-            "llamaindex-sentence": li}
+            "llamaindex-sentence": li, "questions-map": qs}
 
 
 @pytest.fixture(scope="module")
