@@ -192,8 +192,12 @@ def judge(question: Question, top: list[int], setting: Setting, query: Query | N
     return "ranked_out", needed
 
 
-def context_tokens(top: list[int], setting: Setting) -> int:
-    """Estimated tokens of the context the top chunks make, joined by blank lines (SPEC section 5)."""
+def context_tokens(top: list[int], setting: Setting, count=None) -> int:
+    """Tokens of the context the top chunks make, joined by blank lines: `count(context)` when given
+    (a request's top-level tokenizer, SPEC section 9), else the estimate of SPEC section 5."""
+    if count is not None:
+        texts = setting.words.indexes
+        return count("\n\n".join(texts[setting.doc_of[c]].text[setting.starts[c]:setting.ends[c]] for c in top))
     chars = sum(setting.ends[c] - setting.starts[c] for c in top) + 2 * max(0, len(top) - 1)
     return math.ceil(chars / 4)
 
@@ -203,7 +207,8 @@ def query_terms(question: Question, analyzer) -> list[str]:
     return analyzer(ts) if analyzer is not None else ts
 
 
-def evaluate(questions: list[Question], setting: Setting, k: int, price: float, analyzer=None) -> tuple[list, dict]:
+def evaluate(questions: list[Question], setting: Setting, k: int, price: float, analyzer=None,
+             count=None) -> tuple[list, dict]:
     """Per-question results (input order) and `question_stats` at one setting."""
     out = []
     tokens = []
@@ -212,7 +217,7 @@ def evaluate(questions: list[Question], setting: Setting, k: int, price: float, 
         top = query.top(k)
         verdict, needed = judge(q, top, setting, query)
         scores = chroma_scores(q.refs, top, setting)
-        tokens.append(context_tokens(top, setting))
+        tokens.append(context_tokens(top, setting, count))
         out.append({"id": q.id, "verdict": verdict, "needed_k": needed, "recall": scores["recall"],
                     "precision": scores["precision"], "iou": scores["iou"],
                     "precision_omega": precision_omega(q.refs, setting), "covered": scores["covered"],
@@ -260,13 +265,19 @@ def answer(req, request: dict, out: dict, session) -> None:
     questions = read_question_set(raw, req.docs) if raw is not None else None
     retrieval = {"variant": req.variant, "k1": req.k1, "b": req.b, "delta": req.delta, "analyzer": req.analyzer}
     words = Words([session.index(d["text"], req.analyzer) for d in req.docs])
+    count = None
+    if getattr(req, "tokenizer", None) is not None:  # SPEC section 9: exact tokens of each context
+        from .encode import context_tokens as exact_tokens
+
+        def count(text):
+            return exact_tokens(req, text)
     if questions is not None:
         setting = Setting(words, req.chunking, session, retrieval)
-        out["questions"], out["question_stats"] = evaluate(questions, setting, req.k, req.price, req.analyzer)
+        out["questions"], out["question_stats"] = evaluate(questions, setting, req.k, req.price, req.analyzer, count)
     if grid is not None:
         if questions is None:
             if req.span is None:
                 raise RequestError("map", "The map scores a question set or the marked answer; "
                                           "mark an answer or add questions first.")
             questions = [Question("span", req.query, (req.span,), (req.span,))]
-        out["map"] = settings_map(words, req.chunking, retrieval, req.k, questions, req.price, *grid, session)
+        out["map"] = settings_map(words, req.chunking, retrieval, req.k, questions, req.price, *grid, session, count)

@@ -42,7 +42,7 @@ def read_map(request: dict):
     return sizes, overlaps
 
 
-def cell(questions: list[Question], setting: Setting, k: int, price: float, analyzer=None) -> dict:
+def cell(questions: list[Question], setting: Setting, k: int, price: float, analyzer=None, count=None) -> dict:
     """One cell: verdict counts, mean recall and IoU, and what the setting costs."""
     counts = {"intact": 0, "ranked_out": 0, "cut": 0}
     recall = iou = tokens = 0.0
@@ -52,7 +52,7 @@ def cell(questions: list[Question], setting: Setting, k: int, price: float, anal
         scores = chroma_scores(q.refs, top, setting)
         recall += scores["recall"]
         iou += scores["iou"]
-        tokens += context_tokens(top, setting)
+        tokens += context_tokens(top, setting, count)
     n = len(questions)
     return {
         **counts,
@@ -66,7 +66,7 @@ def cell(questions: list[Question], setting: Setting, k: int, price: float, anal
 
 
 def settings_map(words: Words, chunking: dict, retrieval: dict, k: int, questions: list[Question], price: float,
-                 sizes: list[int], overlaps: list[int], session) -> dict:
+                 sizes: list[int], overlaps: list[int], session, count=None) -> dict:
     """`{"sizes", "overlaps", "cells"}`, `cells[i][j]` for `sizes[i]` and `overlaps[j]` or None."""
     rows = []
     for size in sizes:
@@ -79,7 +79,7 @@ def settings_map(words: Words, chunking: dict, retrieval: dict, k: int, question
                     raise
                 row.append(None)
                 continue
-            row.append(cell(questions, setting, k, price, retrieval.get("analyzer")))
+            row.append(cell(questions, setting, k, price, retrieval.get("analyzer"), count))
         rows.append(row)
     return {"sizes": sizes, "overlaps": overlaps, "cells": rows}
 

@@ -179,3 +179,21 @@ def test_the_map_scores_the_marked_span_without_a_question_set():
     assert cells[0][1] is None  # overlap 1 is not smaller than size 1
     assert [c["intact"] for c in (cells[0][0], cells[1][0], cells[2][0])] == [1, 1, 1]
     assert [c["chunks"] for c in (cells[0][0], cells[1][0], cells[1][1], cells[2][1])] == [6, 3, 5, 2]
+
+
+@pytest.mark.parametrize("tokenizer", [None, "cl100k_base"])
+def test_a_question_costs_what_the_same_query_costs(tokenizer):
+    from ragsim.api import simulate
+
+    text = " ".join(f"w{i} harbour{i % 3} fog" for i in range(60))
+    req = {"documents": [{"id": "d", "title": "", "text": text}], "query": "harbour1 fog",
+           "chunking": {"unit": "words", "size": 9, "overlap": 3}, "retrieval": {"k": 3},
+           "questions": [{"id": "q", "query": "harbour1 fog", "references": [{"doc": "d", "start": 0, "end": 20}]}],
+           "map": {"sizes": [9], "overlaps": [3]}}
+    if tokenizer:
+        req["tokenizer"] = tokenizer
+    r = simulate(req)
+    assert r["questions"][0]["context_tokens"] == r["stats"]["context_tokens"]
+    assert r["map"]["cells"][0][0]["context_tokens_mean"] == r["stats"]["context_tokens"]
+    assert r["question_stats"]["cost_mean"] == r["stats"]["cost"]
+    assert r["questions"][0]["retrieved"] == [c["number"] for c in sorted(r["chunks"], key=lambda c: c["rank"])[:3]]
