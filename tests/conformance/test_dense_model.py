@@ -123,11 +123,9 @@ def test_sanity_anchor(reference, embedder):
     assert round(embedder.similarities(ANCHOR[0], [ANCHOR[1]])[0], 4) == 0.7553
 
 
-def test_truncation_to_256_pieces_with_cls_and_sep(reference, embedder):
+def test_truncation_to_256_pieces_with_cls_and_sep(reference, untruncated, embedder):
     tokenizer = reference[0]
-    full = Tokenizer.from_str(tokenizer.to_str())
-    full.no_truncation()
-    assert len(full.encode(LONG).ids) > 256
+    assert len(untruncated.encode(LONG).ids) > 256
     ids = tokenizer.encode(LONG).ids
     assert len(ids) == 256 and ids[0] == 101 and ids[-1] == 102  # [CLS] ... [SEP]
     # The tail is invisible: the long text embeds exactly as its first 254 pieces do.
@@ -177,11 +175,16 @@ def test_the_int8_model_is_a_close_approximation(embedder):
 # The core's WordPiece (pure, for the truncation flag) against `tokenizers`.
 
 
-def tokenizers_read_end(reference, text):
-    """Where `tokenizers` stops: None when all is read, else the end offset of the last piece."""
-    tokenizer = reference[0]
-    full = Tokenizer.from_str(tokenizer.to_str())
+@pytest.fixture(scope="module")
+def untruncated(reference):
+    """The package's own tokenizer, reading everything."""
+    full = Tokenizer.from_str(reference[0].to_str())
     full.no_truncation()
+    return full
+
+
+def tokenizers_read_end(full, text):
+    """Where `tokenizers` stops: None when all is read, else the end offset of the last piece."""
     pieces = full.encode(text, add_special_tokens=False)
     if len(pieces.ids) <= 254:
         return None, pieces
@@ -196,20 +199,18 @@ WORDS = ["retrieval", "chunk", "overlap", "unaffable", "naïve", "ÉCOLE", "東�
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(WORDS) | st.text(min_size=1, max_size=12), min_size=0, max_size=400),
        st.sampled_from([" ", "\n", "\t", "  ", "", "\u3000"]))
-def test_wordpiece_read_end_matches_tokenizers(reference, words, sep):
+def test_wordpiece_read_end_matches_tokenizers(untruncated, words, sep):
     text = sep.join(words)
-    expected, pieces = tokenizers_read_end(reference, text)
+    expected, pieces = tokenizers_read_end(untruncated, text)
     assert wordpiece.read_end(text) == expected, (text[:200], pieces.tokens[250:256])
 
 
-def test_wordpiece_pieces_match_tokenizers_on_real_text(reference):
+def test_wordpiece_pieces_match_tokenizers_on_real_text(untruncated):
     texts = sorted((ROOT / "tests" / "conformance" / "texts").glob("*"))
     assert texts
     for path in texts:
         text = path.read_text(encoding="utf-8")
-        full = Tokenizer.from_str(reference[0].to_str())
-        full.no_truncation()
-        expected = full.encode(text, add_special_tokens=False)
+        expected = untruncated.encode(text, add_special_tokens=False)
         vocab = wordpiece.model_vocab()
         ends = [origins[e - 1] + 1 for word, origins in wordpiece.words(text) for e in wordpiece.pieces(word, vocab)]
         assert ends == [o[1] for o in expected.offsets], path.name

@@ -173,8 +173,32 @@ def test_bad_dense_settings_name_the_field(retrieval, field):
     assert message.endswith(".") and message.count(". ") == 0
 
 
-def test_dense_without_the_runtime_says_how_to_install_it(monkeypatch):
-    monkeypatch.setitem(sys.modules, "ragsim.embed_onnx", None)  # `import` now raises ImportError
+def test_dense_without_onnxruntime_says_how_to_install_it(monkeypatch):
+    from ragsim import embed_onnx
+
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` now fails
+    monkeypatch.setattr(embed_onnx, "default_embedder", lambda: embed_onnx.Embedder(embed_onnx.CHECKOUT))
+    out = api.simulate(request(method="hybrid"))
+    assert out["error"] == {"field": "retrieval.method",
+                            "message": 'Dense retrieval needs onnxruntime in this Python: pip install "ragsim[dense]".'}
+
+
+def test_dense_where_the_host_module_is_missing_says_so(monkeypatch):
+    import ragsim
+
+    monkeypatch.delattr(ragsim, "embed_onnx", raising=False)
+    monkeypatch.setitem(sys.modules, "ragsim.embed_onnx", None)  # `from . import embed_onnx` now fails
     out = api.simulate(request(method="dense"))
     assert out["error"]["field"] == "retrieval.method"
     assert 'pip install "ragsim[dense]"' in out["error"]["message"]
+
+
+def test_a_model_that_cannot_load_is_one_sentence_and_bm25_still_works(monkeypatch, tmp_path):
+    from ragsim import embed_onnx
+
+    monkeypatch.setattr(embed_onnx, "default_embedder", lambda: embed_onnx.Embedder(tmp_path))  # no files there
+    pytest.importorskip("onnxruntime")
+    out = api.simulate(request(method="dense"))
+    assert out["error"]["field"] == "retrieval.method"
+    assert out["error"]["message"] == "onnxruntime could not load the dense model (NoSuchFile)."
+    assert "error" not in api.simulate(request())
