@@ -523,8 +523,9 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
         "ragsimVersion": project_metadata(root)["version"],
         "onDemand": {"snowballstemmer": f"{up}{PYODIDE_DIR}/{wheels['snowballstemmer'][0]}"},
         "tiktoken": {p.rsplit("/", 1)[1].split(".")[0]: up + p for p in ranks},
-        "dense": {"model": DENSE_MODEL_ID, "modelBytes": len(dense_files[dense["localModelPath"] + DENSE_MODEL_ID
-                                                                        + "/onnx/model.onnx"]),
+        "dense": {"model": DENSE_MODEL_ID,
+                  **{f"{name}Bytes": len(dense_files[f"{dense['localModelPath']}{DENSE_MODEL_ID}/onnx/{name}.onnx"])
+                     for name in ("model", "model_quantized")},
                   **{k: up + v for k, v in dense.items()}},
     }
     page[CONFIG_MODULE] = (
