@@ -309,6 +309,7 @@ CODE_CASES = (
     ("prose.txt", {"unit": "tokens", "size": 40, "overlap": 8}),
     ("emoji", {"unit": "tokens", "size": 5, "overlap": 1, "tokenizer": "o200k_base"}),
     ("pydoc_topics", {"strategy": "langchain-token", "size": 64, "overlap": 16}),
+    ("prose.txt", {"strategy": "sentences", "unit": "tokens", "size": 60, "overlap": 20, "tokenizer": "o200k_base"}),
     ("markdown.md", {"strategy": "langchain-recursive", "length": "tokens", "language": "markdown", "size": 50,
                      "overlap": 10, "tokenizer": "o200k_base"}),
     ("textwrap.py", {"strategy": "langchain-recursive", "length": "tokens", "size": 120, "overlap": 30,

@@ -185,6 +185,25 @@ def test_token_windows_cover_the_text_in_order(cl100k, text, size, overlap):
     assert split.starts == sorted(split.starts) and split.ends == sorted(split.ends)
 
 
+def test_sentences_packed_by_tokens(cl100k):
+    text = "The cat sat on the warm mat. It purred loudly all night long. A dog barked at the very noisy mailman today."
+    # sentences of 8, 8 and 12 tokens (" It" and " A" start in the space before their sentence)
+    doc = DocIndex.build(text)
+
+    def split(size, overlap):
+        s = splitters.split(doc, {"strategy": "sentences", "unit": "tokens", "size": size, "overlap": overlap})
+        assert s.unit == "tokens" and s.units_in_document == 28
+        return [(text[a:b], u) for a, b, u in zip(s.starts, s.ends, s.units)]
+
+    first, second, third = "The cat sat on the warm mat.", "It purred loudly all night long.", \
+        "A dog barked at the very noisy mailman today."
+    assert split(20, 8) == [(f"{first} {second}", 16), (f"{second} {third}", 20)]
+    assert split(18, 8) == [(f"{first} {second}", 16), (third, 12)]  # no room for the overlap sentence
+    # a sentence over the size: token windows (10 stepping by 7), clipped to the sentence
+    assert split(10, 3) == [(first, 8), (second, 8), ("A dog barked at the very noisy mailman", 10),
+                            (" noisy mailman today.", 5)]
+
+
 def test_the_document_is_tokenized_once(cl100k, monkeypatch):
     doc = DocIndex.build("one two three four five six seven")
     splitters.split(doc, {"unit": "tokens", "size": 3, "overlap": 0})
@@ -200,7 +219,7 @@ def test_the_document_is_tokenized_once(cl100k, monkeypatch):
     ({"unit": "tokens", "size": 4, "overlap": 1, "tokenizer": "gpt2"}, "chunking.tokenizer"),
     ({"strategy": "langchain-token", "size": 4, "overlap": 4}, "chunking.overlap"),
     ({"strategy": "langchain-recursive", "length": "bytes", "size": 4, "overlap": 1}, "chunking.length"),
-    ({"strategy": "sentences", "unit": "tokens", "size": 4, "overlap": 1}, "chunking.unit"),
+    ({"strategy": "sentences", "unit": "tokens", "size": 4, "overlap": 4}, "chunking.overlap"),
 ])
 def test_bad_token_requests_name_the_field(cl100k, chunking, field):
     request = make_request("one two three four five six", **{})

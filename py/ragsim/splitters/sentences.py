@@ -14,17 +14,14 @@ words; `chars` is the extent's length (the spaces between its sentences included
 
 from bisect import bisect_left
 
-from ..errors import RequestError
 from ..extents import Extent, Split
 from ..sentences import split_sentences
+from ..tokens.document import SentenceTokens, read_tokenizer
 from ..windows import read_params, window_bounds
 
 
 def split(doc, chunking: dict) -> Split:
     unit, size, overlap = read_params(chunking)
-    if unit == "tokens":  # issue 12 offers tokens for the window and LangChain's token splitters only
-        raise RequestError("chunking.unit", 'The sentences strategy counts "words" or "chars"; for tokens '
-                           'choose the window strategy or a LangChain token splitter.')
     text = doc.text
     # Sentences and their first words depend on the text alone: kept on the index for the next move.
     if "sentences" not in doc.memo:
@@ -34,7 +31,10 @@ def split(doc, chunking: dict) -> Split:
         doc.memo["sentences"] = (sents, [bisect_left(starts, s) for s, _ in sents] + [len(starts)])
     sents, first = doc.memo["sentences"]
 
-    if unit == "words":
+    if unit == "tokens":  # tiktoken tokens (issue 12): those touching the sentences
+        tokenized = SentenceTokens(doc, read_tokenizer(chunking), sents)
+        total_units, units = tokenized.total, tokenized.units
+    elif unit == "words":
         total_units = len(doc.word_starts)
 
         def units(i: int, j: int) -> int:  # sentences i .. j-1 together
@@ -49,6 +49,10 @@ def split(doc, chunking: dict) -> Split:
     n = len(sents)
     i = 0
     while i < n:
+        if units(i, i + 1) > size and unit == "tokens":
+            out.extend(tokenized.windows(sents[i], size, overlap))
+            i += 1
+            continue
         if units(i, i + 1) > size:
             out.extend(_fallback(doc, sents[i], unit, size, overlap, first[i] if unit == "words" else 0))
             i += 1

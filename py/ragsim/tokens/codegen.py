@@ -21,7 +21,7 @@ _DIVERGENCE = [
 def handles(chunking: dict) -> bool:
     """Whether the request's splitter counts tiktoken tokens."""
     name = chunking.get("strategy", "window")
-    return (name == "langchain-token" or (name == "window" and chunking.get("unit") == "tokens")
+    return (name == "langchain-token" or (name in ("window", "sentences") and chunking.get("unit") == "tokens")
             or (name == "langchain-recursive" and read_length(chunking) == "tokens"))
 
 
@@ -61,6 +61,18 @@ def token_lines(chunking: dict) -> list[str]:
             *_langchain_tail(keep, size, overlap, strip),
         ]
     size, overlap = read_size_overlap(chunking)
+    if name == "sentences":
+        return [
+            "# No library packs sentences exactly this way: this is ragsim's own rule, so it calls",
+            "# ragsim's standard-library core (the py/ folder of ragsim on sys.path, or pip install ragsim);",
+            "# it finds the rank file as the command line does (python3 build.py fetches it).",
+            "from ragsim.index import DocIndex",
+            "from ragsim.splitters import split",
+            "",
+            f"packed = split(DocIndex.build(text), {{'strategy': 'sentences', 'unit': 'tokens', 'tokenizer': "
+            f"{tokenizer!r}, 'size': {size}, 'overlap': {overlap}}})",
+            "chunks = [text[a:b] for a, b in zip(packed.starts, packed.ends)]",
+        ]
     step = size - overlap
     return [
         "import tiktoken",

@@ -4,8 +4,10 @@ A slider move never re-tokenizes: `document_tokens` keeps `(ids, starts, ends)` 
 (the DocIndex lives in the caller's Session), so a move only cuts new windows out of the lists.
 """
 
+from bisect import bisect_left, bisect_right
+
 from ..errors import RequestError
-from ..extents import Split
+from ..extents import Extent, Split
 from ..fields import get_int
 from . import DEFAULT, check_name, get
 
@@ -58,3 +60,28 @@ def split_windows(doc, chunking: dict) -> Split:
     """`window` with `unit: "tokens"`."""
     size, overlap = read_size_overlap(chunking)
     return windows(doc, size, overlap, read_tokenizer(chunking))
+
+
+class SentenceTokens:
+    """Token counts for the `sentences` strategy with `unit: "tokens"`: a run of sentences counts
+    the document's tokens that touch it (a token that straddles a sentence boundary, like " The",
+    counts on both sides). `windows` cuts a sentence over `size` into fixed token windows, each
+    clipped to the sentence."""
+
+    def __init__(self, doc, name: str, sents):
+        _, self.starts, self.ends = document_tokens(doc, name)
+        self.sents = sents
+        self.total = len(self.starts)
+
+    def units(self, i: int, j: int) -> int:
+        """Tokens touching sentences i .. j-1 (token starts and ends are both non-decreasing)."""
+        return bisect_left(self.starts, self.sents[j - 1][1]) - bisect_right(self.ends, self.sents[i][0])
+
+    def windows(self, sent: tuple[int, int], size: int, overlap: int) -> list[Extent]:
+        from ..windows import window_bounds
+
+        s, e = sent
+        t0, t1 = bisect_right(self.ends, s), bisect_left(self.starts, e)
+        starts, ends = self.starts, self.ends
+        return [Extent(max(s, starts[t0 + a]), min(e, ends[t0 + b - 1]), b - a)
+                for a, b in window_bounds(t1 - t0, size, overlap)]
