@@ -13,6 +13,7 @@ so a token that holds part of a character's bytes still names the whole characte
 
 import heapq
 import re
+from itertools import accumulate
 
 from .patterns import compile_pattern, shadow
 
@@ -39,6 +40,8 @@ class Encoding:
         # Special tokens never prefix one another, so the order of the alternatives does not matter.
         self._special_pattern = re.compile("|".join(map(re.escape, sorted(self.special))))
         self._cache: dict = {}
+        # piece -> id of the pieces that are one token as a whole (most are): at most the vocabulary
+        self._whole: dict[str, int] = {}
         self._cache_limit = cache_limit
         self._decoder = None
 
@@ -95,43 +98,49 @@ class Encoding:
         if text.isascii():
             return self._pattern.findall(text)
         pieces = self._pattern.findall(shadow(text))  # same lengths; cut the real pieces by them
-        out = []
-        pos = 0
-        for p in pieces:
-            end = pos + len(p)
-            out.append(text[pos:end])
-            pos = end
-        return out
+        cuts = list(accumulate(map(len, pieces), initial=0))
+        return [text[a:b] for a, b in zip(cuts, cuts[1:])]
 
     def _encode_ordinary(self, text: str, ids: list) -> None:
+        whole = self._whole.get
         cache = self._cache
-        ranks = self.ranks
+        append = ids.append
         for piece in self._pieces(text):
-            got = cache.get(piece)
-            if got is None:
-                rank = ranks.get(piece.encode("utf-8"))
-                if rank is not None:
-                    ids.append(rank)
-                    continue
-                got = self._merge_piece(piece)
-            ids.extend(got[0])
+            rank = whole(piece)
+            if rank is not None:
+                append(rank)
+                continue
+            got = cache.get(piece) or self._first_sight(piece)
+            if type(got) is int:
+                append(got)
+            else:
+                ids.extend(got[0])
+
+    def _first_sight(self, piece: str):
+        """A piece not seen before: its id when it is one token (kept in `_whole`), else its merge."""
+        rank = self.ranks.get(piece.encode("utf-8"))
+        if rank is None:
+            return self._merge_piece(piece)
+        self._whole[piece] = rank
+        return rank
 
     def _encode_offsets(self, text: str, base: int, ids: list, starts: list, ends: list) -> None:
+        whole = self._whole.get
         cache = self._cache
-        ranks = self.ranks
         pos = base  # the pieces tile the text: a running sum of lengths places them
         for piece in self._pieces(text):
             n = len(piece)
-            got = cache.get(piece)
-            if got is None:
-                rank = ranks.get(piece.encode("utf-8"))
-                if rank is not None:
-                    ids.append(rank)
-                    starts.append(pos)
-                    pos += n
-                    ends.append(pos)
-                    continue
-                got = self._merge_piece(piece)
+            rank = whole(piece)
+            if rank is None:
+                got = cache.get(piece) or self._first_sight(piece)
+                if type(got) is int:
+                    rank = got
+            if rank is not None:
+                ids.append(rank)
+                starts.append(pos)
+                pos += n
+                ends.append(pos)
+                continue
             pids, rel_starts, rel_ends = got
             ids.extend(pids)
             starts.extend([pos + s for s in rel_starts])
