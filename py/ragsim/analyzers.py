@@ -9,6 +9,7 @@ when a request asks for it: it is not a dependency of the core.
 from dataclasses import dataclass, field
 
 from .errors import RequestError
+from .fields import shown
 
 # bm25s/stopwords.py STOPWORDS_EN (bm25s 0.2-0.3), what `bm25s.tokenize(stopwords="english")` drops:
 # the 33 words of Lucene's EnglishAnalyzer stop set.
@@ -75,11 +76,11 @@ def read_options(retrieval: dict) -> tuple[str | None, str | None]:
     if unknown:
         raise RequestError("retrieval.terms", f"retrieval.terms takes only stopwords and stemmer (got {sorted(unknown)}).")
     stopwords = options.get("stopwords")
-    if stopwords is not None and stopwords not in STOPWORD_LISTS:
-        raise RequestError("retrieval.terms.stopwords", f"retrieval.terms.stopwords must be \"english\" or null (got {stopwords!r}).")
+    if stopwords is not None and (not isinstance(stopwords, str) or stopwords not in STOPWORD_LISTS):
+        raise RequestError("retrieval.terms.stopwords", f"retrieval.terms.stopwords must be \"english\" or null (got {shown(stopwords)}).")
     stemmer = options.get("stemmer")
-    if stemmer is not None and stemmer not in STEMMERS:
-        raise RequestError("retrieval.terms.stemmer", f"retrieval.terms.stemmer must be \"snowball-english\" or null (got {stemmer!r}).")
+    if stemmer is not None and (not isinstance(stemmer, str) or stemmer not in STEMMERS):
+        raise RequestError("retrieval.terms.stemmer", f"retrieval.terms.stemmer must be \"snowball-english\" or null (got {shown(stemmer)}).")
     return stopwords, stemmer
 
 

@@ -12,7 +12,7 @@ and the response is identical.
 import json
 from collections import OrderedDict
 
-from . import dense, encode, investigate, pipeline, questions
+from . import dense, encode, investigate, jsonio, pipeline, questions
 from .errors import RequestError
 from .index import DocIndex
 from .pipeline import split_and_layout as _split_and_layout
@@ -96,16 +96,14 @@ def simulate(request: dict, session: Session | None = None) -> dict:
 def json_call(function, request_json: str, *args) -> str:
     """Run `function(request, *args)` on a request given as JSON and return its answer as JSON; every
     JSON entry point (simulate, audit, equivalent code) goes through here, so bad JSON is refused
-    alike everywhere and nothing but strings crosses the worker boundary."""
+    alike everywhere and nothing but strings crosses the worker boundary (as valid UTF-8: jsonio)."""
     try:
-        request = json.loads(request_json)
-    except (ValueError, TypeError) as e:
-        answer = {"error": {"field": "request", "message": f"The request is not valid JSON ({e})."}}
-    except RecursionError:
-        answer = {"error": {"field": "request", "message": "The request is nested too deeply; send a flat request object."}}
+        request = jsonio.loads(request_json)
+    except RequestError as e:
+        answer = e.as_response()
     else:
         answer = function(request, *args)
-    return json.dumps(answer, ensure_ascii=False, allow_nan=False)
+    return jsonio.dumps(answer)
 
 
 def simulate_json(request_json: str, session: Session | None = None) -> str:

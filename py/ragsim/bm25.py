@@ -11,6 +11,7 @@ from functools import lru_cache
 from itertools import compress
 
 from .errors import RequestError
+from .fields import shown
 
 
 # --- idf(t) from N (chunks) and df (chunks holding t) ---------------------------------------
@@ -109,7 +110,25 @@ def formulas(variant: str):
         return VARIANTS[variant]
     except (KeyError, TypeError):
         listed = ", ".join(repr(v) for v in VARIANTS)
-        raise RequestError("retrieval.variant", f"retrieval.variant must be one of {listed} (got {variant!r}).") from None
+        raise RequestError("retrieval.variant", f"retrieval.variant must be one of {listed} (got {shown(variant)}).") from None
+
+
+def check_parameters(variant: str, k1: float, b: float, delta: float) -> None:
+    """Refuse parameters whose tfc divides zero by zero for a chunk that lacks a query term (tf = 0)."""
+    if variant == "bm25+" and k1 == 0:
+        raise RequestError("retrieval.k1", "BM25+ with k1 = 0 divides zero by zero for every chunk without a "
+                           "query term; set k1 above 0.")
+    if variant == "bm25l" and k1 == 0 and delta == 0:
+        raise RequestError("retrieval.delta", "BM25L with k1 = 0 and delta = 0 divides zero by zero for every "
+                           "chunk without a query term; set k1 or delta above 0.")
+
+
+def _check_lengths(variant: str, b: float, lengths) -> None:
+    """BM25L and BM25+ score every chunk, and with b = 1 divide by the chunk's length: refuse an empty chunk."""
+    if b == 1 and variant in SHIFTED and 0 in lengths:
+        chunk = lengths.index(0) + 1
+        raise RequestError("retrieval.b", f"With b = 1, {variant} divides by each chunk's length and chunk {chunk} "
+                           "has no terms; lower b below 1 or choose another variant.")
 
 
 def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.75, delta=0.5) -> list[float]:
@@ -120,6 +139,7 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
     Every chunk's score sums its query terms in query order, once per occurrence.
     """
     idf_f, weight = formulas(variant)
+    check_parameters(variant, k1, b, delta)
     N = len(lengths)
     scores = [0.0] * N
     if N == 0:
@@ -128,6 +148,8 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
     if l_avg == 0:
         return scores  # no chunk has a term, so no query term occurs anywhere
     shifted = variant in SHIFTED
+    if shifted and any(occurrences.get(t, ((),))[0] for t in query_terms):
+        _check_lengths(variant, b, lengths)
     contributions = {}
     for t in dict.fromkeys(query_terms):
         chunks, tfs = occurrences.get(t, ((), ()))

@@ -5,13 +5,19 @@ from .errors import RequestError
 _MISSING = object()
 
 
+def shown(value, limit: int = 40) -> str:
+    """`repr(value)` for a message, cut short: a wrong value may be a megabyte of anything."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def get_int(obj: dict, key: str, field: str, default=_MISSING, minimum: int | None = None) -> int:
     """An integer field (booleans and floats refused), with an optional default and lower bound."""
     value = obj.get(key, default)
     if value is _MISSING:
         raise RequestError(field, f"Give {field} as a whole number.")
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RequestError(field, f"{field} must be a whole number (got {value!r}).")
+        raise RequestError(field, f"{field} must be a whole number (got {shown(value)}).")
     if minimum is not None and value < minimum:
         raise RequestError(field, f"{field} must be at least {minimum} (got {value}).")
     return value
@@ -27,7 +33,7 @@ def get_number(obj: dict, key: str, field: str, default=_MISSING, minimum: float
         float("inf"),
         float("-inf"),
     ):
-        raise RequestError(field, f"{field} must be a number (got {value!r}).")
+        raise RequestError(field, f"{field} must be a number (got {shown(value)}).")
     if minimum is not None and value < minimum:
         raise RequestError(field, f"{field} must be at least {minimum} (got {value}).")
     if maximum is not None and value > maximum:
@@ -38,7 +44,7 @@ def get_number(obj: dict, key: str, field: str, default=_MISSING, minimum: float
 def get_bool(obj: dict, key: str, field: str, default=_MISSING) -> bool:
     value = obj.get(key, default)
     if not isinstance(value, bool):
-        raise RequestError(field, f"{field} must be true or false (got {value!r}).")
+        raise RequestError(field, f"{field} must be true or false (got {shown(value)}).")
     return value
 
 
@@ -56,5 +62,5 @@ def get_choice(obj: dict, key: str, field: str, choices, default=_MISSING) -> st
     value = obj.get(key, default)
     if value not in choices:
         listed = ", ".join(repr(c) for c in choices)
-        raise RequestError(field, f"{field} must be one of {listed} (got {value!r}).")
+        raise RequestError(field, f"{field} must be one of {listed} (got {shown(value)}).")
     return value

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import sub
 
-from . import bm25, dense, spans, splitters
+from . import bm25, dense, limits, spans, splitters
 from .index import DocIndex
 from .request import Request
 
@@ -76,7 +76,9 @@ def split_all(req: Request, session, chunking: dict) -> Corpus:
                first_chunk=[], documents=[], unit=None, units_in_documents=0)
     for di, d in enumerate(req.docs):
         index = session.index(d["text"], req.analyzer)
+        limits.check_chunks(len(c.starts) + splitters.estimate(index, chunking))  # before the work
         split, layout = session.split(index, chunking)
+        limits.check_chunks(len(c.starts) + len(split))  # the strategies that cannot be counted before
         base = len(c.starts)
         c.first_chunk.append(base)
         c.unit = split.unit

@@ -7,9 +7,9 @@ by `read_questions`, after the simulation, so a bad question never hides a bad s
 
 from dataclasses import dataclass
 
-from . import analyzers, bm25, dense, tokens, spans
+from . import analyzers, bm25, dense, limits, spans, tokens
 from .errors import RequestError
-from .fields import get_choice, get_int, get_number, get_str
+from .fields import get_choice, get_int, get_number, get_str, shown
 from .index import terms
 
 DEFAULT_PRICE = 3.0
@@ -55,7 +55,9 @@ def read_request(request) -> Request:
     if not isinstance(request, dict):
         raise RequestError("request", "The request must be a JSON object.")
     docs = read_documents(request)
+    limits.check_texts(docs)
     query = get_str(request, "query", "query", default="")
+    limits.check_query(query)
     chunking = _read_chunking(request)
     retrieval = _read_retrieval(request)
     span = _read_span(request, docs)
@@ -85,7 +87,7 @@ def read_documents(request: dict) -> list[dict]:
             raise RequestError(where, f"{where} must be an object with id, title and text.")
         doc_id = get_str(d, "id", f"{where}.id")
         if doc_id in seen:
-            raise RequestError(f"{where}.id", f"Document ids must be unique; {doc_id!r} appears twice.")
+            raise RequestError(f"{where}.id", f"Document ids must be unique; {shown(doc_id)} appears twice.")
         seen.add(doc_id)
         out.append({
             "id": doc_id,
@@ -99,7 +101,7 @@ def _find_doc(docs: list[dict], doc_id, where: str) -> int:
     for i, d in enumerate(docs):
         if d["id"] == doc_id:
             return i
-    raise RequestError(where, f"No document has the id {doc_id!r}; use one of the documents' ids.")
+    raise RequestError(where, f"No document has the id {shown(doc_id)}; use one of the documents' ids.")
 
 
 def _read_span(request: dict, docs: list[dict]):
@@ -140,13 +142,15 @@ def _read_fact(request: dict, docs: list[dict]):
 
 def read_retrieval_options(r: dict) -> dict:
     """Everything of `retrieval` but k: the variant, its parameters and the term analyzer."""
-    return {
+    out = {
         "variant": get_choice(r, "variant", "retrieval.variant", tuple(bm25.VARIANTS), default="lucene"),
         "k1": get_number(r, "k1", "retrieval.k1", default=1.2, minimum=0, maximum=1000),
         "b": get_number(r, "b", "retrieval.b", default=0.75, minimum=0, maximum=1),
         "delta": get_number(r, "delta", "retrieval.delta", default=0.5, minimum=0, maximum=1000),
         "analyzer": analyzers.read_terms(r),
     }
+    bm25.check_parameters(out["variant"], out["k1"], out["b"], out["delta"])
+    return out
 
 
 def _read_retrieval(request: dict) -> dict:

@@ -122,3 +122,87 @@ def test_columns_wire_carries_the_same_chunks():
     assert rebuilt == objects.pop("chunks")
     assert columns == objects  # everything else is the same
     assert simulate({**req, "wire": "rows"})["error"]["field"] == "wire"
+
+
+# --- issue 9: every refusal a refusal ------------------------------------------------------------
+
+LANGCHAIN = {"strategy": "langchain-recursive", "size": 20, "overlap": 0}
+HOSTILE = [
+    # BM25+ and BM25L divide zero by zero for a chunk without a query term
+    ({"retrieval__variant": "bm25+", "retrieval__k1": 0}, "retrieval.k1"),
+    ({"retrieval__variant": "bm25l", "retrieval__k1": 0, "retrieval__delta": 0}, "retrieval.delta"),
+    # list and dict values where a name is expected
+    ({"retrieval__terms": {"stopwords": ["english"]}}, "retrieval.terms.stopwords"),
+    ({"retrieval__terms": {"stemmer": {"x": 1}}}, "retrieval.terms.stemmer"),
+    ({"chunking": {**LANGCHAIN, "language": ["markdown"]}}, "chunking.language"),
+    ({"chunking": {**LANGCHAIN, "language": {"x": 1}}}, "chunking.language"),
+    ({"chunking__strategy": ["window"]}, "chunking.strategy"),
+    ({"chunking__strategy": {"name": "window"}}, "chunking.strategy"),
+    ({"retrieval__variant": ["bm25l"]}, "retrieval.variant"),
+    ({"chunking__unit": ["words"]}, "chunking.unit"),
+    ({"wire": {"columns": True}}, "wire"),
+    ({"chunking": {"strategy": "haystack", "split_by": ["word"], "size": 4}}, "chunking.split_by"),
+    ({"chunking": {**LANGCHAIN, "keep_separator": ["start"]}}, "chunking.keep_separator"),
+    # 3,000 separators once recursed 3,000 deep
+    ({"chunking": {**LANGCHAIN, "separators": ["x"] * 3000}}, "chunking.separators"),
+    # untrusted regular expressions that backtrack catastrophically, and a pattern too long
+    ({"chunking": {**LANGCHAIN, "separators": ["(?:a+)+b"], "is_separator_regex": True}}, "chunking.separators"),
+    ({"chunking": {**LANGCHAIN, "separators": ["\\s*\\s*x"], "is_separator_regex": True}}, "chunking.separators"),
+    ({"chunking": {"strategy": "langchain-character", "separator": "(?:\\w+\\s?)*$", "is_separator_regex": True,
+                   "size": 9, "overlap": 0}}, "chunking.separator"),
+    ({"chunking": {**LANGCHAIN, "separators": ["a" * 501], "is_separator_regex": True}}, "chunking.separators"),
+    # size limits, checked before any work
+    ({"documents": [{"id": "d", "text": "a" * 10_000_001}]}, "documents"),
+    ({"query": "why " * 30_000}, "query"),
+]
+
+
+@pytest.mark.parametrize("changes,field", HOSTILE, ids=[f"{f}-{i}" for i, (_, f) in enumerate(HOSTILE)])
+def test_hostile_values_are_refusals_not_crashes(changes, field):
+    r = simulate(with_(**changes))
+    assert set(r) == {"error"} and r["error"]["field"] == field
+    msg = r["error"]["message"]
+    assert msg.endswith(".") and len(msg) < 300  # a wrong value is shown cut short, never whole
+
+
+def test_a_shifted_variant_with_b_1_refuses_an_empty_chunk_and_names_it():
+    text = "alpha beta gamma -- -- -- delta alpha"
+    req = make_request(text, query="alpha", unit="chars", size=6, overlap=0, retrieval={"k": 2, "b": 1})
+    for variant in ("bm25l", "bm25+"):
+        r = simulate({**req, "retrieval": {"k": 2, "b": 1, "variant": variant}})
+        assert r["error"]["field"] == "retrieval.b" and "chunk 4 has no terms" in r["error"]["message"]
+    assert "error" not in simulate({**req, "retrieval": {"k": 2, "b": 0.99, "variant": "bm25l"}})
+    assert "error" not in simulate({**req, "retrieval": {"k": 2, "b": 1, "variant": "lucene"}})
+
+
+def test_the_hostile_separator_is_refused_at_once_and_its_harmless_cousins_run():
+    import time
+
+    text = "a" * 5000 + "!"
+    req = make_request(text, retrieval={"k": 1})
+    start = time.perf_counter()
+    r = simulate({**req, "chunking": {**LANGCHAIN, "separators": ["(?:a+)+b"], "is_separator_regex": True}})
+    assert "backtracks catastrophically" in r["error"]["message"] and time.perf_counter() - start < 5
+    for harmless in ("\\n#{1,6} ", "(?<=\\. )", "\\n\\n+", "[.!?]\\s+", "\\n+\\s*", "(?:foo|bar)+"):
+        ok = simulate({**req, "chunking": {**LANGCHAIN, "separators": [harmless, ""], "is_separator_regex": True}})
+        assert "error" not in ok, harmless
+
+
+def test_every_language_preset_passes_the_regex_check():
+    from ragsim.safe_regex import check
+    from ragsim.splitters.langchain_recursive import LANGUAGES
+
+    for separators in LANGUAGES.values():
+        for s in separators:
+            if s:
+                check(s, "chunking.separators")
+
+
+def test_the_chunk_count_is_refused_before_splitting():
+    text = "word " * 300_000  # 300,000 words: size 1 would make 300,000 chunks
+    r = simulate(make_request(text, size=1, overlap=0))
+    assert r["error"]["field"] == "chunking.size" and "300,000 chunks" in r["error"]["message"]
+    assert "200,000" in r["error"]["message"]
+    chars = simulate(make_request(text, unit="chars", size=1000, overlap=999))  # 1.5 million windows
+    assert chars["error"]["field"] == "chunking.size"
+    assert "error" not in simulate(make_request(text, size=2, overlap=0))  # 150,000 chunks are allowed

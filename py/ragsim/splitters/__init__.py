@@ -5,6 +5,7 @@ returns extents computed while splitting. `window` (SPEC section 2) is the defau
 """
 
 from ..errors import RequestError
+from ..fields import shown
 from ..extents import Split
 from .. import windows
 from . import haystack, langchain_character, langchain_recursive, langchain_token, sentences
@@ -24,6 +25,29 @@ STRATEGIES = {
 }
 
 
+def estimate(doc, chunking: dict) -> int:
+    """How many chunks `split` will make, counted arithmetically before splitting, for the strategies
+    whose chunks are windows over countable units (window over words or chars, haystack); 0 for the
+    others and for settings `split` will refuse anyway (the pipeline counts their chunks after)."""
+    name = chunking.get("strategy", "window")
+    size, overlap = chunking.get("size"), chunking.get("overlap", 0)
+    if name == "haystack":
+        size = chunking.get("size", 200)
+    if not (type(size) is int and type(overlap) is int and 0 <= overlap < size):
+        return 0
+    if name == "window" and chunking.get("unit", "words") in ("words", "chars"):
+        n = doc.n_words if chunking.get("unit", "words") == "words" else len(doc.text)
+        step = size - overlap
+        return 1 + max(0, -(-(n - size) // step)) if n else 0
+    if name == "haystack" and isinstance(chunking.get("split_by", "word"), str):
+        delimiter = haystack.SPLIT_BY.get(chunking.get("split_by", "word"), ("", ""))[0]
+        if delimiter:
+            bounds = doc.memo.get(("haystack", delimiter))
+            n = len(bounds) - 1 if bounds is not None else doc.text.count(delimiter) + 1
+            return -(-n // (size - overlap)) if doc.text else 0  # within one of Haystack's count
+    return 0
+
+
 def split(doc, chunking: dict) -> Split:
     """Split one indexed document (`doc.text`) by the strategy the request names."""
     name = chunking.get("strategy", "window")
@@ -31,5 +55,5 @@ def split(doc, chunking: dict) -> Split:
         strategy = STRATEGIES[name]
     except (KeyError, TypeError):
         listed = ", ".join(STRATEGIES)  # plain names: the list is long enough already
-        raise RequestError("chunking.strategy", f"chunking.strategy must be one of {listed} (got {name!r}).") from None
+        raise RequestError("chunking.strategy", f"chunking.strategy must be one of {listed} (got {shown(name)}).") from None
     return strategy(doc, chunking)

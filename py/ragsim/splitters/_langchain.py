@@ -24,9 +24,10 @@ import re
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
+from .. import limits, safe_regex
 from ..errors import RequestError
 from ..extents import Extent
-from ..fields import get_bool, get_int
+from ..fields import get_bool, get_int, shown
 
 # LangChain's defaults (TextSplitter.__init__).
 DEFAULT_SIZE = 4000
@@ -55,23 +56,29 @@ def read_keep_separator(chunking: dict, default):
     if not (isinstance(value, bool) or value in ("start", "end")):
         raise RequestError(
             "chunking.keep_separator",
-            f"chunking.keep_separator must be false, true, \"start\" or \"end\" (got {value!r}).",
+            f"chunking.keep_separator must be false, true, \"start\" or \"end\" (got {shown(value)}).",
         )
     return value
 
 
-def compile_separator(pattern: str, field: str) -> re.Pattern:
-    """A separator as a regular expression; refuses bad syntax and capturing groups.
+def compile_separator(pattern: str, field: str, regex: bool = True) -> re.Pattern:
+    """A separator as a regular expression; refuses bad syntax and capturing groups, and (for a
+    pattern a person wrote, `regex`) one too long or that can backtrack catastrophically (safe_regex).
 
     LangChain wraps the separator in one group and pairs `re.split`'s output two by two, so a
     pattern with groups of its own would scramble its pieces; use `(?:...)` instead.
     """
+    if regex and len(pattern) > limits.MAX_PATTERN_CHARS:
+        raise RequestError(field, f"A separator pattern may be at most {limits.MAX_PATTERN_CHARS} characters long "
+                           f"(got {len(pattern):,}); shorten it.")
     try:
         compiled = re.compile(pattern)
     except re.error as e:
-        raise RequestError(field, f"The separator {pattern!r} is not a valid regular expression ({e}).") from None
+        raise RequestError(field, f"The separator {shown(pattern)} is not a valid regular expression ({e}).") from None
     if compiled.groups:
-        raise RequestError(field, f"The separator {pattern!r} has a capturing group; write (?:...) instead.")
+        raise RequestError(field, f"The separator {shown(pattern)} has a capturing group; write (?:...) instead.")
+    if regex:
+        safe_regex.check(pattern, field)
     return compiled
 
 

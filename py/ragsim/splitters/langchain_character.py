@@ -26,7 +26,7 @@ def split(doc, chunking: dict) -> Split:
     got = doc.memo.get(key)
     if got is None:
         pattern_text = separator if is_regex else re.escape(separator)
-        pattern = lc.compile_separator(pattern_text, "chunking.separator") if pattern_text else None
+        pattern = lc.compile_separator(pattern_text, "chunking.separator", is_regex) if pattern_text else None
         pieces = lc.split_with_regex(text, 0, pattern, keep)
         got = doc.memo[key] = (pieces, lc.inexact_gaps(text, pieces, merge_sep), lc.piece_sums(pieces, merge_sep))
     pieces, gaps, cum = got

@@ -9,9 +9,10 @@ that no remaining separator can split becomes a chunk as it stands (over size, n
 
 import re
 
+from .. import limits
 from ..errors import RequestError
 from ..extents import Extent, Split
-from ..fields import get_bool
+from ..fields import get_bool, shown
 from . import _langchain as lc
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
@@ -93,9 +94,9 @@ def read_separators(chunking: dict) -> tuple[tuple[str, ...], bool]:
     if language is not None:
         if "separators" in chunking:
             raise RequestError("chunking.language", "Give either chunking.language or chunking.separators, not both.")
-        if language not in LANGUAGES:
+        if not isinstance(language, str) or language not in LANGUAGES:
             listed = ", ".join(repr(n) for n in LANGUAGES)
-            raise RequestError("chunking.language", f"chunking.language must be one of {listed} (got {language!r}).")
+            raise RequestError("chunking.language", f"chunking.language must be one of {listed} (got {shown(language)}).")
         if chunking.get("is_separator_regex", True) is not True:
             raise RequestError(
                 "chunking.is_separator_regex",
@@ -105,6 +106,9 @@ def read_separators(chunking: dict) -> tuple[tuple[str, ...], bool]:
     separators = chunking.get("separators", list(DEFAULT_SEPARATORS))
     if not isinstance(separators, list) or not all(isinstance(s, str) for s in separators):
         raise RequestError("chunking.separators", "Give chunking.separators as a list of strings, e.g. [\"\\n\\n\", \"\\n\", \" \", \"\"].")
+    if len(separators) > limits.MAX_SEPARATORS:
+        raise RequestError("chunking.separators", f"Give at most {limits.MAX_SEPARATORS} separators "
+                           f"(got {len(separators):,}); LangChain's longest preset has 27.")
     is_regex = get_bool(chunking, "is_separator_regex", "chunking.is_separator_regex", default=False)
     # LangChain: `separators or [defaults]`, so an empty list means the defaults.
     return tuple(separators) or DEFAULT_SEPARATORS, is_regex
@@ -122,7 +126,9 @@ def split(doc, chunking: dict) -> Split:
     text = doc.text
 
     compiled = {
-        s: lc.compile_separator(s if is_regex else re.escape(s), "chunking.separators") for s in separators if s
+        s: lc.compile_separator(s if is_regex else re.escape(s), "chunking.separators", is_regex)
+        for s in separators
+        if s
     }
 
     # How a span splits depends on the text and the separators only, never on size or overlap: the

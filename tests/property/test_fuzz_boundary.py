@@ -1,0 +1,137 @@
+"""A fuzz of the JSON boundary (issue 9): requests built from the contract's own fields, each value
+sometimes replaced by any JSON at all, go through `simulate` and `simulate_json`.
+
+For every request: no exception escapes; an error names a field and says in a sentence what to
+do; a response keeps SPEC's invariants (extents inside their document, ranks a permutation of 1..N,
+retrieved = min(k, N)); and the JSON text is valid UTF-8 whatever the strings held. Bounded:
+a few hundred examples of small texts, deadline=None.
+"""
+
+import json
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ragsim.api import Session, simulate, simulate_json
+
+SCALAR = (st.none() | st.booleans() | st.integers(-5, 10**12) | st.floats(allow_nan=False, allow_infinity=False)
+          | st.text(alphabet="ab é\ud800", max_size=4))
+ANY_JSON = SCALAR | st.lists(SCALAR, max_size=3) | st.dictionaries(st.sampled_from(["a", "size", "doc"]), SCALAR,
+                                                                  max_size=2)
+
+PIECES = st.sampled_from(["the", "cat", "sat", "a", "aaaa", "Σ", "😀", "\ud800", "#", "# Head", ".", "!", " ",
+                          "  ", "\n", "\n\n", "\f", "---", "1", "42"])
+TEXT = st.lists(PIECES, max_size=40).map(" ".join) | st.sampled_from(["", " ", "\n\n\n", "a" * 60 + "!"])
+SEPARATORS = st.sampled_from(["\n\n", "\n", " ", "", ".", "(?:a+)+b", "(?:a|a)+!", "\\s*\\s*x", "[", "(a)",
+                              "(?<=\\. )", "\\n#{1,6} ", "a{1,3}", "x" * 600])
+
+
+# Each strategy's own fields, each with values of its kind (edge values included).
+SIZES = st.integers(1, 30)
+STRATEGY_FIELDS = {
+    "window": {"unit": st.sampled_from(["words", "chars"]), "size": SIZES, "overlap": st.integers(0, 30)},
+    "sentences": {"unit": st.sampled_from(["words", "chars"]), "size": SIZES, "overlap": st.integers(0, 30)},
+    "langchain-character": {"size": SIZES, "overlap": st.integers(0, 30), "separator": SEPARATORS,
+                            "is_separator_regex": st.booleans(), "keep_separator": st.sampled_from([True, False, "start", "end"]),
+                            "strip_whitespace": st.booleans()},
+    "langchain-recursive": {"size": SIZES, "overlap": st.integers(0, 30), "separators": st.lists(SEPARATORS, max_size=4),
+                            "is_separator_regex": st.booleans(), "keep_separator": st.sampled_from([True, False, "start", "end"]),
+                            "language": st.sampled_from(["markdown", "python", "html"])},
+    "haystack": {"size": SIZES, "overlap": st.integers(0, 30), "split_threshold": st.integers(0, 5),
+                 "split_by": st.sampled_from(["word", "passage", "line", "period", "page"])},
+}
+RETRIEVAL_FIELDS = {
+    "variant": st.sampled_from(["lucene", "robertson", "atire", "bm25l", "bm25+"]),
+    "k1": st.sampled_from([0, 0.5, 1.2, 1000]),
+    "b": st.sampled_from([0, 0.75, 1]),
+    "delta": st.sampled_from([0, 0.5, 2]),
+    "terms": st.fixed_dictionaries({}, optional={"stopwords": st.sampled_from(["english", None]),
+                                                 "stemmer": st.sampled_from(["snowball-english", None])}),
+}
+
+
+def some_of(draw, fields: dict) -> dict:
+    """A random subset of `fields`, each drawn from its strategy."""
+    return {k: draw(s) for k, s in fields.items() if draw(st.booleans())}
+
+
+@st.composite
+def requests(draw):
+    texts = draw(st.lists(TEXT, min_size=1, max_size=3))
+    docs = [{"id": f"d{i}", "title": "t", "text": t} for i, t in enumerate(texts)]
+    strategy = draw(st.sampled_from(sorted(STRATEGY_FIELDS)))
+    chunking = {"strategy": strategy, **some_of(draw, STRATEGY_FIELDS[strategy])}
+    if strategy in ("window", "sentences"):
+        chunking.setdefault("size", 5)
+    if draw(st.integers(0, 4)):  # mostly an overlap the strategy accepts
+        chunking["overlap"] = chunking.get("overlap", 0) % chunking.get("size", 200)
+    retrieval = {"k": draw(st.integers(1, 12)), **some_of(draw, RETRIEVAL_FIELDS)}
+    d = draw(st.integers(0, len(docs) - 1))
+    n = len(texts[d])
+    a, b = sorted(draw(st.tuples(st.integers(0, n), st.integers(0, n))))
+    marks = texts[d][a:b].strip() and texts[d][a:min(a + 1, n)].strip() and texts[d][b:min(b + 2, n)].strip()
+    request = {"documents": docs, "query": draw(st.lists(PIECES, max_size=4).map(" ".join)), "chunking": chunking,
+               "retrieval": retrieval}
+    if marks:  # a span and a fact that are not blank (blank ones are refused: tested in tests/unit)
+        request.update(some_of(draw, {"span": st.just({"doc": f"d{d}", "start": a, "end": b}),
+                                      "fact": st.just({"doc": f"d{d}", "name": [a, a + 1], "value": [b, b + 2]})}))
+    request.update(some_of(draw, {
+        "find": PIECES,
+        "cuts": st.booleans(),
+        "sweep": st.lists(st.integers(0, 12), max_size=3),
+        "expand": st.fixed_dictionaries({"neighbours": st.integers(0, 3), "section": st.booleans()}),
+        "wire": st.sampled_from(["objects", "columns"]),
+        "price_per_million": st.sampled_from([0, 3, 1e6]),
+    }))
+    # A quarter of the requests get one value anywhere replaced by any JSON at all.
+    if draw(st.integers(0, 3)) == 3:
+        places = [chunking, retrieval, docs[0], request] + ([retrieval["terms"]] if "terms" in retrieval else [])
+        where = draw(st.sampled_from(places))
+        where[draw(st.sampled_from(sorted(where) + ["extra"]))] = draw(ANY_JSON)
+    return request
+
+
+def check_error(error: dict) -> None:
+    assert set(error) == {"field", "message"}
+    assert isinstance(error["field"], str) and error["field"]
+    message = error["message"]
+    assert isinstance(message, str) and len(message) > 12 and message == message.strip() and message.endswith(".")
+
+
+def check_response(request: dict, r: dict) -> None:
+    texts = {d["id"]: d["text"] for d in request["documents"]}
+    chunks = r["chunks"]
+    if chunks is None:  # the columns wire: rebuild what the invariants need
+        cols = r["chunk_columns"]
+        chunks = [{"doc": cols["ids"][d], "start": s, "end": e, "rank": k}
+                  for d, s, e, k in zip(cols["doc"], cols["start"], cols["end"], cols["rank"])]
+    n = len(chunks)
+    for c in chunks:
+        assert 0 <= c["start"] <= c["end"] <= len(texts[c["doc"]])
+    assert sorted(c["rank"] for c in chunks) == list(range(1, n + 1))
+    k = r["stats"]["k"]
+    assert r["stats"]["retrieved"] == min(k, n) == sum(1 for c in chunks if c["rank"] <= k)
+    assert r["stats"]["chunks"] == n
+
+
+@settings(deadline=None, max_examples=250, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(requests())
+def test_no_request_escapes_the_contract(request):
+    r = simulate(request)
+    if "error" in r:
+        check_error(r["error"])
+    else:
+        check_response(request, r if "chunks" in r else {**r, "chunks": None})
+    text = simulate_json(json.dumps(request), Session())
+    text.encode("utf-8")  # lone surrogates are escaped, so the answer is valid UTF-8
+    assert json.loads(text) == json.loads(json.dumps(r))
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.dictionaries(st.sampled_from(["documents", "query", "chunking", "retrieval", "span", "fact", "find",
+                                       "sweep", "expand", "wire"]), ANY_JSON | st.lists(ANY_JSON, max_size=2),
+                       max_size=6))
+def test_any_json_at_all_is_answered_or_refused(request):
+    r = simulate(request)
+    assert "error" in r  # without documents as objects no request is whole
+    check_error(r["error"])
+    simulate_json(json.dumps(request)).encode("utf-8")
