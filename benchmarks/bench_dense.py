@@ -9,7 +9,11 @@
    `api.simulate`: BM25, dense with every chunk already embedded (a warm cache), and dense from
    an empty cache (every chunk of each new size embedded).
 
-    python benchmarks/bench_dense.py [--repeat 3]
+4. With --browser: chunks embedded per second in Chromium (transformers.js and onnxruntime-web's
+   CPU wasm, one thread, from the built dist/, through the test page tests/browser/fixtures/dense.html
+   that embeds as notes for the worker say), fp32 and the int8 approximation.
+
+    python benchmarks/bench_dense.py [--repeat 3] [--browser]
 
 Needs the `dense` extra (onnxruntime, numpy, tokenizers) and the model (built on first use).
 """
@@ -82,9 +86,50 @@ def drag_ms(text: str, question: str, method: str, embedder, cold: bool) -> list
     return times
 
 
+def browser_rates(repeat: int) -> dict:
+    """Chunks per second in Chromium, by model and chunk length."""
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT))
+    import build
+
+    dist = build.ensure_fresh()
+    config = json.loads((dist / "build.json").read_text())["assets"]["assets/build-config.js"]
+    server = build.make_server(dist, 0, mounts={"/__tests__/": ROOT / "tests" / "browser" / "fixtures"}, quiet=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    out = {}
+    with sync_playwright() as p:
+        chromium = pathlib.Path("/usr/bin/chromium")
+        browser = p.chromium.launch(executable_path=str(chromium) if chromium.exists() else None,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        for dtype in ("fp32", "q8"):
+            page.goto(f"{origin}/__tests__/dense.html?config=/{config}&dtype={dtype}")
+            page.wait_for_function("() => document.body.dataset.state === 'ready'", timeout=180_000)
+            for words, count in ((24, 64), (200, 16)):
+                chunks = topics_chunks(words, count)
+                page.evaluate("(t) => embed(t)", chunks[:4])  # warm up
+                rates = []
+                for _ in range(repeat):
+                    ms = page.evaluate("""async (chunks) => {
+                        const t = performance.now();
+                        for (let i = 0; i < chunks.length; i += 16) await embed(chunks.slice(i, i + 16));
+                        return performance.now() - t; }""", chunks)
+                    rates.append(len(chunks) / ms * 1e3)
+                out[f"Chromium {dtype}: embed {words}-word chunks, 1 thread (chunks/s)"] = round(
+                    statistics.median(rates), 1)
+        browser.close()
+    server.shutdown()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--browser", action="store_true", help="also measure Chromium (needs a built dist/)")
     args = parser.parse_args()
     results = {}
     directory = embed_onnx.model_dir()
@@ -103,6 +148,8 @@ def main() -> None:
         runs = [statistics.median(drag_ms(text, question, method, embedder, cold)) for _ in range(args.repeat)]
         label = f"example drag, {method}{', cold cache' if cold else ', warm cache' if method != 'bm25' else ''} (ms, median)"
         results[label] = round(statistics.median(runs), 2)
+    if args.browser:
+        results.update(browser_rates(args.repeat))
     results["load average (1 min) at the end"] = round(os.getloadavg()[0], 2)  # a busy machine slows the model
     width = max(map(len, results))
     for name, value in results.items():
