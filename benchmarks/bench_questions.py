@@ -186,6 +186,15 @@ def main():
               f"{stats['iou_mean']:.3f}  {stats['precision_mean']:.3f}  {stats['precision_omega_mean']:.3f}"
               f"  {stats['context_tokens_mean']:.0f}")
 
+    print("\nhow the ratio depends on the number of questions (chars 1000/200, k=5):")
+    chunking = {"unit": "chars", "size": 1000, "overlap": 200}
+    for n in sorted({10, 40, len(questions)}):
+        part = questions[:n]
+        ours_s, _ = timed(lambda: qs.evaluate(part, Setting(words, chunking, Session(), RETRIEVAL), k, 3.0), args.repeat)
+        theirs_s, _ = timed(lambda: usual_way(docs, 1000, 200, queries[:n], k), args.repeat)
+        print(f"  {n:>4} questions: ragsim {ours_s * 1000:5.0f} ms, bm25s way {theirs_s * 1000:5.0f} ms, "
+              f"ratio {theirs_s / ours_s:.1f}x")
+
     sizes, overlaps = [300, 500, 800, 1200, 1600, 2000], [0, 50, 100, 200]
     print(f"\nthe map: {len(sizes)} sizes x {len(overlaps)} overlaps = {len(sizes) * len(overlaps)} cells, k={k}")
     ours_s, grid = timed(lambda: settings_map.settings_map(words, {"unit": "chars"}, RETRIEVAL, k, questions, 3.0,
