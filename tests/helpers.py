@@ -14,3 +14,14 @@ def make_request(text, query="", unit="words", size=24, overlap=6, k=2, span=Non
     }
     req.update(extra)
     return req
+
+
+# Texts for the dense model's tests (SPEC section 10): the sanity anchor (cosine 0.7553 with
+# all-MiniLM-L6-v2), Unicode the tokenizer must normalise, and a text longer than its 256 pieces.
+DENSE_ANCHOR = ("A man is eating food.", "A man is eating a piece of bread.")
+DENSE_LONG = " ".join(f"Sentence {i} says that chunk boundaries matter for retrieval quality." for i in range(60))
+DENSE_TEXTS = [
+    *DENSE_ANCHOR,
+    "Ünïcödé façade naïve café — 東京 and ΑΘΗΝΑ, emoji 🙂 and tabs\tand\nnewlines.",
+    DENSE_LONG,
+]

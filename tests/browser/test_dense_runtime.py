@@ -12,13 +12,7 @@ import pytest
 pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
 from ragsim import embed_onnx, wordpiece  # noqa: E402
 
-LONG = " ".join(f"Sentence {i} says that chunk boundaries matter for retrieval quality." for i in range(60))
-TEXTS = [
-    "A man is eating food.",
-    "A man is eating a piece of bread.",
-    "Ünïcödé façade naïve café — 東京 and ΑΘΗΝΑ, emoji 🙂 and tabs\tand\nnewlines.",
-    LONG,
-]
+from helpers import DENSE_LONG as LONG, DENSE_TEXTS as TEXTS  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -26,15 +26,9 @@ import dense_model  # noqa: E402
 pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
 from tokenizers import Tokenizer  # noqa: E402
 
-ANCHOR = ("A man is eating food.", "A man is eating a piece of bread.")
-LONG = " ".join(f"Sentence {i} says that chunk boundaries matter for retrieval quality." for i in range(60))
-TEXTS = [
-    *ANCHOR,
-    "The answer is right there in the document, and the model still says it does not know.",
-    "Ünïcödé façade naïve café — 東京 and ΑΘΗΝΑ, emoji 🙂 and tabs\tand\nnewlines.",
-    "x",
-    LONG,
-]
+from helpers import DENSE_ANCHOR as ANCHOR, DENSE_LONG as LONG, DENSE_TEXTS  # noqa: E402
+
+TEXTS = [*DENSE_TEXTS, "The answer is right there in the document, and the model still says it does not know.", "x"]
 
 
 @pytest.fixture(scope="module")
