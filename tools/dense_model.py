@@ -181,7 +181,7 @@ def build_model(tensors: dict, config: dict):
     scale = g.const("const.scale", np.array(1.0 / np.sqrt(head_size), dtype=np.float32))
     split_heads = g.const("const.split_heads", np.array([0, 0, heads, head_size], dtype=np.int64))
     merge_heads = g.const("const.merge_heads", np.array([0, 0, hidden], dtype=np.int64))
-    sqrt_half = g.const("const.sqrt_half", np.array(1.0 / np.sqrt(2.0), dtype=np.float32))
+    sqrt_two = g.const("const.sqrt_two", np.array(np.sqrt(2.0), dtype=np.float32))
     half = g.const("const.half", np.array(0.5, dtype=np.float32))
 
     # Embeddings: word + position + token type, then LayerNorm. The position ids are the model's
@@ -221,9 +221,10 @@ def build_model(tensors: dict, config: dict):
         x = layer_norm(g.op("Add", [linear(context, f"{p}.attention.output.dense"), x]),
                        f"{p}.attention.output.LayerNorm")
         inner = linear(x, f"{p}.intermediate.dense")
-        # gelu(x) = 0.5 * x * (1 + erf(x / sqrt(2))), the exact form BERT uses.
-        gelu = g.op("Mul", [g.op("Mul", [inner, half]),
-                            g.op("Add", [g.op("Erf", [g.op("Mul", [inner, sqrt_half])]), one_f])])
+        # gelu(x) = x * (1 + erf(x / sqrt(2))) * 0.5, the exact form BERT uses, written as PyTorch
+        # exports it so that onnxruntime fuses it into one Gelu kernel.
+        erf = g.op("Erf", [g.op("Div", [inner, sqrt_two])])
+        gelu = g.op("Mul", [g.op("Mul", [inner, g.op("Add", [erf, one_f])]), half])
         x = layer_norm(g.op("Add", [linear(gelu, f"{p}.output.dense"), x]), f"{p}.output.LayerNorm")
     g.nodes[-1].output[0] = "last_hidden_state"  # the last LayerNorm's output is the graph's
 
