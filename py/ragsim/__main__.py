@@ -1,13 +1,15 @@
 """`python -m ragsim`: a request as JSON on stdin, the response as JSON on stdout.
 
 Exit status 0 on success, 2 for a request that breaks the contract (message on stderr), 1 for
-input that is not JSON at all. Never a traceback.
+input that is not UTF-8 JSON at all or is larger than 64 MB (the most read from stdin). The
+output is UTF-8 JSON whatever the request's strings hold. Never a traceback.
 """
 
-import json
 import sys
 
+from . import jsonio, limits
 from .api import simulate
+from .errors import RequestError
 
 
 def main(argv=None) -> int:
@@ -24,18 +26,46 @@ def main(argv=None) -> int:
         print(__doc__.strip())
         return 0
     try:
-        request = json.loads(sys.stdin.read())
+        request = read_request(sys.stdin.buffer)
     except ValueError as e:
-        print(f"ragsim: the input is not valid JSON ({e}); pipe a request object on stdin.", file=sys.stderr)
+        say(f"ragsim: {e}")
         return 1
-    response = simulate(request)
-    json.dump(response, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
+    try:
+        response = simulate(request)
+    except (MemoryError, RecursionError) as e:
+        say(f"ragsim: the request needs more {'memory' if isinstance(e, MemoryError) else 'stack'} than this "
+            "machine gives; send smaller documents or larger chunks.")
+        return 1
+    sys.stdout.buffer.write(jsonio.dumps(response).encode("utf-8") + b"\n")
     if "error" in response:
         err = response["error"]
-        print(f"ragsim: {err['field']}: {err['message']}", file=sys.stderr)
+        say(f"ragsim: {err['field']}: {err['message']}")
         return 2
     return 0
+
+
+def read_request(stream):
+    """The request read from a binary stream, at most MAX_STDIN_BYTES of UTF-8 JSON; ValueError with one
+    sentence (the input itself is never echoed) for anything else."""
+    data = stream.read(limits.MAX_STDIN_BYTES + 1)
+    if len(data) > limits.MAX_STDIN_BYTES:
+        raise ValueError(f"the input is larger than {limits.MAX_STDIN_BYTES // 2**20} MB, the most this command "
+                         "reads; send smaller documents.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"the input is not UTF-8 text ({e.reason} at byte {e.start:,}); send the request "
+                         "as UTF-8 JSON.") from None
+    try:
+        return jsonio.loads(text)
+    except RequestError as e:
+        raise ValueError(e.message) from None
+
+
+def say(line: str) -> None:
+    """One line on stderr, whatever characters it holds."""
+    sys.stderr.buffer.write(line.encode("utf-8", "backslashreplace") + b"\n")
+    sys.stderr.flush()
 
 
 if __name__ == "__main__":

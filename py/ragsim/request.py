@@ -55,7 +55,6 @@ def read_request(request) -> Request:
     if not isinstance(request, dict):
         raise RequestError("request", "The request must be a JSON object.")
     docs = read_documents(request)
-    limits.check_texts(docs)
     query = get_str(request, "query", "query", default="")
     limits.check_query(query)
     chunking = _read_chunking(request)
@@ -94,6 +93,7 @@ def read_documents(request: dict) -> list[dict]:
             "title": get_str(d, "title", f"{where}.title", default=""),
             "text": get_str(d, "text", f"{where}.text"),
         })
+    limits.check_texts(out)
     return out
 
 
