@@ -18,6 +18,7 @@ import { $ } from "./assets/js/dom.js";
 import { buildRequest, parseParam, settle } from "./assets/js/params.js";
 import { defaultOverlaps, defaultState, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
+import { readPdfsWith } from "./assets/js/collection.js";
 import { Gate } from "./assets/js/worker-client.js";
 import { Computer } from "./assets/js/compute.js";
 import { Controls } from "./assets/js/controls.js";
@@ -152,6 +153,22 @@ function startPanels(gate) {
   });
 }
 
+/** PDFs are read in the worker (ragsim.pdf, as LangChain's PyPDFLoader reads them); the bytes are
+ * handed over, not copied, and the pages read so far show in the mark line. */
+function readPdfsIn(gate) {
+  readPdfsWith(async (name, bytes, mode) => {
+    marks.info(`Reading “${name}” as PyPDFLoader does…`);
+    const line = $("mark-info");
+    const reply = await gate.send({ type: "pdf", name, mode, bytes }, ({ done, total }) => {
+      line.dataset.note = "1";
+      line.textContent = total ? `Reading “${name}”: ${done} of ${total} pages…` : `Reading “${name}”: loading the PDF reader (pypdf)…`;
+    }, [bytes]);
+    if (reply.ok) return { docs: JSON.parse(reply.result).documents };
+    const why = reply.error?.message || "the worker gave no reason.";
+    return { problem: reply.error?.field === "file" ? why : `“${name}” was not added: ${why}` };
+  }, () => store.state.pdf_mode);
+}
+
 async function main() {
   buildStats();
   lanes.init($("lanes"), (i) => documents.select(i));
@@ -170,6 +187,7 @@ async function main() {
     const gate = Gate.start();
     gate.onstatus = onStatus;
     computer.gate = gate;
+    readPdfsIn(gate);
     results.code = new CodePanel({ send: (m) => gate.send(m), code: $("code"), status: $("code-status"), copy: $("copy-code") });
     startPanels(gate);
   } catch (err) {

@@ -15,7 +15,7 @@ What dist/ holds and why:
     assets/build-config.<hash>.js     generated: tells the worker where Pyodide and the wheels are
                                       (paths relative to that module); the worker imports it
     pyodide-<version>/                the Pyodide runtime from the npm package, plus the micropip,
-                                      packaging and snowballstemmer wheels, with pyodide-lock.json
+                                      packaging, snowballstemmer and pypdf wheels, with pyodide-lock.json
                                       rewritten to their real sha256 (integrity checks stay on)
     py/<hash>/ragsim-<v>-py3-none-any.whl   the core, a reproducible wheel
     tiktoken/<hash>/<name>.tiktoken   OpenAI's cl100k_base and o200k_base rank files (sha256-checked),
@@ -66,6 +66,10 @@ PYODIDE_RUNTIME_FILES = (
 )
 # Pure-Python wheel loaded on demand when a user turns stemming on; pinned for reproducibility.
 SNOWBALLSTEMMER_VERSION = "3.1.1"
+# Pure-Python PDF reader the worker installs when the first PDF arrives (ragsim.pdf reads it as
+# LangChain's PyPDFLoader does); the wheel's sha256 pinned: build.py refuses any other bytes.
+PYPDF_VERSION = "7.1.1"
+PYPDF_SHA256 = "04c5680d4b4cfa04ab505b09393fc949860c34a4dad6565284d11a2f5c3ce8b1"
 
 # Files of the page. index.html is required; the rest are copied when present.
 PAGE_FILES = ("index.html", "app.js")
@@ -465,7 +469,7 @@ def source_digest(root: Path = ROOT) -> str:
         path = root / rel
         if path.is_file():
             h.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    h.update(f"pyodide {PYODIDE_VERSION} snowballstemmer {SNOWBALLSTEMMER_VERSION}".encode())
+    h.update(f"pyodide {PYODIDE_VERSION} snowballstemmer {SNOWBALLSTEMMER_VERSION} pypdf {PYPDF_VERSION}".encode())
     return h.hexdigest()
 
 
@@ -502,6 +506,14 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
         {"name": "snowballstemmer", "imports": ["snowballstemmer"], "package_type": "package",
          "install_dir": "site", "depends": [], "unvendored_tests": False}, wheel, data)
     wheels["snowballstemmer"] = (wheel.name, data)
+    wheel = download_wheel("pypdf", PYPDF_VERSION, cache)
+    data = wheel.read_bytes()
+    if sha256_hex(data) != PYPDF_SHA256:
+        raise BuildError(f"{wheel.name} has sha256 {sha256_hex(data)}, not the pinned {PYPDF_SHA256}; delete it and rebuild")
+    packages["pypdf"] = lock_entry(
+        {"name": "pypdf", "imports": ["pypdf"], "package_type": "package",
+         "install_dir": "site", "depends": [], "unvendored_tests": False}, wheel, data)
+    wheels["pypdf"] = (wheel.name, data)
     for name, data in wheels.values():
         out[f"{PYODIDE_DIR}/{name}"] = data
     out[f"{PYODIDE_DIR}/pyodide-lock.json"] = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode()
@@ -521,7 +533,7 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
         "pyodideVersion": PYODIDE_VERSION,
         "coreWheel": up + core_path,
         "ragsimVersion": project_metadata(root)["version"],
-        "onDemand": {"snowballstemmer": f"{up}{PYODIDE_DIR}/{wheels['snowballstemmer'][0]}"},
+        "onDemand": {name: f"{up}{PYODIDE_DIR}/{wheels[name][0]}" for name in ("snowballstemmer", "pypdf")},
         "tiktoken": {p.rsplit("/", 1)[1].split(".")[0]: up + p for p in ranks},
         "dense": {"model": DENSE_MODEL_ID,
                   **{f"{name}Bytes": len(dense_files[f"{dense['localModelPath']}{DENSE_MODEL_ID}/onnx/{name}.onnx"])

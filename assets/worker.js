@@ -15,6 +15,13 @@
 //       ragsim.audit.audit_json and ragsim.api.equivalent_code_json
 //   {id, type: "install", package: "snowballstemmer"}      (on demand, from this site only)
 //       -> {id, ok: true, result: "{\"package\": ..., \"version\": ...}", ms}
+//   {id, type: "tokenizer", name: "cl100k_base"}           (issue 12: before the first token request)
+//       -> {type: "progress", id, stage: "tokenizer", loaded, total} while the rank file arrives
+//       -> {id, ok: true, result: "{\"name\": ...}", ms}   (the file checked and given to ragsim.tokens)
+//   {id, type: "pdf", name, mode: "page" | "single", bytes: ArrayBuffer (transferred)}
+//       -> {type: "progress", id, stage: "pdf", done, total} every 10 pages (pypdf installed first time)
+//       -> {id, ok: true, result: "{\"documents\": [{title, text, ...}]}", ms}   (ragsim.pdf.read)
+//       -> {id, ok: false, error: {field: "file", message}}  (encrypted, broken, no text: one sentence)
 //   anything else -> {id, ok: false, error: {field: "type", message}}
 // Strings cross the boundary as JSON, so no Python proxy ever leaves this file. A Python exception
 // reaches the page as one line, {field: "", message: "Internal error: ..."}; the traceback goes to
@@ -47,6 +54,23 @@ def _ragsim_audit(request_json):
 
 def _ragsim_code(request_json):
     return _ragsim_api.equivalent_code_json(request_json)
+
+def _ragsim_tokenizer(name, path):
+    from ragsim import tokens
+    if not tokens.loaded(name):
+        with open(path, "rb") as f:
+            tokens.provide(name, f.read())
+
+def _ragsim_pdf(path, name, mode, progress):
+    import json
+    from ragsim import pdf
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        docs = pdf.read(data, name, mode, progress=lambda done, total: progress(done, total))
+    except pdf.PdfError as e:
+        return json.dumps({"error": {"field": "file", "message": str(e)}})
+    return json.dumps({"documents": docs})
 `;
 
 async function fetchBytes(url) {
@@ -78,7 +102,7 @@ async function boot() {
   const audit = pyodide.globals.get("_ragsim_audit");
   const code = pyodide.globals.get("_ragsim_code");
   status("ready", { versions: { pyodide: pyodide.version, ragsim: config.ragsimVersion } });
-  return { pyodide, simulate, audit, code };
+  return { pyodide, simulate, audit, code, tokenizer: pyodide.globals.get("_ragsim_tokenizer"), pdf: pyodide.globals.get("_ragsim_pdf") };
 }
 
 // One line for the page; the full text (a Python traceback, usually) for the console.
@@ -146,6 +170,41 @@ function jsonCall(entry) {
   };
 }
 
+/** The body of `response` as bytes, `onbytes(loaded, total)` as they arrive (total from Content-Length, or 0). */
+async function readWithProgress(response, onbytes) {
+  const total = Number(response.headers.get("Content-Length")) || 0;
+  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  const reader = response.body.getReader();
+  const parts = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    loaded += value.length;
+    onbytes(loaded, total);
+  }
+  const bytes = new Uint8Array(loaded);
+  let at = 0;
+  for (const part of parts) { bytes.set(part, at); at += part.length; }
+  return bytes;
+}
+
+/** Install a package of this site's lock (sha256 checked): {version} (null when it was already
+ * loaded), or {error} when it cannot be. */
+async function installPackage(pyodide, name) {
+  // Pyodide's loader, not micropip.install: both take the wheel from this site's lock entry with its
+  // sha256 checked, but micropip never settles when that download fails, and the page would hang.
+  // loadPackage does not reject when the download fails either: it logs and loads nothing.
+  const [loaded] = await pyodide.loadPackage(name, { checkIntegrity: true });
+  if (!loaded && !pyodide.loadedPackages[name]) {
+    return { error: { field: "package", message: `${name} could not be downloaded from this site; the browser console has details.` } };
+  }
+  return { version: loaded ? loaded.version : null };
+}
+
+const progressOf = (msg) => (extra) => self.postMessage({ type: "progress", id: msg.id, ...extra });
+
 const handlers = {
   simulate: jsonCall("simulate"), // {id, type: "simulate", request} -> the response of api.simulate
   audit: jsonCall("audit"), // {id, type: "audit", request} -> the table of ragsim.audit.audit
@@ -155,15 +214,52 @@ const handlers = {
       const known = [...ON_DEMAND].join(", ") || "none";
       return { ok: false, error: { field: "package", message: `Only these packages can be installed: ${known}.` } };
     }
-    // Pyodide's loader, not micropip.install: both take the wheel from this site's lock entry with its
-    // sha256 checked, but micropip never settles when that download fails, and the page would hang.
-    // loadPackage does not reject when the download fails either: it logs and loads nothing.
-    const [loaded] = await pyodide.loadPackage(msg.package, { checkIntegrity: true });
-    if (!loaded && !pyodide.loadedPackages[msg.package]) {
-      return { ok: false, error: { field: "package", message: `${msg.package} could not be downloaded from this site; the browser console has details.` } };
-    }
-    const version = loaded ? loaded.version : null;
+    const { error, version } = await installPackage(pyodide, msg.package);
+    if (error) return { ok: false, error };
     return { ok: true, result: JSON.stringify({ package: msg.package, version }) };
+  },
+  // The tiktoken rank file, fetched from this site only when a request first counts tokens.
+  async tokenizer(msg, { pyodide, tokenizer }) {
+    const rel = Object.hasOwn(config.tiktoken || {}, msg.name) ? config.tiktoken[msg.name] : null;
+    if (!rel) return { ok: false, error: { field: "tokenizer", message: `Unknown tokenizer ${JSON.stringify(msg.name)}; use cl100k_base or o200k_base.` } };
+    if (!pyodide.runPython(`from ragsim import tokens; tokens.loaded(${JSON.stringify(msg.name)})`)) {
+      const progress = progressOf(msg);
+      const response = await fetch(new URL(rel, here));
+      if (!response.ok) {
+        return { ok: false, error: { field: "tokenizer", message: `The ${msg.name} rank file could not be fetched from this site (HTTP ${response.status}).` } };
+      }
+      const bytes = await readWithProgress(response, (loaded, total) => progress({ stage: "tokenizer", name: msg.name, loaded, total }));
+      const path = `/tmp/${msg.name}.tiktoken`;
+      pyodide.FS.writeFile(path, bytes);
+      try {
+        tokenizer(msg.name, path);
+      } catch (err) { // tokens.provide: the bytes are not the official file (sha256)
+        console.error(err);
+        return { ok: false, error: { field: "tokenizer", message: `The ${msg.name} rank file from this site is not the official one (its sha256 differs); rebuild the site.` } };
+      } finally {
+        pyodide.FS.unlink(path);
+      }
+    }
+    return { ok: true, result: JSON.stringify({ name: msg.name }) };
+  },
+  // A PDF read as LangChain's PyPDFLoader reads it (ragsim.pdf); pypdf is installed with the first one.
+  async pdf(msg, { pyodide, pdf }) {
+    if (!(msg.bytes instanceof ArrayBuffer)) return { ok: false, error: { field: "bytes", message: "Send the PDF's bytes as an ArrayBuffer." } };
+    const progress = progressOf(msg);
+    progress({ stage: "pdf", done: 0, total: 0 });
+    const { error } = await installPackage(pyodide, "pypdf");
+    if (error) return { ok: false, error };
+    const path = `/tmp/upload-${msg.id}.pdf`;
+    pyodide.FS.writeFile(path, new Uint8Array(msg.bytes));
+    let result;
+    try {
+      result = pdf(path, String(msg.name || "document.pdf"), msg.mode === "single" ? "single" : "page",
+        (done, total) => progress({ stage: "pdf", done, total }));
+    } finally {
+      pyodide.FS.unlink(path);
+    }
+    if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
+    return { ok: true, result };
   },
 };
 

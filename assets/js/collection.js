@@ -6,14 +6,24 @@
 //   state.docs   [{id, title, text}]   every document; the selected one's text lives in state.doc
 //   state.sel    index of the selected document (the one the "Document" box edits)
 //
-// Files are read as UTF-8 text only: a file with NUL bytes, or bytes that are not UTF-8, is
-// refused with a sentence saying so, and the rest of the collection is kept. All titles and texts
+// Files are read as UTF-8 text: a file with NUL bytes, or bytes that are not UTF-8, is refused with
+// a sentence saying so, and the rest of the collection is kept. A .pdf goes to the reader the page
+// sets with readPdfsWith (the worker's ragsim.pdf, as LangChain's PyPDFLoader reads it). All titles and texts
 // reach the DOM through textContent or input values, never as HTML.
 
 export const MAX_FILES = 100; // files taken from one choice or drop; the rest are refused with a message
 export const MAX_DOCUMENTS = 300; // documents in the collection at once
 export const MAX_FILE_BYTES = 10_000_000; // one file; a longer text belongs in a real pipeline
 const TEXT_NAME = /\.(txt|md|markdown|text)$/i;
+export const MAX_PDF_BYTES = 50_000_000; // one PDF: its pages are read in the worker
+const isPdf = (file, name) => /\.pdf$/i.test(name) || file.type === "application/pdf";
+
+// reader(name, bytes: ArrayBuffer, mode) -> {docs: [{title, text, page?}]} or {problem: sentence}
+let pdfReader = null;
+/** How PDFs are read (the page's worker, once started); mode() is PyPDFLoader's "page" or "single". */
+export function readPdfsWith(reader, mode) {
+  pdfReader = { read: reader, mode };
+}
 
 /** An id not used by any document yet: `base`, else `base-2`, `base-3`, ... */
 export function uniqueId(docs, base) {
@@ -56,8 +66,14 @@ export async function readFiles(fileList, room = MAX_DOCUMENTS) {
   const added = [];
   for (const file of files.slice(0, limit)) {
     const name = file.name || "untitled";
+    if (isPdf(file, name)) {
+      const { docs, problem } = await readPdf(file, name, room - added.length);
+      if (problem) problems.push(problem);
+      else added.push(...docs);
+      continue;
+    }
     if (!TEXT_NAME.test(name) && !/^text\//.test(file.type || "")) {
-      problems.push(`“${name}” was not added: only .txt and .md files can be read.`);
+      problems.push(`“${name}” was not added: only .txt and .md text files and .pdf files can be read.`);
       continue;
     }
     if (file.size > MAX_FILE_BYTES) {
@@ -72,6 +88,20 @@ export async function readFiles(fileList, room = MAX_DOCUMENTS) {
     added.push({ name, title: markdownTitle(text) || name.replace(/\.[^.]*$/, ""), text });
   }
   return { added, problems };
+}
+
+/** One PDF's documents ({name, title, text} each; one per page in mode "page"), or {problem}. */
+async function readPdf(file, name, room) {
+  if (!pdfReader) return { problem: `“${name}” was not added: PDFs are read by Python, which could not start.` };
+  if (file.size > MAX_PDF_BYTES) return { problem: `“${name}” was not added: it is larger than ${MAX_PDF_BYTES / 1_000_000} MB.` };
+  const mode = pdfReader.mode();
+  const { docs, problem } = await pdfReader.read(name, await file.arrayBuffer(), mode);
+  if (problem) return { problem };
+  if (docs.length > room) {
+    return { problem: `“${name}” was not added: its ${docs.length} pages would be ${docs.length} documents, more than the ${room} the collection has room for; choose “one document per file” under PDF files and add it again.` };
+  }
+  // The textarea keeps line breaks as \n only: a \r from the PDF would shift every offset after an edit.
+  return { docs: docs.map((d) => ({ name: d.page == null ? name : `${name}/p${d.page + 1}`, title: d.title, text: d.text.replace(/\r\n?/g, "\n") })) };
 }
 
 // ---------------------------------------------------------------------------------------------

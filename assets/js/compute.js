@@ -7,7 +7,7 @@
 // Requests are numbered; a reply older than what is already on screen (or than a problem shown
 // since) is dropped, so the page always shows its newest input.
 
-import { PARAMS, FIELD_LABELS, applies, buildRequest } from "./params.js";
+import { PARAMS, FIELD_LABELS, applies, buildRequest, tokenizersNeeded } from "./params.js";
 import { snapshot } from "./state.js";
 import { cap } from "./format.js";
 import { chunksFromColumns, simulateMessage } from "./worker-client.js";
@@ -30,6 +30,7 @@ export class Computer {
     this.gate = null; // the worker client, once started
     this.ready = false; // Python is ready: until then the body stays "loading"
     this.installs = {}; // package -> the worker's install reply (a promise until it arrives)
+    this.tokenizers = {}; // rank file name -> the worker's reply (a promise until it arrives)
     this.sequence = 0;
     this.problemAt = 0;
     this.renderedAt = 0;
@@ -52,10 +53,10 @@ export class Computer {
       return;
     }
     if (!this.ready) return; // computed as soon as Python is ready
-    const installing = this.installNeeds(state);
-    if (installing) {
+    const installing = [this.installNeeds(state), this.loadTokenizers(state)].filter(Boolean);
+    if (installing.length) {
       this.setBodyState("computing");
-      await installing;
+      await Promise.all(installing);
       if (seq !== this.sequence) return; // a newer computation (started while this waited) takes over
     }
     const request = buildRequest(state, { embed: this.store.embed });
@@ -85,7 +86,7 @@ export class Computer {
   /** Install, once, what the rows that are on need (`needs`); null when nothing is missing. A failure
    * turns its row off and says why beside it. */
   installNeeds(state) {
-    const missing = PARAMS.filter((p) => p.needs && state[p.name] && applies(p, state) && this.installs[p.needs.package]?.ok !== true);
+    const missing = PARAMS.filter((p) => p.needs && p.needs.package && state[p.name] && applies(p, state) && this.installs[p.needs.package]?.ok !== true);
     if (!missing.length) return null;
     return Promise.all(missing.map(async (p) => {
       const { package: name, loading, what } = p.needs;
@@ -101,6 +102,32 @@ export class Computer {
       this.store.state[p.name] = false;
       this.onTurnedOff();
       this.controls.note(p.name, "error", `${cap(what)} could not be loaded, so it is off: ${reply.error?.message || "no reason was given"}`);
+    }));
+  }
+
+  /** Load, once, the tiktoken rank files the settings count with (issue 12), the bytes loaded shown
+   * beside the rows that asked; null when every one is loaded. A failure is said beside them and the
+   * core's own error (the file is not loaded) shows in the message line. */
+  loadTokenizers(state) {
+    const missing = tokenizersNeeded(state).filter((name) => this.tokenizers[name]?.ok !== true);
+    if (!missing.length) return null;
+    const rows = PARAMS.filter((p) => p.needs && p.needs.tokenizer && applies(p, this.store.state));
+    const note = (name, kind, text) => {
+      for (const p of rows) if (p.needs.tokenizer(this.store.state) === name) this.controls.note(p.name, kind, text);
+    };
+    return Promise.all(missing.map(async (name) => {
+      if (!this.tokenizers[name]) {
+        note(name, "loading", `Loading the ${name} tokenizer…`);
+        this.tokenizers[name] = this.gate.send({ type: "tokenizer", name }, (m) => {
+          const mb = (n) => (n / 1e6).toFixed(1);
+          note(name, "loading", `Loading the ${name} tokenizer: ${mb(m.loaded)}${m.total ? ` of ${mb(m.total)}` : ""} MB`);
+        });
+      }
+      const reply = await this.tokenizers[name];
+      this.tokenizers[name] = reply;
+      if (reply.ok) { note(name, null, ""); return; }
+      delete this.tokenizers[name]; // the next computation tries again
+      note(name, "error", `The ${name} tokenizer could not be loaded: ${reply.error?.message || "no reason was given"}`);
     }));
   }
 }

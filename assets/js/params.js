@@ -11,7 +11,7 @@ import { factComplete, markedText } from "./spans.js";
 // `max` may be a function of the state (overlap stays below size; the size range follows the unit).
 
 
-const UNIT_NAMES = { words: "words", chars: "characters" };
+const UNIT_NAMES = { words: "words", chars: "characters", tokens: "tokens" };
 
 // Splitters (SPEC section 7) by the names people know them by.
 const STRATEGY_NAMES = {
@@ -20,8 +20,25 @@ const STRATEGY_NAMES = {
   "langchain-recursive": "LangChain RecursiveCharacterTextSplitter",
   haystack: "Haystack DocumentSplitter",
   sentences: "Sentence packing (ragsim)",
+  "langchain-token": "LangChain TokenTextSplitter",
+  "llamaindex-sentence": "LlamaIndex SentenceSplitter",
+  "llamaindex-token": "LlamaIndex TokenTextSplitter",
+  "llamaindex-markdown": "LlamaIndex MarkdownNodeParser",
 };
 export const LANGCHAIN = ["langchain-character", "langchain-recursive"];
+// The strategies that count tiktoken tokens whatever the unit (SPEC section 9), and LlamaIndex's two sized ones.
+const TOKEN_STRATEGIES = ["langchain-token", "llamaindex-sentence", "llamaindex-token"];
+const LLAMAINDEX_SIZED = ["llamaindex-sentence", "llamaindex-token"];
+// The rank files the worker can load (build.py puts them in dist/tiktoken/); "" counts characters / 4.
+const TOKENIZERS = { cl100k_base: "cl100k_base", o200k_base: "o200k_base" };
+const COUNTERS = { "": "estimate (characters ÷ 4)", ...TOKENIZERS };
+const LENGTHS = { chars: "len (characters)", tokens: "tiktoken (from_tiktoken_encoder)" };
+// What SimpleDirectoryReader leaves in a document's metadata for the node parser (the other file_*
+// and date keys it adds are excluded from the embed and LLM strings): the file's path. The page
+// uses one fixed path for every document; edit it to your own (its tokens come off chunk_size).
+export const DEFAULT_METADATA = "file_path: data/document.txt";
+// PyPDFLoader's mode: one document per page (its default) or one per file (pages joined by "\n\f").
+const PDF_MODES = { page: 'one document per page (mode="page")', single: 'one document per file (mode="single")' };
 const OWN_UNIT = ["window", "sentences"]; // the strategies that count in the `unit` the user picks
 // Haystack's split_by -> the unit its split_length counts (ragsim/splitters/haystack.py SPLIT_BY).
 const SPLIT_BY = { word: "words", passage: "passages", line: "lines", period: "sentences", page: "pages" };
@@ -33,7 +50,8 @@ const VARIANTS = { lucene: "Lucene (as Elasticsearch)", robertson: "Robertson", 
 
 /** The unit a strategy's size and overlap count in, as the library counts it. */
 export function unitName(s) {
-  if (LANGCHAIN.includes(s.strategy)) return "characters";
+  if (TOKEN_STRATEGIES.includes(s.strategy) || (s.strategy === "langchain-recursive" && s.length === "tokens")) return "tokens";
+  if (LANGCHAIN.includes(s.strategy) || s.strategy === "llamaindex-markdown") return "characters";
   if (s.strategy === "haystack") return SPLIT_BY[s.split_by] || "words";
   return UNIT_NAMES[s.unit];
 }
@@ -52,14 +70,26 @@ export const PARAMS = [
     strategies: OWN_UNIT },
   { name: "split_by", label: "split_by", kind: "choice", default: "word", choices: Object.fromEntries(Object.keys(SPLIT_BY).map((k) => [k, k])),
     field: "chunking.split_by", embed: false, strategies: ["haystack"] },
-  { name: "size", label: "Chunk size", libLabel: { langchain: "chunk_size", haystack: "split_length" }, kind: "range",
-    default: 24, defaults: { "langchain-character": 4000, "langchain-recursive": 4000, haystack: 200, sentences: 40 }, min: 1,
-    max: (s) => (LANGCHAIN.includes(s.strategy) ? 8000 : s.strategy === "haystack" ? (s.split_by === "word" ? 1000 : 100)
-      : s.unit === "chars" ? 4000 : 400), step: 1, inUnits: true, field: "chunking.size", embed: true },
-  { name: "overlap", label: "Overlap", libLabel: { langchain: "chunk_overlap", haystack: "split_overlap" }, kind: "range",
-    default: 6, defaults: { "langchain-character": 200, "langchain-recursive": 200, haystack: 0, sentences: 10 }, min: 0,
-    max: (s) => (LANGCHAIN.includes(s.strategy) ? s.size : s.size - 1), // LangChain allows overlap == size
-    step: 1, inUnits: true, field: "chunking.overlap", embed: true },
+  { name: "length", label: "length_function", kind: "choice", default: "chars", choices: LENGTHS, field: "chunking.length",
+    embed: false, strategies: ["langchain-recursive"], wire: (v) => (v === "tokens" ? v : undefined) },
+  { name: "tokenizer", label: "tokenizer", kind: "choice", default: "cl100k_base", choices: TOKENIZERS, field: "chunking.tokenizer",
+    embed: false, strategies: ["window", "langchain-recursive", ...TOKEN_STRATEGIES],
+    when: (s) => (s.strategy === "window" ? s.unit === "tokens" : s.strategy === "langchain-recursive" ? s.length === "tokens" : true),
+    needs: { tokenizer: (s) => s.tokenizer } },
+  { name: "size", label: "Chunk size", kind: "range", min: 1, step: 1, inUnits: true, field: "chunking.size", embed: true,
+    libLabel: { langchain: "chunk_size", haystack: "split_length", "langchain-token": "chunk_size", "llamaindex-sentence": "chunk_size", "llamaindex-token": "chunk_size" },
+    default: 24, defaults: { "langchain-character": 4000, "langchain-recursive": 4000, haystack: 200, sentences: 40,
+      "langchain-token": 4000, "llamaindex-sentence": 1024, "llamaindex-token": 1024 },
+    max: (s) => (LANGCHAIN.includes(s.strategy) || TOKEN_STRATEGIES.includes(s.strategy) ? 8000
+      : s.strategy === "haystack" ? (s.split_by === "word" ? 1000 : 100) : s.unit === "chars" ? 4000 : s.unit === "tokens" ? 2000 : 400),
+    when: (s) => s.strategy !== "llamaindex-markdown" }, // MarkdownNodeParser has no size: a section is as long as it is
+  { name: "overlap", label: "Overlap", kind: "range", min: 0, step: 1, inUnits: true, field: "chunking.overlap", embed: true,
+    libLabel: { langchain: "chunk_overlap", haystack: "split_overlap", "langchain-token": "chunk_overlap", "llamaindex-sentence": "chunk_overlap", "llamaindex-token": "chunk_overlap" },
+    default: 6, defaults: { "langchain-character": 200, "langchain-recursive": 200, haystack: 0, sentences: 10,
+      "langchain-token": 200, "llamaindex-sentence": 200, "llamaindex-token": 20 },
+    // LangChain's character splitters and LlamaIndex allow overlap == size; the token windows need it smaller
+    max: (s) => (LANGCHAIN.includes(s.strategy) || LLAMAINDEX_SIZED.includes(s.strategy) ? s.size : s.size - 1),
+    when: (s) => s.strategy !== "llamaindex-markdown" },
   { name: "split_threshold", label: "split_threshold", kind: "range", default: 0, min: 0, max: (s) => s.size, step: 1,
     field: "chunking.split_threshold", embed: false, strategies: ["haystack"] },
   { name: "language", label: "language preset", kind: "choice", default: "", choices: LANGUAGES, field: "chunking.language",
@@ -67,7 +97,18 @@ export const PARAMS = [
   { name: "separators", label: "separators", kind: "json", shape: "strings", default: '["\\n\\n", "\\n", " ", ""]',
     field: "chunking.separators", embed: false, strategies: ["langchain-recursive"], when: (s) => !s.language, wire: JSON.parse },
   { name: "separator", label: "separator", kind: "json", shape: "string", default: JSON.stringify("\n\n"),
-    field: "chunking.separator", embed: false, strategies: ["langchain-character"], wire: JSON.parse },
+    defaults: { "llamaindex-sentence": JSON.stringify(" "), "llamaindex-token": JSON.stringify(" ") },
+    field: "chunking.separator", embed: false, strategies: ["langchain-character", ...LLAMAINDEX_SIZED], wire: JSON.parse },
+  { name: "paragraph_separator", label: "paragraph_separator", kind: "json", shape: "string", default: JSON.stringify("\n\n\n"),
+    field: "chunking.paragraph_separator", embed: false, strategies: ["llamaindex-sentence"], wire: JSON.parse },
+  { name: "secondary_chunking_regex", label: "secondary_chunking_regex", kind: "json", shape: "string",
+    default: JSON.stringify("[^,.;。？！]+[,.;。？！]?|[,.;。？！]"), field: "chunking.secondary_chunking_regex", embed: false,
+    strategies: ["llamaindex-sentence"], wire: JSON.parse },
+  { name: "backup_separators", label: "backup_separators", kind: "json", shape: "strings", default: '["\\n"]',
+    field: "chunking.backup_separators", embed: false, strategies: ["llamaindex-token"], wire: JSON.parse },
+  { name: "metadata", label: "metadata string (its tokens come off chunk_size)", kind: "json", shape: "string",
+    default: JSON.stringify(DEFAULT_METADATA), field: "chunking.metadata", embed: false, strategies: LLAMAINDEX_SIZED,
+    wire: (v) => JSON.parse(v) || undefined },
   { name: "is_separator_regex", label: "is_separator_regex", kind: "check", default: false, field: "chunking.is_separator_regex",
     embed: false, strategies: LANGCHAIN, when: (s) => !(s.strategy === "langchain-recursive" && s.language) },
   { name: "keep_separator", label: "keep_separator", kind: "choice", default: "false", defaults: { "langchain-recursive": "true" },
@@ -89,6 +130,10 @@ export const PARAMS = [
   { name: "stem", label: "Stem words (Snowball English)", kind: "check", default: false, field: "retrieval.terms.stemmer",
     group: "retrieval", embed: false, wire: (v) => (v ? "snowball-english" : undefined),
     needs: { package: "snowballstemmer", loading: "Loading the stemmer…", what: "the stemmer" } },
+  { name: "count", label: "Count tokens with", kind: "choice", default: "", choices: COUNTERS, field: "tokenizer", embed: false,
+    wire: (v) => v || undefined, needs: { tokenizer: (s) => s.count } },
+  { name: "pdf_mode", label: "PDF files (PyPDFLoader)", kind: "choice", default: "page", choices: PDF_MODES, field: "loader.mode",
+    embed: false },
   { name: "price", label: "Price per million tokens", kind: "number", default: 3, min: 0, max: 10000, step: 0.01,
     field: "price_per_million" },
 ];
@@ -145,6 +190,8 @@ export function buildRequest(state, { embed = false } = {}) {
     fact,
     price_per_million: state.price,
   };
+  const count = PARAMS.find((p) => p.name === "count");
+  if (state.count) request.tokenizer = count.wire(state.count); // exact context_tokens and cost (SPEC section 9)
   // The questions of issue 5 (the investigation panels): the cuts, an exact phrase, context expansion.
   // The embed shows none of those panels, so it does not ask (the cuts cost a second split).
   if (embed) return request;
@@ -193,6 +240,12 @@ export function parseParam(param, raw, state) {
 
 export const formatParam = (param, value) => (param.kind === "number" ? Number(value).toFixed(2)
   : param.kind === "check" ? (value ? "1" : "0") : String(value));
+
+/** The tiktoken rank files a request from this state needs loaded first: names, no repeats. */
+export function tokenizersNeeded(state) {
+  const names = PARAMS.filter((p) => p.needs && p.needs.tokenizer && applies(p, state)).map((p) => p.needs.tokenizer(state));
+  return [...new Set(names.filter(Boolean))];
+}
 
 /** Keep the state consistent after a change: the size inside the unit's range, overlap below size. */
 export function settle(state) {

@@ -9,6 +9,8 @@
 //     //     or {ok: false, error: {field, message}, ms}
 //     //     or {dropped: true} when a newer submit replaced this one before it was sent
 //   await gate.send({type: "install", package: "snowballstemmer"});  // bypasses the gate
+//   await gate.send({type: "tokenizer", name: "cl100k_base"}, (p) => p.loaded);  // with its progress
+//     // messages {type: "progress", id, ...} (bytes loaded, pages read) go to the second argument
 //   gate.terminate();
 //
 // submit() keeps at most one simulation in flight and one queued: while one runs, a newer submit
@@ -29,6 +31,7 @@ export class Gate {
     this.stage = "runtime";
     this.nextId = 1;
     this.pending = new Map(); // id -> resolve, for every message sent and not yet answered
+    this.progress = new Map(); // id -> the progress callback of a message sent with one
     this.inFlight = false;
     this.queued = null; // {message, resolve}
     this.dead = null; // the reason, once the worker is gone
@@ -57,8 +60,9 @@ export class Gate {
     });
   }
 
-  /** Send any other message straight to the worker; resolves with its reply. */
-  send(message) {
+  /** Send any other message straight to the worker; resolves with its reply. `onprogress` gets the
+   * worker's {type: "progress"} messages for it; `transfer` lists ArrayBuffers to hand over (not copy). */
+  send(message, onprogress = null, transfer = []) {
     return new Promise((resolve) => {
       if (this.dead) {
         resolve({ ok: false, error: { field: "", message: this.dead } });
@@ -66,7 +70,8 @@ export class Gate {
       }
       const id = this.nextId++;
       this.pending.set(id, resolve);
-      this.worker.postMessage({ ...message, id });
+      if (onprogress) this.progress.set(id, onprogress);
+      this.worker.postMessage({ ...message, id }, transfer);
     });
   }
 
@@ -94,9 +99,15 @@ export class Gate {
       if (this.onstatus) this.onstatus(data);
       return;
     }
+    if (data && data.type === "progress") {
+      const onprogress = this.progress.get(data.id);
+      if (onprogress) onprogress(data);
+      return;
+    }
     const resolve = this.pending.get(data && data.id);
     if (!resolve) return;
     this.pending.delete(data.id);
+    this.progress.delete(data.id);
     resolve(data);
   }
 

@@ -6,7 +6,8 @@ import { cap, int, money, plural } from "../format.js";
 import { unitName } from "../params.js";
 
 // One row per number: `key` the response.stats field (or several, joined), `label` and `show`
-// functions of the snapshot, `value` when the number is not a stats field.
+// functions of the snapshot (and the response), `value` when the number is not a stats field,
+// `hidden(response)` when the row has nothing to say for it.
 const STATS = [
   { key: "units_in_documents", label: (s) => `${cap(unitName(s))} in the ${s.docCount > 1 ? `${s.docCount} documents` : "document"}`, show: int },
   { key: "chunks", label: () => "Chunks", show: int },
@@ -19,8 +20,11 @@ const STATS = [
   { key: "retrieved", label: () => "Chunks retrieved", show: int },
   { key: "best_rank", label: () => "Best rank of a chunk holding the answer", show: (v) => (v == null ? "none" : `#${v}`) },
   { key: "context_chars", label: () => "Characters of context", show: int },
-  { key: "context_tokens", label: () => "Estimated tokens (characters / 4)", show: int },
-  { key: "cost", label: () => "Estimated input cost per query", show: money },
+  // With a "Count tokens with" tokenizer the count is exact (SPEC section 9); the estimate stays beside it.
+  { key: "context_tokens", label: (s, r) => `Tokens of context (${r.stats.tokenizer}, exact)`, hidden: (r) => !r.stats.tokenizer, show: int },
+  { key: "context_tokens_estimate", label: (s, r) => `${r.stats.tokenizer ? "Estimate beside it" : "Estimated tokens"} (characters / 4)`,
+    value: (r) => r.stats.context_tokens_estimate ?? r.stats.context_tokens, show: int },
+  { key: "cost", label: (s, r) => (r.stats.tokenizer ? `Input cost per query (${r.stats.tokenizer} tokens)` : "Estimated input cost per query"), show: money },
   // What was asked (in the splitter's unit) beside what neighbouring chunks really share (characters).
   { key: ["overlap_asked", "overlap_min", "overlap_median", "overlap_max"], joiners: [" asked / achieved ", ", ", ", "],
     label: () => "Overlap asked / overlap achieved (min, median, max)",
@@ -41,6 +45,7 @@ export function buildStats() {
     const dt = document.createElement("dt");
     const dd = document.createElement("dd");
     stat.dt = dt;
+    stat.dd = dd;
     stat.cells = [];
     for (const key of [stat.key].flat()) {
       const cell = Array.isArray(stat.key) ? document.createElement("span") : dd;
@@ -57,7 +62,8 @@ export function buildStats() {
 
 export function renderStats(response, snap, ms) {
   for (const stat of STATS) {
-    stat.dt.textContent = stat.label(snap);
+    stat.dt.hidden = stat.dd.hidden = Boolean(stat.hidden && stat.hidden(response));
+    stat.dt.textContent = stat.label(snap, response);
     [stat.key].flat().forEach((key, i) => {
       const value = stat.value ? stat.value(response, snap, ms, key) : response.stats[key];
       const cell = stat.cells[i];

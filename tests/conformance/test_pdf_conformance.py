@@ -1,0 +1,79 @@
+"""ragsim.pdf against LangChain's PyPDFLoader (langchain-community, pypdf 7.1.1 as build.py ships it):
+the same documents, text for text, in mode "page" and "single", on PDFs written here by hand; and
+one sentence naming the file for a password-protected, a text-less and a damaged PDF.
+
+When langchain-community is not installed, the expected documents are computed with the exact
+calls its PyPDFParser makes (documented in ragsim/pdf.py), so the test still pins the behaviour."""
+
+import io
+
+import pytest
+
+from pdf_maker import encrypt, make_pdf, sample_pages
+from ragsim import pdf
+
+pypdf = pytest.importorskip("pypdf")
+
+
+def loader_documents(tmp_path, data: bytes, mode: str) -> list[str]:
+    """PyPDFLoader(path, mode=mode).load() page contents, or the calls it makes when it is missing."""
+    try:
+        from langchain_community.document_loaders import PyPDFLoader
+    except ImportError:
+        reader = pypdf.PdfReader(io.BytesIO(data), password=None)
+        texts = [p.extract_text(extraction_mode="plain").strip() for p in reader.pages]
+        return texts if mode == "page" else ["\n\f".join(texts)]
+    path = tmp_path / "doc.pdf"
+    path.write_bytes(data)
+    return [d.page_content for d in PyPDFLoader(str(path), mode=mode).load()]
+
+
+CASES = {
+    "three pages": sample_pages(3),
+    "an empty page among others": [["First page, one line."], [], ["Third page (with parentheses) and a \\ backslash."]],
+    "accents and symbols": [["Café, naïve, façade, 50 € and 20 °C.", "Ünïcödé in WinAnsi: æ ø å ß."]],
+    "long lines": [["word " * 40, "another line " * 20]],
+}
+
+
+@pytest.mark.parametrize("compress", [True, False])
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("mode", ["page", "single"])
+def test_the_documents_are_pypdfloaders(tmp_path, case, mode, compress):
+    data = make_pdf(CASES[case], compress=compress)
+    got = pdf.read(data, "doc.pdf", mode)
+    expected = loader_documents(tmp_path, data, mode)
+    assert [d["text"] for d in got] == expected
+    assert any(t.strip() for t in expected)  # the cases hold text, so the comparison is not of empties
+    if mode == "page":
+        assert [d["title"] for d in got] == [f"doc, page {i + 1}" for i in range(len(CASES[case]))]
+        assert [d["page"] for d in got] == list(range(len(CASES[case])))
+    else:
+        assert len(got) == 1 and got[0]["title"] == "doc"
+
+
+def test_progress_is_reported_every_ten_pages_and_at_the_end():
+    seen = []
+    docs = pdf.read(make_pdf(sample_pages(25)), "long.pdf", progress=lambda done, total: seen.append((done, total)))
+    assert len(docs) == 25
+    assert seen == [(10, 25), (20, 25), (25, 25)]
+
+
+def test_an_owner_password_alone_still_reads(tmp_path):
+    # An empty user password: pypdf (and so PyPDFLoader) decrypts it without asking.
+    data = encrypt(make_pdf(sample_pages(2)), password="")
+    assert [d["text"] for d in pdf.read(data, "open.pdf")] == loader_documents(tmp_path, data, "page")
+
+
+@pytest.mark.parametrize("name, data, words", [
+    ("locked.pdf", lambda: encrypt(make_pdf(sample_pages(2))), "protected by a password"),
+    ("scan.pdf", lambda: make_pdf([[], []]), "no extractable text"),
+    ("cut.pdf", lambda: make_pdf(sample_pages(2))[:300], "could not be read as a PDF"),
+    ("text.pdf", lambda: b"just some text, not a PDF at all", "could not be read as a PDF"),
+])
+def test_a_pdf_without_text_gets_one_sentence_naming_it(name, data, words):
+    with pytest.raises(pdf.PdfError) as caught:
+        pdf.read(data(), name)
+    message = str(caught.value)
+    assert message.startswith(f"“{name}”") and words in message
+    assert message.count(". ") == 0 and message.endswith(".") and "\n" not in message
