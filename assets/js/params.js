@@ -38,7 +38,7 @@ const LENGTHS = { chars: "len (characters)", tokens: "tiktoken (from_tiktoken_en
 // uses one fixed path for every document; edit it to your own (its tokens come off chunk_size).
 export const DEFAULT_METADATA = "file_path: data/document.txt";
 // PyPDFLoader's mode: one document per page (its default) or one per file (pages joined by "\n\f").
-const PDF_MODES = { page: 'one document per page (mode="page")', single: 'one document per file (mode="single")' };
+const PDF_MODES = { page: "page (one per page)", single: "single (one per file)" };
 const OWN_UNIT = ["window", "sentences"]; // the strategies that count in the `unit` the user picks
 // Haystack's split_by -> the unit its split_length counts (ragsim/splitters/haystack.py SPLIT_BY).
 const SPLIT_BY = { word: "words", passage: "passages", line: "lines", period: "sentences", page: "pages" };
@@ -132,7 +132,7 @@ export const PARAMS = [
     needs: { package: "snowballstemmer", loading: "Loading the stemmer…", what: "the stemmer" } },
   { name: "count", label: "Count tokens with", kind: "choice", default: "", choices: COUNTERS, field: "tokenizer", embed: false,
     wire: (v) => v || undefined, needs: { tokenizer: (s) => s.count } },
-  { name: "pdf_mode", label: "PDF files (PyPDFLoader)", kind: "choice", default: "page", choices: PDF_MODES, field: "loader.mode",
+  { name: "pdf_mode", label: "PDF files: PyPDFLoader mode", kind: "choice", default: "page", choices: PDF_MODES, field: "loader.mode",
     embed: false },
   { name: "price", label: "Price per million tokens", kind: "number", default: 3, min: 0, max: 10000, step: 0.01,
     field: "price_per_million" },

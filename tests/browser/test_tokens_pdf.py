@@ -6,6 +6,7 @@ reads them (pypdf installed in the worker with the first one, pages counted whil
 Every number is checked against CPython's ragsim for the request the page sent, and every PDF's
 documents against ragsim.pdf (itself held to PyPDFLoader in tests/conformance)."""
 
+import base64
 import json
 
 import pytest
@@ -133,7 +134,7 @@ def test_recursive_from_tiktoken_encoder_and_its_link(page):
 def test_a_metadata_string_longer_than_the_chunk_is_refused_naming_the_field(page):
     restore(page)
     page.evaluate("() => { location.hash = 'strategy=llamaindex-sentence&size=4&overlap=0'; }")  # the metadata is 6 tokens
-    page.wait_for_function("document.body.dataset.state === 'error'")
+    page.wait_for_function("() => document.body.dataset.state === 'error'")
     assert page.get_by_label("metadata string (its tokens come off chunk_size)", exact=True).get_attribute("aria-invalid") == "true"
     assert "LlamaIndex refuses metadata this long" in page.locator("#message").inner_text()
     restore(page)
@@ -152,7 +153,7 @@ def test_the_exact_token_count_is_shown_beside_the_estimate(page, offsite):
     assert shown["context_tokens"] == expected["stats"]["context_tokens"] != estimate
     labels = page.locator("#stats dt").all_inner_texts()
     assert "Tokens of context (o200k_base, exact)" in labels
-    assert "Estimate beside it (characters / 4)" in labels
+    assert "Estimated tokens (characters / 4)" in labels
     assert "Input cost per query (o200k_base tokens)" in labels
     assert offsite == []
     restore(page)
@@ -180,7 +181,7 @@ def test_a_chosen_pdf_is_one_document_per_page_as_pypdfloader_gives(page, server
     with page.expect_request(lambda r: "/pypdf-" in r.url) as wheel:
         choose_files(page, tmp_path, {"report.pdf": data})
     assert wheel.value.url.startswith(server.origin)
-    page.wait_for_function("window.ragsim.request().documents.length === 5")
+    page.wait_for_function("() => window.ragsim.request().documents.length === 5")
     settle(page)
     expected = pdf.read(data, "report.pdf")
     docs = page_docs(page)
@@ -202,12 +203,28 @@ def test_one_document_per_file_joins_the_pages_as_pypdfloader_does(page, tmp_pat
     settle(page)
     data = make_pdf(sample_pages(3))
     choose_files(page, tmp_path, {"joined.pdf": data})
-    page.wait_for_function("window.ragsim.request().documents[0].title === 'joined'")
+    page.wait_for_function("() => window.ragsim.request().documents[0].title === 'joined'")
     settle(page)
     docs = page_docs(page)
     assert len(docs) == 1 and docs[0]["text"] == pdf.read(data, "joined.pdf", "single")[0]["text"]
     assert docs[0]["text"].count("\n\f") == 2
     assert_shows_the_core(page)
+    restore(page)
+
+
+def test_a_dropped_pdf_is_read_as_a_chosen_one(page):
+    restore(page)
+    data = make_pdf(sample_pages(2))
+    page.evaluate("""b64 => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], "dropped.pdf", { type: "application/pdf" }));
+      document.body.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }""", base64.b64encode(data).decode())
+    page.wait_for_function("window.ragsim.request().documents.length === 2")
+    settle(page)
+    docs = page_docs(page)
+    assert [(d["title"], d["text"]) for d in docs] == [(d["title"], d["text"]) for d in pdf.read(data, "dropped.pdf")]
     restore(page)
 
 
@@ -217,13 +234,13 @@ def test_pdfs_that_give_no_text_get_one_sentence_each(page, tmp_path):
     good = make_pdf(sample_pages(2))
     choose_files(page, tmp_path, {"locked.pdf": encrypt(good), "scan.pdf": make_pdf([[], []]),
                                   "cut.pdf": good[:300], "fine.pdf": make_pdf([["Only this page."]])})
-    page.wait_for_function("!document.getElementById('doc-problems').hidden")
+    page.wait_for_function("() => !document.getElementById('doc-problems').hidden")
     problems = page.locator("#doc-problems li").all_inner_texts()
     assert len(problems) == 3, problems
     assert problems[0].startswith("“locked.pdf” is protected by a password")
     assert problems[1].startswith("“scan.pdf” has no extractable text")
     assert problems[2].startswith("“cut.pdf” could not be read as a PDF")
-    page.wait_for_function("window.ragsim.request().documents.length === 1")
+    page.wait_for_function("() => window.ragsim.request().documents.length === 1")
     assert page_docs(page)[0]["text"] == "Only this page."
     restore(page)
 
@@ -244,7 +261,7 @@ def test_a_300_page_pdf_counts_its_pages_and_the_page_stays_responsive(page, tmp
       }, 50);
     }""")
     choose_files(page, tmp_path, {"book.pdf": data})
-    page.wait_for_function("window.ragsim.request().documents[0].title === 'book'", timeout=120_000)
+    page.wait_for_function("() => window.ragsim.request().documents[0].title === 'book'", timeout=120_000)
     settle(page)
     gaps = page.evaluate("() => { clearInterval(window.__tick); return window.__gaps; }")
     notes = page.evaluate("window.__notes")

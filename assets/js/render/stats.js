@@ -22,7 +22,7 @@ const STATS = [
   { key: "context_chars", label: () => "Characters of context", show: int },
   // With a "Count tokens with" tokenizer the count is exact (SPEC section 9); the estimate stays beside it.
   { key: "context_tokens", label: (s, r) => `Tokens of context (${r.stats.tokenizer}, exact)`, hidden: (r) => !r.stats.tokenizer, show: int },
-  { key: "context_tokens_estimate", label: (s, r) => `${r.stats.tokenizer ? "Estimate beside it" : "Estimated tokens"} (characters / 4)`,
+  { key: "context_tokens_estimate", label: () => "Estimated tokens (characters / 4)",
     value: (r) => r.stats.context_tokens_estimate ?? r.stats.context_tokens, show: int },
   { key: "cost", label: (s, r) => (r.stats.tokenizer ? `Input cost per query (${r.stats.tokenizer} tokens)` : "Estimated input cost per query"), show: money },
   // What was asked (in the splitter's unit) beside what neighbouring chunks really share (characters).
