@@ -259,3 +259,12 @@ def test_the_tokenizer_counts_expansions_and_sweeps_too(cl100k):
     assert response["expanded"]["context_tokens"] == len(o200k.encode(response["expanded"]["context"]))
     exact = api.simulate(dict(request, sweep=None, chunking=dict(request["chunking"], overlap=2)))
     assert response["sweep"][1]["context_tokens"] == exact["stats"]["context_tokens"]
+
+
+def test_without_a_rank_file_the_request_says_how_to_get_one(monkeypatch):
+    from ragsim.tokens import host
+
+    monkeypatch.setattr(tokens, "_loaded", {})
+    monkeypatch.setattr(host, "candidate_dirs", lambda: [])
+    response = api.simulate(make_request("one two three", unit="tokens", size=2, overlap=0))
+    assert response["error"] == {"field": "chunking.tokenizer", "message": host.missing_message("cl100k_base")}
