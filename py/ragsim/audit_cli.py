@@ -1,6 +1,8 @@
 """`python -m ragsim audit FILE... --unit chars --size 900 --overlaps 0,25,50,100,150,300 [--json]`.
 
-Runs the corpus audit over text files and prints the table (or, with --json, the data).
+Runs the corpus audit over text files and prints the table (or, with --json, the data). A .pdf is
+read as LangChain's PyPDFLoader reads it (ragsim.pdf; needs pypdf): a document per page, or one for
+the file with --pdf-mode single.
 Exit status 0, 2 for settings that break the contract (one line on stderr), 1 for files that
 cannot be read as text or are over the size limits (40 MB a file, 10 million characters in all:
 ragsim.limits); a file is read no further than its limit, so /dev/zero is refused at once.
@@ -10,7 +12,7 @@ import argparse
 import pathlib
 import sys
 
-from . import jsonio, limits, splitters
+from . import jsonio, limits, pdf, splitters
 from .audit import DEFAULT_OVERLAPS, audit
 from .errors import RequestError
 from .index import DocIndex
@@ -74,9 +76,10 @@ def table(result: dict) -> str:
 
 def main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m ragsim audit", description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each")
+    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each; PDFs as PyPDFLoader reads them")
     parser.add_argument("--strategy", default="window", help="splitter (default: window)")
     parser.add_argument("--unit", default="chars", help="words or chars (window and sentences)")
+    parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode: a document per page (default) or per file")
     parser.add_argument("--size", type=int, default=900)
     parser.add_argument("--overlaps", default=",".join(map(str, DEFAULT_OVERLAPS)),
                         help="comma-separated overlaps, e.g. 0,25,50")
@@ -95,16 +98,17 @@ def main(argv) -> int:
     documents, total = [], 0
     for path in args.files:
         try:
-            text = _read(path)
+            docs = (pdf.load(path, args.pdf_mode, limits.MAX_FILE_BYTES) if pdf.is_pdf(path)
+                    else [{"id": path, "title": pathlib.Path(path).name, "text": _read(path)}])
         except (OSError, ValueError) as e:
-            print(f"ragsim audit: {e}.", file=sys.stderr)
+            print(f"ragsim audit: {str(e).rstrip('.')}.", file=sys.stderr)
             return 1
-        total += len(text)
+        total += sum(len(d["text"]) for d in docs)
         if total > limits.MAX_CHARS:
             print(f"ragsim audit: the files hold more than {limits.MAX_CHARS:,} characters together, the most one "
                   "audit takes; audit fewer files at a time.", file=sys.stderr)
             return 1
-        documents.append({"id": path, "title": pathlib.Path(path).name, "text": text})
+        documents.extend(docs)
     chunking = _chunking(args)
     result = audit({"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top})
     if "error" in result:

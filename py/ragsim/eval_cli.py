@@ -13,6 +13,7 @@ import json
 import pathlib
 import sys
 
+from . import pdf
 from .api import simulate
 from .audit_cli import _read
 from .errors import RequestError
@@ -34,7 +35,9 @@ def _numbers(text: str, option: str) -> list[int]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ragsim eval", description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each")
+    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each; a .pdf as PyPDFLoader "
+                        "reads it (ids path#page=N, or path with --pdf-mode single)")
+    parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode for PDFs")
     parser.add_argument("--questions", required=True, help="the question set: .json (ours) or .csv (Chroma's)")
     parser.add_argument("--strategy", default="window", help="splitter (default: window)")
     parser.add_argument("--unit", default=None, help="words or chars (window and sentences; default words)")
@@ -102,6 +105,9 @@ def main(argv) -> int:
     documents = []
     try:
         for path in args.files:
+            if pdf.is_pdf(path):
+                documents.extend(pdf.load(path, args.pdf_mode))
+                continue
             documents.append({"id": path, "title": pathlib.Path(path).name, "text": _read(path)})
         questions_text = _read(args.questions)
     except (OSError, ValueError) as e:

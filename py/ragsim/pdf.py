@@ -69,3 +69,27 @@ def _page_text(pypdf, page) -> str:
     if pypdf.__version__.startswith("3"):
         return page.extract_text().strip()
     return page.extract_text(extraction_mode="plain").strip()
+
+
+def is_pdf(path: str) -> bool:
+    return path.lower().endswith(".pdf")
+
+
+def load(path: str, mode: str = "page", max_bytes: int | None = None) -> list[dict]:
+    """The documents of the PDF at `path` for the command line: [{"id", "title", "text"}], ids
+    `path#page=N` (1-based) in mode "page", `path` in mode "single". ValueError with one sentence
+    (PdfError, a file over `max_bytes`, pypdf missing)."""
+    import pathlib
+
+    name = pathlib.Path(path).name
+    with open(path, "rb") as f:
+        data = f.read() if max_bytes is None else f.read(max_bytes + 1)
+    if max_bytes is not None and len(data) > max_bytes:
+        raise ValueError(f"{path} is larger than {max_bytes // 2**20} MB, the most read from one file")
+    try:
+        docs = read(data, name, mode)
+    except ImportError:
+        raise ValueError(f"{path} is a PDF, and reading PDFs needs pypdf: pip install pypdf==7.1.1") from None
+    if mode == "single":
+        return [{"id": path, "title": docs[0]["title"], "text": docs[0]["text"]}]
+    return [{"id": f"{path}#page={d['page'] + 1}", "title": d["title"], "text": d["text"]} for d in docs]

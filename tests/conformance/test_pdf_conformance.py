@@ -6,6 +6,7 @@ When langchain-community is not installed, the expected documents are computed w
 calls its PyPDFParser makes (documented in ragsim/pdf.py), so the test still pins the behaviour."""
 
 import io
+import json
 
 import pytest
 
@@ -77,3 +78,37 @@ def test_a_pdf_without_text_gets_one_sentence_naming_it(name, data, words):
     message = str(caught.value)
     assert message.startswith(f"“{name}”") and words in message
     assert message.count(". ") == 0 and message.endswith(".") and "\n" not in message
+
+
+def test_the_audit_command_reads_pdfs_a_document_per_page(tmp_path, capsys):
+    from ragsim import audit_cli
+
+    path = tmp_path / "report.pdf"
+    path.write_bytes(make_pdf(sample_pages(3)))
+    assert audit_cli.main([str(path), "--size", "200", "--overlaps", "0,50", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [r["overlap"] for r in result["rows"]] == [0, 50]
+    # The table's chunk count is the core's for the three pages as documents.
+    pages = [{"id": f"{path}#page={i + 1}", "title": d["title"], "text": d["text"]}
+             for i, d in enumerate(pdf.read(path.read_bytes(), "report.pdf"))]
+    from ragsim.audit import audit
+    expected = audit({"documents": pages, "chunking": {"unit": "chars", "size": 200}, "overlaps": [0, 50], "precision_k": 3})
+    assert result == json.loads(json.dumps(expected))
+    assert audit_cli.main([str(path), "--size", "200", "--overlaps", "0"]) == 0
+    assert capsys.readouterr().out.startswith("3 documents")
+    assert audit_cli.main([str(path), "--pdf-mode", "single", "--size", "200", "--overlaps", "0"]) == 0
+    assert capsys.readouterr().out.startswith("1 documents")
+    locked = tmp_path / "locked.pdf"
+    locked.write_bytes(encrypt(make_pdf(sample_pages(1))))
+    assert audit_cli.main([str(locked)]) == 1
+    assert capsys.readouterr().err.strip() == "ragsim audit: “locked.pdf” is protected by a password; save an unprotected copy and add that."
+
+
+def test_pdf_load_gives_page_ids(tmp_path):
+    path = tmp_path / "r.pdf"
+    path.write_bytes(make_pdf(sample_pages(2)))
+    docs = pdf.load(str(path))
+    assert [d["id"] for d in docs] == [f"{path}#page=1", f"{path}#page=2"]
+    assert [d["text"] for d in docs] == [d["text"] for d in pdf.read(path.read_bytes(), "r.pdf")]
+    with pytest.raises(ValueError, match="larger than"):
+        pdf.load(str(path), max_bytes=100)
