@@ -12,7 +12,7 @@ and the response is identical.
 import json
 from collections import OrderedDict
 
-from . import dense, encode, investigate, jsonio, pipeline, questions
+from . import dense, encode, investigate, jsonio, limits, pipeline, questions
 from .errors import RequestError
 from .index import DocIndex
 from .pipeline import split_and_layout as _split_and_layout
@@ -21,11 +21,13 @@ from .request import read_documents as _read_documents  # noqa: F401  (audit rea
 
 
 class _LRU:
-    """A dict that forgets its least recently used entry beyond `limit` entries."""
+    """A dict that forgets its least recently used entries beyond `limit` entries, or beyond a total
+    `weight` of `budget` (the newest entry is always kept, whatever it weighs)."""
 
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, budget: int | None = None, weight=None):
         self.limit = limit
         self.data: OrderedDict = OrderedDict()
+        self.budget, self.weight, self.weights, self.total = budget, weight, {}, 0
 
     def get(self, key, make):
         try:
@@ -34,8 +36,13 @@ class _LRU:
         except KeyError:
             value = make()
             self.data[key] = value
-            while len(self.data) > self.limit:
-                self.data.popitem(last=False)
+            if self.weight is not None:
+                self.weights[key] = w = self.weight(value)
+                self.total += w
+            while len(self.data) > self.limit or (self.budget is not None and self.total > self.budget
+                                                  and len(self.data) > 1):
+                old, _ = self.data.popitem(last=False)
+                self.total -= self.weights.pop(old, 0)
             return value
 
 
@@ -44,8 +51,9 @@ class Session:
     request with more documents, all of its documents and 8 splits of each (see `hold`)."""
 
     def __init__(self, documents: int = 8, splits: int = 32):
-        self._indexes = _LRU(documents)
-        self._splits = _LRU(splits)
+        # Bounded in memory too: the characters indexed and the chunks split (ragsim.limits).
+        self._indexes = _LRU(documents, limits.CACHE_CHARS, lambda index: len(index.text))
+        self._splits = _LRU(splits, limits.CACHE_CHUNKS, lambda split_layout: len(split_layout[0]))
         self._least = (documents, splits)
 
     def hold(self, documents: int) -> None:

@@ -19,6 +19,10 @@ MAX_QUERY_CHARS = 100_000
 # LangChain separators: how many, and how long one regular expression may be.
 MAX_SEPARATORS = 100
 MAX_PATTERN_CHARS = 500
+# What a Session (the page's worker holds one) keeps between requests at most, besides the entry
+# in use: characters of indexed text, and chunks of cached splits.
+CACHE_CHARS = MAX_CHARS
+CACHE_CHUNKS = 2 * MAX_CHUNKS
 # The commands: bytes read from stdin (JSON escapes make a character up to 6 bytes; 10 million
 # characters of plain text are about 10-40 MB of JSON) and from one file given to `audit`.
 MAX_STDIN_BYTES = 64 * 1024 * 1024

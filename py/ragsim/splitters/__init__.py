@@ -44,7 +44,7 @@ def estimate(doc, chunking: dict) -> int:
         if delimiter:
             bounds = doc.memo.get(("haystack", delimiter))
             n = len(bounds) - 1 if bounds is not None else doc.text.count(delimiter) + 1
-            return -(-n // (size - overlap)) if doc.text else 0  # within one of Haystack's count
+            return haystack.window_count(n, size, size - overlap) if doc.text else 0
     return 0
 
 

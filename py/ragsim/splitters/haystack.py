@@ -41,6 +41,15 @@ def windows(n_units: int, length: int, step: int) -> list[tuple[int, int]]:
     return out
 
 
+def window_count(n_units: int, length: int, step: int) -> int:
+    """`len(windows(n_units, length, step))`, by arithmetic: the most chunks Haystack makes (windows
+    adding no new text are skipped, short ones glued on)."""
+    if n_units <= length:
+        return 1 if n_units else 0
+    padding = length - 1 if step >= length else step - 1
+    return 1 + (n_units - length + padding) // step
+
+
 def split(doc, chunking: dict) -> Split:
     split_by = get_choice(chunking, "split_by", "chunking.split_by", tuple(SPLIT_BY), default="word")
     length = get_int(chunking, "size", "chunking.size", default=200, minimum=1)
