@@ -135,6 +135,7 @@ function startPanels(gate) {
   let findTimer = 0;
   results.investigate = new Investigate({
     gate,
+    simulate: (request) => computer.dense.simulate((r) => gate.send({ type: "simulate", request: JSON.stringify(r) }), request, "sweep"),
     onFind: (value) => { store.state.find = value; clearTimeout(findTimer); findTimer = setTimeout(changed, 250); },
     onOverlaps: (list) => {
       store.state.overlaps = list.join() === defaultOverlaps(store.state.unit).join() ? null : list;
@@ -204,6 +205,8 @@ window.ragsim = Object.freeze({
   sweep: () => (results.investigate ? results.investigate.sweepRows : null),
   panelsShown: () => Boolean(results.investigate && store.last && (store.embed || results.investigate.last === store.last)),
   audit: () => (results.audit ? results.audit.result : null),
+  // issue 13: the embedding worker's state and counts (chunks embedded, model load ms)
+  dense: () => ({ state: computer.dense.state, ...computer.dense.stats }),
 });
 
 main();

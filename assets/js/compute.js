@@ -11,6 +11,7 @@ import { PARAMS, FIELD_LABELS, applies, buildRequest, tokenizersNeeded } from ".
 import { snapshot } from "./state.js";
 import { cap } from "./format.js";
 import { chunksFromColumns, simulateMessage } from "./worker-client.js";
+import { DenseClient } from "./dense-client.js";
 
 /** Why the state cannot be computed at all, as a sentence, or null. */
 export function inputProblem(s) {
@@ -34,6 +35,9 @@ export class Computer {
     this.sequence = 0;
     this.problemAt = 0;
     this.renderedAt = 0;
+    // Dense and hybrid (issue 13): the embedding worker, started when first needed; its state
+    // (download, "Embedding 12 of 40 chunks…") beside the retriever.
+    this.dense = new DenseClient({ onStatus: ({ state, text }) => this.controls.note("method", state === "failed" ? "error" : "loading", text) });
   }
 
   /** data-state on <body>: "loading" until Python is ready, then "computing", "ready" or "error". */
@@ -62,7 +66,8 @@ export class Computer {
     const request = buildRequest(state, { embed: this.store.embed });
     const snap = snapshot(state, request);
     this.setBodyState("computing");
-    const reply = await this.gate.submit(simulateMessage(request));
+    this.dense.use(state.model);
+    const reply = await this.gate.submit(simulateMessage(this.dense.prepare(request))); // + the cosines known (dense, hybrid)
     if (reply.dropped) return;
     if (seq < this.problemAt || seq < this.renderedAt) return; // something newer already decided what is shown
     if (!reply.ok) {
@@ -72,8 +77,23 @@ export class Computer {
       return;
     }
     this.renderedAt = seq;
-    this.onResult({ request, response: chunksFromColumns(JSON.parse(reply.result), request.retrieval.k), snap, ms: reply.ms });
+    const response = JSON.parse(reply.result);
+    this.onResult({ request, response: chunksFromColumns(response, request.retrieval.k), snap, ms: reply.ms });
     if (seq === this.sequence) this.setBodyState("ready");
+    if (response.dense && response.dense.pending) this.followDense(seq, request, response);
+  }
+
+  /** Dense or hybrid: BM25's ranking is on screen; embed the chunks the core named, then compute
+   * again from the cosines (latest wins: a newer drag cancels this one's embedding between batches).
+   * A model that cannot load is said beside the retriever and BM25 takes over; nothing typed is lost. */
+  async followDense(seq, request, response) {
+    const r = await this.dense.fill(request, response, "main");
+    if (r.ok) { if (seq === this.sequence) this.compute(); return; }
+    if (r.cancelled || this.store.state.method === "bm25") return;
+    this.store.state.method = "bm25";
+    this.onTurnedOff();
+    this.controls.note("method", "error", `${r.message} BM25 ranks instead: choose dense or hybrid again to retry.`);
+    this.compute();
   }
 
   /** The core's {field, message}: the field's control marked invalid, the message in its words. */

@@ -46,6 +46,8 @@ const SPLIT_BY = { word: "words", passage: "passages", line: "lines", period: "s
 const LANGUAGES = Object.fromEntries(["", "markdown", "python", "js", "ts", "html", "rst", "latex", "java", "go", "rust", "c", "cpp"]
   .map((l) => [l, l || "none: use separators"]));
 const KEEP_SEPARATOR = { false: "False", true: "True (= start)", start: "start", end: "end" };
+const METHODS = { bm25: "BM25", dense: "Dense (all-MiniLM-L6-v2)", hybrid: "Hybrid (BM25 + dense, RRF)" };
+const DENSE_MODELS = { fp32: "exact (fp32, 90 MB download)", q8: "int8 (approximate, 23 MB download)" };
 const VARIANTS = { lucene: "Lucene (as Elasticsearch)", robertson: "Robertson", atire: "ATIRE", bm25l: "BM25L", "bm25+": "BM25+" };
 
 /** The unit a strategy's size and overlap count in, as the library counts it. */
@@ -117,6 +119,18 @@ export const PARAMS = [
   { name: "strip_whitespace", label: "strip_whitespace", kind: "check", default: true, field: "chunking.strip_whitespace",
     embed: false, strategies: LANGCHAIN },
   { name: "k", label: "Top k", kind: "range", default: 2, min: 1, max: 50, step: 1, field: "retrieval.k", embed: true },
+  // Dense and hybrid retrieval (issue 13, SPEC section 10): the page embeds with its own worker
+  // (dense-client.js); `model` is not sent to the core, which takes the cosines the page computed.
+  { name: "method", label: "Retriever", kind: "choice", default: "bm25", choices: METHODS, field: "retrieval.method", embed: false,
+    wire: (v) => (v === "bm25" ? undefined : v), needs: { dense: true } },
+  { name: "model", label: "Embedding model", kind: "choice", default: "fp32", choices: DENSE_MODELS, field: "embedding.model",
+    embed: false, when: (s) => s.method !== "bm25" },
+  { name: "rrf_c", label: "RRF c", kind: "number", default: 60, min: 0, max: 1000000, step: 1, field: "retrieval.rrf_c",
+    group: "retrieval", embed: false, when: (s) => s.method === "hybrid" },
+  { name: "w_bm25", label: "BM25 weight", kind: "number", default: 0.5, min: 0, max: 1, step: 0.05, field: "retrieval.weights.0",
+    group: "retrieval", embed: false, when: (s) => s.method === "hybrid" },
+  { name: "w_dense", label: "Dense weight", kind: "number", default: 0.5, min: 0, max: 1, step: 0.05, field: "retrieval.weights.1",
+    group: "retrieval", embed: false, when: (s) => s.method === "hybrid" },
   { name: "variant", label: "BM25 variant", kind: "choice", default: "lucene", choices: VARIANTS, field: "retrieval.variant",
     group: "retrieval", embed: false },
   { name: "k1", label: "k1", kind: "number", default: 1.2, min: 0, max: 1000, step: 0.05, field: "retrieval.k1",
@@ -142,6 +156,8 @@ const clamp = (n, lo, hi) => Math.min(Math.max(n, lo), Math.max(lo, hi));
 
 /** The row behind a request field, for the core's errors (`{field, message}`). */
 export const FIELD_LABELS = Object.fromEntries(PARAMS.map((p) => [p.field, p]));
+FIELD_LABELS["retrieval.weights"] = FIELD_LABELS["retrieval.weights.0"]; // the core names the list
+FIELD_LABELS["retrieval.similarities"] = FIELD_LABELS["retrieval.method"];
 
 /** Whether a row applies to the state: its strategy and its condition. */
 export const applies = (p, s) => (!p.strategies || p.strategies.includes(s.strategy)) && (!p.when || p.when(s));
@@ -159,6 +175,12 @@ function fieldsUnder(prefix, state) {
     at[path.at(-1)] = value;
   }
   return out;
+}
+
+/** Hybrid's two weight rows (`weights.0`, `weights.1`) as the core's list [bm25, dense]. */
+function withWeights(r) {
+  if (r.weights) r.weights = [r.weights[0], r.weights[1]];
+  return r;
 }
 
 /** Switching splitter: the rows with per-strategy defaults are saved for the strategy left and
@@ -185,7 +207,7 @@ export function buildRequest(state, { embed = false } = {}) {
     documents: docs.map(({ id, title, text }) => ({ id, title, text })),
     query: state.q,
     chunking: fieldsUnder("chunking", state),
-    retrieval: fieldsUnder("retrieval", state),
+    retrieval: withWeights(fieldsUnder("retrieval", state)),
     span: span ? { doc: spanDoc, start: span[0], end: span[1] } : null,
     fact,
     price_per_million: state.price,

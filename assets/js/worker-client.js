@@ -145,6 +145,7 @@ export function chunksFromColumns(response, k) {
       score: c.score[i], rank: c.rank[i], retrieved: c.rank[i] <= k, holds: c.holds[i] ?? null,
       overlap_prev: c.overlap_prev[i],
     };
+    if (c.read_end) { chunks[i].read_end = c.read_end[i]; chunks[i].truncated = c.read_end[i] !== null; } // dense, hybrid
   }
   const { chunk_columns: _, ...rest } = response;
   return { chunks, ...rest };

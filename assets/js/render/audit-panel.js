@@ -100,7 +100,8 @@ export class AuditPanel {
     bar.hidden = true;
     const facts = replies.length ? replies[0].facts.length : 0;
     status.textContent = `${int(facts)} facts in ${request.documents.length} ${request.documents.length === 1 ? "document" : "documents"}, ` +
-      `${overlaps.length} overlaps, in ${seconds.toFixed(2)} s (${(ms / 1000).toFixed(2)} s in Python).`;
+      `${overlaps.length} overlaps, in ${seconds.toFixed(2)} s (${(ms / 1000).toFixed(2)} s in Python).` +
+      (request.retrieval.method && request.retrieval.method !== "bm25" ? " The audit ranks by BM25 for now, whatever the retriever chosen above." : "");
     section.dataset.seconds = String(seconds);
     section.dataset.state = "done";
   }

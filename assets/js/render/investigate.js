@@ -291,7 +291,7 @@ export class Investigate {
     const { key, request } = this.sweepWanted;
     this.sweepWanted = null;
     this.sweepBusy = true;
-    const reply = await this.deps.gate.send({ type: "simulate", request: JSON.stringify(request) });
+    const reply = await this.deps.simulate(request); // dense and hybrid: with the cosines (dense-client.js)
     this.sweepBusy = false;
     if (this.sweepWanted) { this.pumpSweep(); return; } // a newer one is waiting: show that instead
     if (!sameSweep(key, this.sweepAsked)) { this.renderSweep(); return; } // the page went back meanwhile

@@ -9,6 +9,7 @@
 import { int, plural } from "../format.js";
 import { offsetMap } from "../offsets.js";
 import { sentenceAt } from "../spans.js";
+import { paintUnread } from "./dense-words.js";
 import { assignRows, bandOf, barOf, geometry, hitChunk, inStrip, noOverlapTicks, offsetAt, placeLabels, xOf } from "./picture-layout.js";
 
 const COLORS = { retrieved: "#1f5fa8", faint: "rgba(214,223,233,0.7)", faintEdge: "#8797a8", band: "rgba(242,140,40,0.5)", bandEdge: "#c25e00",
@@ -47,7 +48,7 @@ export class Picture {
     this.total = response.chunks.length;
     this.span = snap.marks[snap.docId] || null; // the answer, or the marked fact's stretch, in this document
     this.chunks = response.chunks.filter((c) => c.doc === snap.docId) // the selected document; lanes.js shows the rest
-      .map((c) => ({ ...c, s: map.toU16(c.start), e: map.toU16(c.end) }));
+      .map((c) => ({ ...c, s: map.toU16(c.start), e: map.toU16(c.end), r: c.read_end == null ? null : map.toU16(c.read_end) }));
     ({ rows: this.rows, rowCount: this.rowCount } = assignRows(this.chunks));
     if (this.focusIndex >= this.chunks.length) this.focusIndex = this.chunks.length - 1;
     this.hover = -1;
@@ -101,6 +102,10 @@ export class Picture {
       band: bandOf(L, this.span),
       faint: this.chunks.filter((c) => !c.retrieved).map((c) => barOf(L, c)),
       retrieved: this.chunks.filter((c) => c.retrieved).map((c) => barOf(L, c)),
+      unread: this.chunks.filter((c) => c.r != null).map((c) => { // dense: the tail the model never reads
+        const [x, y, w, h] = barOf(L, c), from = Math.min(xOf(L, c.r), x + w);
+        return [from, y, x + w - from, h];
+      }),
       labels: placeLabels(L, this.chunks, (text) => ctx.measureText(text).width),
       hoverSentence: strip ? [xOf(L, strip.start), Math.max(xOf(L, strip.end), xOf(L, strip.start) + 2)] : null,
       ticks: noOverlapTicks(L, this.chunks, this.snap ? this.snap.overlap : 0),
@@ -172,7 +177,8 @@ export class Picture {
 /** [heading, text] of the detail box for chunk `c` of `total`. */
 function chunkDetail(c, total, snap) {
   const sent = c.retrieved ? `retrieved (in your top ${snap.k})` : "not retrieved";
-  const holds = c.holds === "whole" ? " · holds the whole answer" : c.holds === "part" ? " · holds part of the answer" : "";
+  const holds = (c.holds === "whole" ? " · holds the whole answer" : c.holds === "part" ? " · holds part of the answer" : "")
+    + (c.r != null ? " · longer than the model reads: the hatched tail is invisible to dense retrieval" : "");
   const shared = c.overlap_prev == null ? "" : c.overlap_prev === 0 ? ` · shares nothing with chunk ${c.number - 1}`
     : ` · shares ${int(c.overlap_prev)} ${plural(c.overlap_prev, "character", "characters")} with chunk ${c.number - 1}`;
   const text = snap.doc.slice(c.s, Math.min(c.e, c.s + DETAIL_CHARS));
@@ -193,6 +199,7 @@ function paint(ctx, s) {
     ctx.fillRect(s.band[0], 0, s.band[1] - s.band[0], L.stripTop + L.stripH);
   }
   paintBars(ctx, s);
+  paintUnread(ctx, s.unread, COLORS.hover, COLORS.faint);
   paintStrip(ctx, s);
   // The band's hard edges go over everything, so it reads as one stripe through every row.
   if (s.band) {

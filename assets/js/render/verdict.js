@@ -4,6 +4,7 @@
 
 import { $ } from "../dom.js";
 import { listNumbers, plural } from "../format.js";
+import { denseSentences } from "./dense-words.js";
 
 /** [kind, headline, sentence] for the marked answer. */
 export function verdictWords(response, snap) {
@@ -40,7 +41,8 @@ function cutSentence(response) {
 }
 
 export function renderVerdict(response, snap) {
-  const [kind, headline, sentence] = verdictWords(response, snap);
+  const [kind, headline, said] = verdictWords(response, snap);
+  const sentence = [said, denseSentences(response, snap)].filter(Boolean).join(" "); // dense, hybrid: truncation
   const box = $("verdict");
   box.dataset.verdict = kind;
   $("verdict-headline").textContent = headline;

@@ -1,0 +1,139 @@
+"""Dense and hybrid retrieval in the page (issue 13, SPEC section 10), in real Chromium on dist/.
+
+Choosing dense on the example starts the embedding worker (transformers.js + onnxruntime-web from
+dist/); BM25 answers first, then the dense ranking follows. The ranks shown must be CPython's for
+the same request (ragsim.api.simulate with onnxruntime as the host), and nothing leaves the origin."""
+
+import json
+
+import pytest
+
+pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
+from ragsim import api  # noqa: E402
+from test_page import INDEX, page_request, restore, settle, verdict  # noqa: E402
+
+DENSE_DONE = """() => {
+  const r = window.ragsim, res = r.response();
+  return document.body.dataset.state === "ready" && res && res.dense && !res.dense.pending
+    && JSON.stringify(r.shownRequest()) === JSON.stringify(r.request());
+}"""
+
+
+@pytest.fixture(scope="module")
+def page(booted_page):
+    return booted_page(INDEX)
+
+
+def dense_settled(page, timeout=180_000):
+    page.wait_for_function(DENSE_DONE, polling=100, timeout=timeout)
+    return page
+
+
+def ranks(chunks):
+    return [(c["start"], c["end"], c["rank"]) for c in chunks]
+
+
+def assert_ranked_as_cpython(page, method):
+    request = page_request(page)
+    assert request["retrieval"]["method"] == method
+    expected = api.simulate(request)
+    assert "error" not in expected, expected
+    shown = page.evaluate("window.ragsim.response()")
+    assert shown["dense"]["ranked_by"] == method and shown["dense"]["needs"] == []
+    assert ranks(shown["chunks"]) == ranks(expected["chunks"])
+    for a, b in zip(shown["chunks"], expected["chunks"]):
+        assert abs(a["score"] - b["score"]) < 1e-5, (a, b)
+        assert (a["truncated"], a["read_end"]) == (b["truncated"], b["read_end"])
+    assert shown["verdict"] == expected["verdict"]
+    return request, expected, shown
+
+
+def test_dense_on_the_example_follows_bm25_and_equals_cpython(page, offsite, page_errors):
+    restore(page)
+    bm25 = page.evaluate("window.ragsim.response().chunks")
+    page.get_by_label("Retriever", exact=True).select_option("dense")
+    settle(page)  # BM25's answer at once, marked pending, while the model loads
+    dense_settled(page)
+    request, expected, shown = assert_ranked_as_cpython(page, "dense")
+    assert ranks(shown["chunks"]) != ranks(bm25)  # the example's dense ranking differs from BM25's
+    # the overlap sweep ranks densely too: its chunks are embedded on their own lane
+    page.wait_for_function("() => document.body.dataset.dense === 'ready' && window.ragsim.sweep()", timeout=120_000)
+    sweep_request = {**request, "sweep": page.evaluate("window.ragsim.sweep().map(r => r.overlap)")}
+    for key in ("find", "cuts", "expand"):
+        sweep_request.pop(key, None)
+    page.wait_for_function("n => window.ragsim.sweep().length === n && !document.querySelector('#sweep[data-state=computing]')",
+                           arg=len(sweep_request["sweep"]))
+    assert page.evaluate("window.ragsim.sweep()") == api.simulate(sweep_request)["sweep"]
+    # a drag embeds only chunks it has not seen: back to a size seen before embeds nothing
+    embedded = page.evaluate("window.ragsim.dense().embedded")
+    page.get_by_label("Chunk size", exact=True).fill("30")
+    dense_settled(page)
+    assert_ranked_as_cpython(page, "dense")
+    after = page.evaluate("window.ragsim.dense().embedded")
+    assert after > embedded
+    page.get_by_label("Chunk size", exact=True).fill("24")
+    dense_settled(page)
+    page.get_by_label("Chunk size", exact=True).fill("30")
+    dense_settled(page)
+    assert page.evaluate("window.ragsim.dense().embedded") == after
+    assert offsite == []
+    assert [e for e in page_errors if "favicon" not in e] == []
+
+
+def test_hybrid_fuses_with_the_weights_and_c_given(page):
+    page.get_by_label("Retriever", exact=True).select_option("hybrid")
+    dense_settled(page)
+    assert_ranked_as_cpython(page, "hybrid")
+    page.locator("details.advanced summary").click()
+    page.get_by_label("RRF c", exact=True).fill("1")
+    page.get_by_label("Dense weight", exact=True).fill("0.9")
+    page.get_by_label("Dense weight", exact=True).press("Enter")
+    dense_settled(page)
+    request, _, _ = assert_ranked_as_cpython(page, "hybrid")
+    assert request["retrieval"]["rrf_c"] == 1 and request["retrieval"]["weights"] == [0.5, 0.9]
+
+
+def test_a_chunk_longer_than_the_model_reads_is_said_and_hatched(page):
+    page.get_by_label("Retriever", exact=True).select_option("dense")
+    page.get_by_label("Chunk size", exact=True).fill("300")
+    dense_settled(page)
+    request, expected, shown = assert_ranked_as_cpython(page, "dense")
+    long = [c for c in shown["chunks"] if c["truncated"]]
+    assert long, "a 300-word chunk is longer than 256 word pieces"
+    text = verdict(page)[2]
+    d = shown["dense"]
+    n = (d["answer_unread"] or d["retrieved_truncated"])[0]
+    c = next(c for c in shown["chunks"] if c["number"] == n)
+    words = len(request["documents"][0]["text"][c["read_end"]:c["end"]].split())
+    assert f"hunk {n} " in text and f"last {words} words" in text and "invisible to dense retrieval" in text
+    # the unread tail is hatched: the picture's pixels there are not the plain retrieved blue
+    assert page.evaluate("""() => {
+      const c = document.getElementById('picture'), ctx = c.getContext('2d');
+      const s = c.width / c.clientWidth, row = ctx.getImageData(0, Math.round(30 * s), c.width, 1).data;
+      let hatch = 0;
+      for (let x = 0; x < c.width; x++) { const [r, g, b] = [row[4*x], row[4*x+1], row[4*x+2]];
+        if (Math.abs(r - 29) < 40 && Math.abs(g - 35) < 40 && Math.abs(b - 43) < 40) hatch++; }
+      return hatch;
+    }""") > 0
+
+
+def test_a_model_that_cannot_load_says_so_and_bm25_stays(page, server):
+    context = page.context.browser.new_context()  # its own cache: the model is not stored in it yet
+    context.route("**/*", lambda route: route.continue_() if server.owns(route.request.url) and "/models/" not in route.request.url
+                  else route.abort("blockedbyclient"))
+    tab = context.new_page()
+    try:
+        tab.goto(server.url(INDEX))
+        tab.wait_for_function("() => document.body.dataset.state === 'ready' && window.ragsim.shownRequest() !== null",
+                              timeout=120_000)
+        tab.get_by_label("Question", exact=True).fill("What did the committee decide?")
+        tab.get_by_label("Retriever", exact=True).select_option("dense")
+        tab.wait_for_function("() => document.body.dataset.dense === 'failed'", timeout=60_000)
+        settle(tab)
+        note = tab.locator(".control-method .needs-note").text_content()
+        assert note.startswith("The embedding model could not be loaded") and "BM25 ranks instead" in note
+        assert tab.get_by_label("Retriever", exact=True).input_value() == "bm25"
+        assert tab.get_by_label("Question", exact=True).input_value() == "What did the committee decide?"
+        assert "method" not in tab.evaluate("window.ragsim.shownRequest()")["retrieval"]
+    finally:
+        context.close()
