@@ -15,7 +15,7 @@
 // as text (textContent), never as HTML.
 
 import { $ } from "./assets/js/dom.js";
-import { buildRequest, parseParam, settle } from "./assets/js/params.js";
+import { buildRequest, parseParam, settle, unitName } from "./assets/js/params.js";
 import { defaultOverlaps, defaultState, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
@@ -34,6 +34,9 @@ import { Results } from "./assets/js/render/results.js";
 import { CodePanel } from "./assets/js/render/code-panel.js";
 import { Investigate } from "./assets/js/render/investigate.js";
 import { AuditPanel } from "./assets/js/render/audit-panel.js";
+import { QuestionSet } from "./assets/js/questions.js";
+import { renderQuestionResults } from "./assets/js/render/question-set.js";
+import { SettingsMap, defaultGrid, parseNumbers, MAX_CELLS } from "./assets/js/render/settings-map.js";
 
 // state: what the controls set; embed: the page is embedded (#embed=1); memo: each splitter's
 // size, overlap, ... as last left (params.js switchStrategy); last: {request, response, snap, ms}
@@ -48,7 +51,7 @@ const results = new Results(picture);
 const share = new Share({ store, info: (note) => marks.info(note) });
 const computer = new Computer({
   store, controls,
-  onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); },
+  onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); showQuestions(last); },
   onProblem: (text) => showMessage(text, store.last !== null),
   onTurnedOff: () => { sync(); share.schedule(); },
 });
@@ -56,6 +59,10 @@ const marks = new Marks({ store, docInput, changed, sync, syncList: () => docume
   focusAfterRender: (doc, at) => results.focusAfterRender(doc, at) });
 const documents = new Documents({ store, sync, changed, docInput, info: (note) => marks.info(note),
   onList: () => { if (results.investigate) results.investigate.sync(store.state, sweepOverlaps(store.state)); marks.show(); } });
+
+const questionSet = new QuestionSet({ store, changed, sync, syncList: () => documents.syncList(), info: (note) => marks.info(note),
+  send: (m) => (computer.gate ? computer.gate.send(m) : Promise.resolve({ ok: false, error: { message: "Python is still loading; try again in a moment." } })) });
+let settingsMap = null; // the heatmap, once the worker runs
 
 /** Recompute, and rewrite the URL once the controls rest. */
 function changed() {
@@ -88,6 +95,7 @@ function onControl(p) {
 function editDocument() {
   const state = store.state, text = docInput.value;
   marks.followEdit(lastDoc, text, docInput.selectionEnd);
+  questionSet.followEdit(lastDoc, text, docInput.selectionEnd);
   lastDoc = text;
   state.doc = text;
   stashSelected(state);
@@ -101,7 +109,65 @@ function editDocument() {
 function sync({ withDoc = false } = {}) {
   controls.sync(store.state, { withDoc });
   if (withDoc) lastDoc = store.state.doc;
+  if (withDoc) questionSet.draw();
   marks.show();
+}
+
+// The question set and the settings map (issue 11) ----------------------------------------------
+
+/** The map's grid: the one typed, else the splitter's default; null when the splitter has no size. */
+function mapGrid(s) {
+  const d = defaultGrid(s);
+  return d && { sizes: s.mapSizes || d.sizes, overlaps: s.mapOverlaps || d.overlaps };
+}
+
+/** After each result: the set's verdicts, summary and table, then the map (started or kept). */
+function showQuestions(last) {
+  renderQuestionResults(last);
+  if (!settingsMap) return;
+  const s = store.state, req = last.request;
+  const count = req.questions ? req.questions.length : 0;
+  const wanted = store.embed ? s.map : s.map || count > 0;
+  $("map-section").hidden = !wanted;
+  if (!wanted) { settingsMap.off(""); return; }
+  const grid = mapGrid(s);
+  for (const [id, list] of [["map-sizes", grid && grid.sizes], ["map-overlaps", grid && grid.overlaps]]) {
+    if (list && document.activeElement !== $(id)) $(id).value = list.join(", ");
+  }
+  if (!grid) settingsMap.off("MarkdownNodeParser has no chunk size (a section is as long as it is), so there is no map.");
+  else if (req.retrieval.method && req.retrieval.method !== "bm25") settingsMap.off("The map ranks by BM25 only: choose BM25 retrieval to see it.");
+  else if (!count && !req.span) settingsMap.off("Mark an answer, or add questions to the question set, to map the settings.");
+  else settingsMap.update(req, grid, count || 1, unitName(s));
+}
+
+/** A map cell clicked: the sliders to its size and overlap. */
+function pickSetting(size, overlap) {
+  const s = store.state;
+  s.size = size;
+  settle(s);
+  s.overlap = overlap;
+  settle(s);
+  linkNotes.clear();
+  sync();
+  changed();
+  const moved = s.size !== size || s.overlap !== overlap ? ` (the sliders allow size ${s.size}, overlap ${s.overlap})` : "";
+  marks.info(`Set chunk size ${size} and overlap ${overlap} from the map${moved}.`);
+}
+
+/** The map's grid typed in its two boxes: kept when valid (null when it is the default). */
+function editGrid() {
+  const s = store.state, d = defaultGrid(s);
+  if (!d) return;
+  const sizes = parseNumbers($("map-sizes").value, "size", 1), overlaps = parseNumbers($("map-overlaps").value, "overlap", 0);
+  const note = $("map-grid-note");
+  const error = sizes.error || overlaps.error ||
+    (sizes.value.length * overlaps.value.length > MAX_CELLS ? `That is ${sizes.value.length * overlaps.value.length} settings; map at most ${MAX_CELLS}.` : "");
+  note.textContent = error;
+  note.dataset.kind = error ? "error" : "";
+  if (error) return;
+  s.mapSizes = sizes.value.join() === d.sizes.join() ? null : sizes.value;
+  s.mapOverlaps = overlaps.value.join() === d.overlaps.join() ? null : overlaps.value;
+  changed();
 }
 
 // Boot: controls first (usable at once), Python in the background -------------------------------
@@ -133,6 +199,13 @@ async function applyFragment() {
 /** The panels that ask the worker themselves: the investigation and the corpus audit. */
 function startPanels(gate) {
   let findTimer = 0;
+  settingsMap = new SettingsMap({
+    gate,
+    busy: () => { const g = gate.gate || gate; return Boolean(g.inFlight || g.queued); }, // a simulation in flight or queued
+    onPick: pickSetting,
+  });
+  $("map-sizes").addEventListener("change", editGrid);
+  $("map-overlaps").addEventListener("change", editGrid);
   results.investigate = new Investigate({
     gate,
     simulate: (request) => computer.dense.simulate((r) => gate.send({ type: "simulate", request: JSON.stringify(r) }), request, "sweep"),
@@ -205,6 +278,11 @@ window.ragsim = Object.freeze({
   sweep: () => (results.investigate ? results.investigate.sweepRows : null),
   panelsShown: () => Boolean(results.investigate && store.last && (store.embed || results.investigate.last === store.last)),
   audit: () => (results.audit ? results.audit.result : null),
+  // issue 13: the embedding worker's state and counts (chunks embedded, model load ms)
+  dense: () => ({ state: computer.dense.state, ...computer.dense.stats }),
+  // issue 11: the question set (UTF-16 offsets) and the map ({state, done, grid, cells})
+  questions: () => store.state.questions,
+  map: () => (settingsMap ? { state: settingsMap.state, done: settingsMap.done, grid: settingsMap.grid, cells: settingsMap.cells } : null),
   // issue 13: the embedding worker's state and counts (chunks embedded, model load ms)
   dense: () => ({ state: computer.dense.state, ...computer.dense.stats }),
 });

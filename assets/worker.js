@@ -209,6 +209,22 @@ const handlers = {
   simulate: jsonCall("simulate"), // {id, type: "simulate", request} -> the response of api.simulate
   audit: jsonCall("audit"), // {id, type: "audit", request} -> the table of ragsim.audit.audit
   code: jsonCall("code"), // {id, type: "code", request} -> {"code": "..."} from ragsim.codegen
+  // Question sets in and out (issue 11): {id, type: "questions", op: "import" | "export", request}
+  // -> ragsim.question_io.import_questions_json / export_questions_json (bad rows named and skipped).
+  async questions(msg, { pyodide }) {
+    if (msg.op !== "import" && msg.op !== "export") return { ok: false, error: { field: "op", message: 'op must be "import" or "export".' } };
+    if (typeof msg.request !== "string") return { ok: false, error: { field: "", message: "The request must be sent as a JSON string." } };
+    if (tooDeep(msg.request)) return { ok: false, error: { field: "request", message: "The request is nested too deeply; send a flat request object." } };
+    const io = pyodide.pyimport("ragsim.question_io");
+    let result;
+    try {
+      result = io[`${msg.op}_questions_json`](msg.request);
+    } finally {
+      io.destroy();
+    }
+    if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
+    return { ok: true, result };
+  },
   async install(msg, { pyodide }) {
     if (!ON_DEMAND.has(msg.package)) {
       const known = [...ON_DEMAND].join(", ") || "none";

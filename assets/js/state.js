@@ -9,6 +9,9 @@
 //   state.find         the phrase to find; empty means the marked answer
 //   state.expand       "none", "1", "2" (neighbouring chunks) or "section"
 //   state.overlaps     the sweep's overlaps; null means the unit's default list
+//   state.questions    the question set (issue 11): [{id, query, refs: [{doc, start, end}]}], UTF-16
+//   state.mapSizes, .mapOverlaps   the settings map's grid; null means the splitter's default
+//   state.map          show the settings map even without a question set (`map=1`)
 //
 // The renderers never see this object: they get a snapshot (below) taken when the request is sent.
 
@@ -35,6 +38,10 @@ export function defaultState() {
   state.find = "";
   state.expand = "none";
   state.overlaps = null;
+  state.questions = [];
+  state.mapSizes = null;
+  state.mapOverlaps = null;
+  state.map = false;
   return state;
 }
 

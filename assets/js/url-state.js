@@ -11,6 +11,7 @@ import { defaultState, useCollection } from "./state.js";
 import { loadCollection, MAX_DOCUMENTS } from "./collection.js";
 import { offsetMap } from "./offsets.js";
 import { factComplete, trimSpan } from "./spans.js";
+import { questionsFromLink, questionsToLink, textsOf } from "./question-wire.js";
 
 const COMPRESS_OVER = 1000; // fragments longer than this go into `z`, deflated
 const LINK_DOC_LIMIT = 200_000; // longer documents are left out of links (a URL cannot carry them)
@@ -165,6 +166,43 @@ function collectionToParams(state, params, notes) {
   if (state.find) params.set("find", state.find);
   if (state.expand !== "none") params.set("expand", state.expand);
   if (state.overlaps) params.set("overlaps", state.overlaps.join(","));
+  questionsToParams(state, params, notes);
+}
+
+// The question set and the settings map (issue 11): `qs=[[id, query, [[doc, start, end], ...]], ...]`
+// (code points) when it fits in a link, `msizes`, `moverlaps` (the map's grid, when not the
+// default) and `map=1` (show the map without a question set; the embed shows it only then).
+function questionsToParams(state, params, notes) {
+  if (state.questions.length) {
+    const qs = questionsToLink(state);
+    if (qs) params.set("qs", qs);
+    else notes.push("The question set is too long to travel in a link, so the link leaves it out; export it as JSON instead.");
+  }
+  if (state.mapSizes) params.set("msizes", state.mapSizes.join(","));
+  if (state.mapOverlaps) params.set("moverlaps", state.mapOverlaps.join(","));
+  if (state.map) params.set("map", "1");
+}
+
+function questionsFromParams(state, params, notes) {
+  if (params.has("qs")) {
+    const read = questionsFromLink(params.get("qs"), textsOf(state));
+    if (!read) notes.push("The link's question set could not be read, so it is left out.");
+    else {
+      state.questions = read.questions;
+      if (read.dropped) notes.push(`${read.dropped} of the link's question spans do not fit the documents, so they are left out.`);
+    }
+  }
+  const list = (name, min) => {
+    const nums = (params.get(name) || "").split(",").filter((x) => /^\d{1,6}$/.test(x)).map(Number).filter((n) => n >= min);
+    return nums.length ? [...new Set(nums)] : null;
+  };
+  state.mapSizes = list("msizes", 1);
+  state.mapOverlaps = list("moverlaps", 0);
+  if (state.mapSizes && state.mapOverlaps && state.mapSizes.length * state.mapOverlaps.length > 400) {
+    notes.push("The link's settings map has more than 400 cells, so the default grid is used.");
+    state.mapSizes = state.mapOverlaps = null;
+  }
+  state.map = params.get("map") === "1";
 }
 
 /** Before the settings are read: the documents of `example=collection` or `docs=`; true if either. */
@@ -236,5 +274,6 @@ function finishFromParams(state, params, notes) {
     const nums = params.get("overlaps").split(",").filter((x) => /^\d{1,6}$/.test(x)).map(Number);
     if (nums.length && nums.length <= 12) state.overlaps = [...new Set(nums)];
   }
+  questionsFromParams(state, params, notes);
 }
 

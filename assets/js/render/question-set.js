@@ -1,0 +1,73 @@
+// The question set's results at the current settings (issue 11, SPEC section 8), drawn from one
+// response: each listed question's verdict, the summary line, and the table of Chroma's metrics
+// (recall, precision, IoU as mean ± population std, precision Ω) with tokens and cost per query.
+// A function of (request, response): the questions' ids and queries are the ones sent.
+
+import { $, cell } from "../dom.js";
+import { int, money, plural } from "../format.js";
+
+const VERDICT_WORDS = { intact: "intact", ranked_out: "ranked out", cut: "cut" };
+const fixed = (x) => (x == null ? "–" : x.toFixed(2));
+const pm = (mean, std) => `${fixed(mean)} ± ${fixed(std)}`;
+
+/** The summary line's words for `question_stats`. */
+export function summaryWords(st) {
+  const lost = [st.ranked_out ? `${st.ranked_out} ranked out` : "", st.cut ? `${st.cut} cut` : ""].filter(Boolean).join(", ");
+  const kept = st.intact === st.count ? `All ${st.count} ${plural(st.count, "answer", "answers")} intact`
+    : `${st.intact} of ${st.count} ${plural(st.count, "answer", "answers")} intact`;
+  const tokens = st.context_tokens_mean == null ? "" : ` · ${int(Math.round(st.context_tokens_mean))} tokens, ${money(st.cost_mean)} per query`;
+  return `${kept}${lost ? ` (${lost})` : ""} · recall ${pm(st.recall_mean, st.recall_std)} · precision ${pm(st.precision_mean, st.precision_std)}` +
+    ` · IoU ${pm(st.iou_mean, st.iou_std)} · precision Ω ${fixed(st.precision_omega_mean)}${tokens}`;
+}
+
+/** Fill the list's verdicts, the summary and the table; `last` null or without a set clears them. */
+export function renderQuestionResults(last) {
+  const sent = (last && last.request.questions) || [];
+  const results = (last && last.response.questions) || [];
+  const byId = new Map(results.map((r) => [r.id, r]));
+  for (const li of $("qs-list").children) {
+    const r = byId.get(li.dataset.id);
+    const badge = li.querySelector(".qs-verdict");
+    badge.dataset.verdict = r ? r.verdict : "";
+    badge.textContent = r ? VERDICT_WORDS[r.verdict] + (r.verdict === "ranked_out" && r.needed_k ? ` (needs k = ${r.needed_k})` : "") : "not scored";
+  }
+  const st = last && last.response.question_stats;
+  const summary = $("qs-summary"), table = $("qs-table");
+  if (!st || !results.length) {
+    summary.textContent = "";
+    table.replaceChildren();
+    $("qs-results").hidden = true;
+    return;
+  }
+  $("qs-results").hidden = false;
+  summary.textContent = `At these settings: ${summaryWords(st)}.`;
+  summary.dataset.intact = String(st.intact);
+  const head = ["Question", "Verdict", "k needed", "Recall", "Precision", "IoU", "Precision Ω", "Tokens"];
+  const thead = document.createElement("thead");
+  const hr = document.createElement("tr");
+  for (const h of head) hr.append(cell("th", h, { scope: "col" }));
+  thead.append(hr);
+  const query = new Map(sent.map((q) => [q.id, q.query]));
+  const tbody = document.createElement("tbody");
+  for (const r of results) {
+    const tr = document.createElement("tr");
+    tr.dataset.id = r.id;
+    const q = query.get(r.id) || "";
+    tr.append(cell("th", `${r.id}. ${q.length > 60 ? `${q.slice(0, 59)}…` : q}`, { scope: "row", title: q }),
+      cell("td", VERDICT_WORDS[r.verdict], { "data-kind": r.verdict }),
+      cell("td", r.needed_k == null ? "–" : String(r.needed_k)),
+      cell("td", fixed(r.recall)), cell("td", fixed(r.precision)), cell("td", fixed(r.iou)),
+      cell("td", fixed(r.precision_omega)), cell("td", int(r.context_tokens)));
+    tbody.append(tr);
+  }
+  const tfoot = document.createElement("tfoot");
+  const fr = document.createElement("tr");
+  fr.append(cell("th", "Mean ± std", { scope: "row" }),
+    cell("td", `${st.intact} of ${st.count} intact`), cell("td", ""),
+    cell("td", pm(st.recall_mean, st.recall_std)), cell("td", pm(st.precision_mean, st.precision_std)),
+    cell("td", pm(st.iou_mean, st.iou_std)), cell("td", fixed(st.precision_omega_mean)),
+    cell("td", st.context_tokens_mean == null ? "–" : int(Math.round(st.context_tokens_mean))));
+  tfoot.append(fr);
+  table.replaceChildren(cell("caption", `The question set at these settings: ${st.count} ${plural(st.count, "question", "questions")}, ` +
+    "Chroma's character-level metrics, tokens sent per query", { class: "visually-hidden" }), thead, tbody, tfoot);
+}

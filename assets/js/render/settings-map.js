@@ -1,0 +1,254 @@
+// The settings map (issue 11, SPEC section 8) as a heatmap: one row per chunk size, one column per
+// overlap, each cell coloured by the share of answers kept intact and labelled with that count;
+// its cost per query on hover and focus (and in its accessible name). The cheapest cell that keeps
+// every answer is outlined and named in words; a click on a cell sets the sliders.
+//
+// It fills in row by row: one `simulate` request per size (`map: {sizes: [size], overlaps}`), sent
+// with gate.send only once the latest-wins gate has been idle for a moment, so a drag always goes
+// first and waits for at most one row. A newer setting (anything but size and overlap, which the
+// map does not depend on) cancels the map being filled and starts again: the latest wins.
+//
+// Nothing is computed here but the grid's defaults and the wording; the cells come from the core.
+
+import { $, cell } from "../dom.js";
+import { int, money, plural } from "../format.js";
+import { PARAMS, bound, unitName } from "../params.js";
+
+export const MAX_CELLS = 400; // the core's limit (settings_map.MAX_CELLS)
+const QUIET_MS = 60; // the gate must be idle this long before a map row is sent
+const POLL_MS = 20;
+const LEVELS = 6; // colour steps: 0 = none intact ... 5 = every answer intact
+
+// The last input event anywhere on the page (a slider being dragged, a box typed in).
+let lastInput = -Infinity;
+addEventListener("input", () => { lastInput = performance.now(); }, { capture: true, passive: true });
+
+// Sizes step through 20 multiples of a step that suits the unit, up to the slider's maximum;
+// overlaps are fractions and multiples of that step.
+const STEPS = { words: 20, characters: 100, tokens: 50 };
+const OVERLAP_STEPS = [0, 0.25, 0.5, 1, 2, 4];
+
+/** The default grid for the splitter and unit of `s`: {sizes, overlaps}, or null (no size to vary). */
+export function defaultGrid(s) {
+  if (s.strategy === "llamaindex-markdown") return null;
+  const unit = unitName(s);
+  const most = bound(PARAMS.find((p) => p.name === "size").max, s);
+  let step = STEPS[unit] ?? 1; // Haystack's passages, lines, sentences, pages: 1 to 20
+  if (unit === "characters" && most >= 8000) step = 200; // LangChain's and LlamaIndex's larger defaults
+  if (unit === "words" && s.strategy === "haystack") step = 25;
+  const sizes = Array.from({ length: 20 }, (_, i) => (i + 1) * step).filter((n) => n <= most);
+  const overlaps = step === 1 ? [0, 1, 2, 3, 4, 5] : OVERLAP_STEPS.map((f) => Math.round(f * step));
+  return { sizes, overlaps };
+}
+
+/** Whole numbers typed as "100, 200 300" ({value}) or {error}, at least `min` each. */
+export function parseNumbers(text, what, min) {
+  const parts = String(text).split(/[\s,;]+/).filter(Boolean);
+  if (!parts.length) return { error: `Type at least one ${what}, e.g. 100, 200, 300.` };
+  const out = [];
+  for (const p of parts) {
+    if (!/^\d{1,6}$/.test(p) || parseInt(p, 10) < min) return { error: `${what[0].toUpperCase()}${what.slice(1)}s are whole numbers of at least ${min}; “${p.slice(0, 20)}” is not one.` };
+    const n = parseInt(p, 10);
+    if (!out.includes(n)) out.push(n);
+  }
+  return { value: out };
+}
+
+/** The map's request for one row: the page's request without the investigation's questions. */
+export function rowRequest(request, size, overlaps) {
+  const { cuts: _c, find: _f, expand: _e, ...rest } = request;
+  return { ...rest, wire: "columns", map: { sizes: [size], overlaps } };
+}
+
+/** What the map depends on: the request but for the size and overlap it varies itself. */
+export function mapKey(request, grid) {
+  const { cuts: _c, find: _f, expand: _e, chunking, ...rest } = request;
+  const { size: _s, overlap: _o, ...others } = chunking;
+  return JSON.stringify([rest, others, grid]);
+}
+
+/** Among the filled cells, the cheapest that keeps every answer intact, else the one that keeps most
+ * (cheapest first): {i, j, cell, all} or null. */
+export function bestCell(cells, count) {
+  let best = null;
+  cells.forEach((row, i) => (row || []).forEach((c, j) => {
+    if (!c) return;
+    const better = !best || c.intact > best.cell.intact || (c.intact === best.cell.intact && c.context_tokens_mean < best.cell.context_tokens_mean);
+    if (better) best = { i, j, cell: c };
+  }));
+  if (best) best.all = best.cell.intact === count;
+  return best;
+}
+
+const level = (c, count) => (c.intact === count ? LEVELS - 1 : c.intact === 0 ? 0 : 1 + Math.min(LEVELS - 3, Math.floor((c.intact / count) * (LEVELS - 2))));
+const tokens = (n) => int(Math.round(n));
+
+/** One cell in words: "size 300, overlap 50: all 10 answers intact, 412 tokens per query ($0.0012)". */
+export function cellWords(size, overlap, c, count) {
+  if (!c) return `size ${size}, overlap ${overlap}: the splitter refuses this pair`;
+  const kept = c.intact === count ? `all ${count} ${plural(count, "answer", "answers")} intact` : `${c.intact} of ${count} ${plural(count, "answer", "answers")} intact`;
+  const lost = [c.ranked_out ? `${c.ranked_out} ranked out` : "", c.cut ? `${c.cut} cut` : ""].filter(Boolean).join(", ");
+  return `size ${size}, overlap ${overlap}: ${kept}${lost ? ` (${lost})` : ""}, ${tokens(c.context_tokens_mean)} tokens per query (${money(c.cost_mean)})`;
+}
+
+export class SettingsMap {
+  /** deps: gate; busy() (the gate has a simulation in flight or queued); onPick(size, overlap). */
+  constructor(deps) {
+    this.deps = deps;
+    this.run = 0;
+    this.key = null;
+    this.grid = null; // {sizes, overlaps} of the map on screen
+    this.cells = []; // cells[i] = the row for sizes[i] (a list), or undefined until it arrives
+    this.count = 0; // questions scored
+    this.current = null; // {size, overlap} of the page's setting
+    this.done = 0;
+    this.state = "idle"; // "running", "done", "error", "off"
+    const table = $("map-table");
+    table.addEventListener("click", (e) => {
+      const b = e.target.closest("button[data-size]");
+      if (b) this.deps.onPick(Number(b.dataset.size), Number(b.dataset.overlap));
+    });
+    const detail = (e) => {
+      const b = e.target.closest("[data-words]");
+      if (b) $("map-detail").textContent = b.dataset.words;
+    };
+    table.addEventListener("mouseover", detail);
+    table.addEventListener("focusin", detail);
+  }
+
+  /** Turn the map off (nothing to score, or a splitter without a size): `why` says so. */
+  off(why) {
+    this.run++;
+    this.key = null;
+    this.state = "off";
+    $("map-section").dataset.state = "off";
+    $("map-progress").hidden = true;
+    $("map-status").textContent = why;
+    $("map-table").replaceChildren();
+    $("map-best").textContent = "";
+    $("map-detail").textContent = "";
+  }
+
+  /** After each result: the page's request (`request`, with the question set) and the grid. A
+   * request that differs from the map's in anything but size and overlap starts a new map. */
+  update(request, grid, count, unit) {
+    this.unit = unit ? ` (${unit})` : "";
+    this.current = { size: request.chunking.size, overlap: request.chunking.overlap };
+    const key = mapKey(request, grid);
+    if (key === this.key) { this.draw(); return; }
+    this.key = key;
+    this.start(request, grid, count);
+  }
+
+  async start(request, grid, count) {
+    const run = ++this.run;
+    Object.assign(this, { grid, count, cells: [], done: 0, state: "running" });
+    const section = $("map-section"), bar = $("map-progress"), status = $("map-status");
+    section.dataset.state = "running";
+    bar.hidden = false;
+    bar.max = grid.sizes.length;
+    bar.value = 0;
+    this.draw();
+    const started = performance.now();
+    let ms = 0;
+    for (const [i, size] of grid.sizes.entries()) {
+      status.textContent = `Filling the map: size ${size} (${i + 1} of ${grid.sizes.length})…`;
+      await this.idle();
+      if (run !== this.run) return;
+      const reply = await this.deps.gate.send({ type: "simulate", request: JSON.stringify(rowRequest(request, size, grid.overlaps)) });
+      if (run !== this.run) return; // a newer setting took over
+      if (!reply.ok) {
+        this.state = "error";
+        section.dataset.state = "error";
+        bar.hidden = true;
+        status.textContent = `The map stopped: ${(reply.error && reply.error.message) || "no reason was given"}`;
+        return;
+      }
+      ms += reply.ms;
+      this.cells[i] = JSON.parse(reply.result).map.cells[0];
+      this.done = i + 1;
+      bar.value = i + 1;
+      this.draw();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    this.state = "done";
+    this.draw();
+    section.dataset.state = "done";
+    section.dataset.seconds = String(seconds);
+    bar.hidden = true;
+    const n = grid.sizes.length * grid.overlaps.length;
+    status.textContent = `${grid.sizes.length} sizes × ${grid.overlaps.length} overlaps (${n} settings, ${this.count} ` +
+      `${plural(this.count, "question", "questions")} each) in ${seconds.toFixed(2)} s (${(ms / 1000).toFixed(2)} s in Python).`;
+  }
+
+  /** Resolves once the gate has nothing in flight or queued and no control has had input for
+   * QUIET_MS: drags go first, and a map row waits for them. */
+  idle() {
+    const quiet = () => !this.deps.busy() && performance.now() - lastInput >= QUIET_MS;
+    if (quiet()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => (quiet() ? resolve() : setTimeout(check, POLL_MS));
+      setTimeout(check, POLL_MS);
+    });
+  }
+
+  draw() {
+    const grid = this.grid;
+    if (!grid || this.state === "off") return;
+    const unit = this.unit || "";
+    const thead = document.createElement("thead");
+    const hr = document.createElement("tr");
+    hr.append(cell("th", `Size ↓ · overlap →${unit}`, { scope: "col", class: "map-corner" }));
+    for (const o of grid.overlaps) hr.append(cell("th", String(o), { scope: "col" }));
+    thead.append(hr);
+    const best = bestCell(this.cells, this.count);
+    const tbody = document.createElement("tbody");
+    grid.sizes.forEach((size, i) => {
+      const tr = document.createElement("tr");
+      tr.append(cell("th", String(size), { scope: "row" }));
+      const row = this.cells[i];
+      grid.overlaps.forEach((overlap, j) => {
+        const td = document.createElement("td");
+        const isCurrent = this.current && this.current.size === size && this.current.overlap === overlap;
+        if (!row) {
+          td.className = "map-pending";
+          td.append(cell("span", "…", { "aria-label": `size ${size}, overlap ${overlap}: not yet computed` }));
+        } else if (!row[j]) {
+          td.className = "map-null";
+          td.append(cell("span", "–", { "data-words": cellWords(size, overlap, null, this.count), title: cellWords(size, overlap, null, this.count) }));
+        } else {
+          const c = row[j];
+          const words = cellWords(size, overlap, c, this.count);
+          const isBest = best && best.all && best.i === i && best.j === j;
+          const b = cell("button", String(c.intact), {
+            type: "button", "data-size": String(size), "data-overlap": String(overlap), "data-level": String(level(c, this.count)),
+            "data-words": words, title: words, "aria-label": `${words}${isBest ? "; the cheapest that keeps every answer" : ""}${isCurrent ? "; the current setting" : ""}. Set the sliders to it.`,
+          });
+          td.dataset.level = String(level(c, this.count));
+          if (isBest) td.classList.add("map-best");
+          td.append(b);
+        }
+        if (isCurrent) { td.classList.add("map-current"); td.setAttribute("aria-current", "true"); }
+        tr.append(td);
+      });
+      tbody.append(tr);
+    });
+    const caption = cell("caption", `Answers intact (of ${this.count}) at each chunk size (rows) and overlap (columns)${unit}; ` +
+      "darker is fewer, yellow is all. Hover or focus a cell for its cost; click it to set the sliders.");
+    $("map-table").replaceChildren(caption, thead, tbody);
+    this.name(best);
+  }
+
+  /** The best cell so far, in words. */
+  name(best) {
+    const out = $("map-best"), grid = this.grid;
+    const partial = this.state === "running" ? " (so far)" : "";
+    if (!best) { out.textContent = ""; return; }
+    const words = cellWords(grid.sizes[best.i], grid.overlaps[best.j], best.cell, this.count);
+    out.dataset.all = best.all ? "1" : "0";
+    out.dataset.size = String(grid.sizes[best.i]);
+    out.dataset.overlap = String(grid.overlaps[best.j]);
+    out.textContent = best.all ? `Cheapest that keeps every answer${partial}: ${words}.`
+      : `No setting here keeps every answer${partial}; the most is at ${words}.`;
+  }
+}

@@ -1,0 +1,202 @@
+"""The question set and the settings map on the page (issue 11), in Chromium.
+
+Each test is one thing a person does: build a set by selecting text, import Chroma's CSV (a bad row
+named and skipped), watch the map fill in and click a cell, share the set in a link, embed the map.
+What the page shows is checked against CPython's `ragsim.api.simulate` for the request the page
+sent, so the page can only pass by showing what the core computed."""
+
+import csv
+import io
+import json
+from urllib.parse import parse_qs
+
+import pytest
+
+from ragsim import api
+from test_collection_page import select_text as select
+from test_page import INDEX, page_request, settle, written_hash
+
+HOURLY = "Hourly snapshots are kept for 48 hours, after which the nightly compaction job merges them into a single daily snapshot."
+COMPACTION = "Compaction runs at 02:00 in the volume's own time zone"
+BUSY = "If a volume is busy for more than ten minutes"
+RESTORE = "Restoring a snapshot creates a new volume and leaves the original untouched."
+MAP_DONE = "() => { const m = window.ragsim.map(); return m && m.state === 'done'; }"
+
+
+@pytest.fixture(scope="module")
+def page(booted_page):
+    return booted_page(INDEX)
+
+
+def restore(page, fragment="size=24"):
+    """Back to the example (or `fragment`) through the URL, waiting until the page has applied it, so
+    no late hashchange replaces what a test does next (`fragment` must not set k=7)."""
+    for h, done in (("k=7", "=== 7"), (fragment, "!== 7")):
+        page.evaluate("h => { location.hash = h; }", h)
+        page.wait_for_function(f"() => window.ragsim.request().retrieval.k {done}")
+    return settle(page)
+
+
+def ref(request, piece):
+    text = request["documents"][0]["text"]
+    start = text.index(piece)
+    return {"doc": "doc", "start": start, "end": start + len(piece)}
+
+
+def build_two(page):
+    """The example's marked answer as question 1; question 2 needs two places."""
+    restore(page)
+    page.get_by_role("button", name="Add to question set").click()
+    page.get_by_label("Question", exact=True).fill("When does compaction run?")
+    select(page, COMPACTION)
+    page.get_by_role("button", name="Mark selection as answer").click()
+    page.get_by_role("button", name="Add to question set").click()
+    select(page, BUSY)
+    page.get_by_role("button", name="Mark selection as answer").click()
+    page.get_by_role("button", name="Add another span to this answer").click()
+    return settle(page)
+
+
+def shown_verdicts(page):
+    return page.evaluate("""() => [...document.querySelectorAll("#qs-list > li")].map(
+        (li) => [li.dataset.id, li.querySelector(".qs-verdict").dataset.verdict])""")
+
+
+def test_two_question_set_built_by_selecting_text(page):
+    build_two(page)
+    req = page_request(page)
+    assert req["questions"] == [
+        {"id": "1", "query": "How long do hourly snapshots last?", "references": [ref(req, HOURLY)]},
+        {"id": "2", "query": "When does compaction run?", "references": [ref(req, COMPACTION), ref(req, BUSY)]},
+    ]
+    expected = api.simulate(req)
+    assert shown_verdicts(page) == [[q["id"], q["verdict"]] for q in expected["questions"]]
+    st = expected["question_stats"]
+    summary = page.locator("#qs-summary").inner_text()
+    assert f"{st['intact']} of 2 answers intact" in summary or (st["intact"] == 2 and "All 2 answers intact" in summary)
+    assert f"recall {st['recall_mean']:.2f} ± {st['recall_std']:.2f}" in summary
+    assert f"IoU {st['iou_mean']:.2f} ± {st['iou_std']:.2f}" in summary
+    rows = page.locator("#qs-table tbody tr")
+    assert rows.count() == 2
+    for i, q in enumerate(expected["questions"]):
+        cells = rows.nth(i).locator("td").all_inner_texts()
+        assert cells[0] == q["verdict"].replace("_", " ")
+        assert cells[2:5] == [f"{q['recall']:.2f}", f"{q['precision']:.2f}", f"{q['iou']:.2f}"]
+        assert cells[5] == f"{q['precision_omega']:.2f}" and cells[6] == str(q["context_tokens"])
+    assert page.locator("#qs-table caption").count() == 1
+    # Editing a question's query, and clicking a question: its query and first span come back.
+    page.get_by_label("Question 2's query").fill("When is compaction?")
+    page.get_by_label("Question 2's query").press("Enter")
+    page.get_by_role("button", name="Load question 1: its query and its answer's first span").click()
+    settle(page)
+    req = page_request(page)
+    assert req["query"] == "How long do hourly snapshots last?"
+    assert (req["span"]["start"], req["span"]["end"]) == (ref(req, HOURLY)["start"], ref(req, HOURLY)["end"])
+    assert req["questions"][1]["query"] == "When is compaction?"
+    page.get_by_role("button", name="Remove question 1").click()
+    settle(page)
+    assert [q["id"] for q in page_request(page)["questions"]] == ["2"]
+
+
+def chroma_csv(text, rows):
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["question", "references", "corpus_id"])
+    for question, pieces in rows:
+        refs = []
+        for piece in pieces:
+            start = text.index(piece) if piece in text else 5
+            refs.append({"content": piece, "start_index": start, "end_index": start + len(piece)})
+        w.writerow([question, json.dumps(refs), "Document"])
+    return out.getvalue().encode()
+
+
+def test_import_chroma_csv_names_and_skips_a_bad_row(page):
+    restore(page)
+    text = page_request(page)["documents"][0]["text"]
+    data = chroma_csv(text, [
+        ("How long do hourly snapshots last?", [HOURLY]),
+        ("When does compaction run?", ["this excerpt is nowhere in the document"]),  # row 3: skipped
+        ("What does a restore create?", [RESTORE]),
+        ("When does compaction run?", [COMPACTION, BUSY]),
+    ])
+    page.locator("#import-questions").set_input_files({"name": "chroma.csv", "mimeType": "text/csv", "buffer": data})
+    page.wait_for_function("() => window.ragsim.questions().length === 3")
+    problems = page.locator("#qs-problems li").all_inner_texts()
+    assert len(problems) == 1 and problems[0].startswith("row 3") and "not the text at" in problems[0]
+    settle(page)
+    req = page_request(page)
+    assert [q["id"] for q in req["questions"]] == ["2", "4", "5"]  # a CSV row's id is its row number
+    assert req["questions"][2]["references"] == [ref(req, COMPACTION), ref(req, BUSY)]
+    assert shown_verdicts(page) == [[q["id"], q["verdict"]] for q in api.simulate(req)["questions"]]
+
+
+def test_map_fills_in_and_a_click_sets_the_sliders(page):
+    build_two(page)
+    page.wait_for_function(MAP_DONE, timeout=60_000)
+    req = page_request(page)
+    shown = page.evaluate("() => window.ragsim.map()")
+    grid = shown["grid"]
+    assert len(grid["sizes"]) == 20 and len(grid["overlaps"]) == 6  # the default grid for words
+    expected = api.simulate({**req, "map": grid})["map"]
+    assert shown["cells"] == expected["cells"]
+    buttons = page.locator("#map-table td button")
+    assert buttons.count() == sum(c is not None for row in expected["cells"] for c in row)
+    assert page.locator("#map-table caption").count() == 1
+    # The cheapest cell keeping every answer: outlined, and named in words.
+    full = [(c["context_tokens_mean"], i, j) for i, row in enumerate(expected["cells"])
+            for j, c in enumerate(row) if c and c["intact"] == 2]
+    _, i, j = min(full)
+    size, overlap = grid["sizes"][i], grid["overlaps"][j]
+    best = page.locator("#map-best").inner_text()
+    assert best.startswith(f"Cheapest that keeps every answer: size {size}, overlap {overlap}: all 2 answers intact, ")
+    cell = page.locator("#map-table td.map-best button")
+    assert (cell.get_attribute("data-size"), cell.get_attribute("data-overlap")) == (str(size), str(overlap))
+    assert "tokens per query" in cell.get_attribute("aria-label")
+    cell.hover()
+    assert page.locator("#map-detail").inner_text().startswith(f"size {size}, overlap {overlap}: all 2 answers intact")
+    cell.click()
+    settle(page)
+    req = page_request(page)
+    assert (req["chunking"]["size"], req["chunking"]["overlap"]) == (size, overlap)
+    assert page.get_by_label("Chunk size", exact=True).input_value() == str(size)
+    assert page.locator("#map-table td.map-current button").get_attribute("data-size") == str(size)
+    assert page.evaluate("() => window.ragsim.map().state") == "done"  # size and overlap do not restart it
+    assert all(q["verdict"] == "intact" for q in api.simulate(req)["questions"])
+    # A new setting the map depends on (k) starts it again: the latest wins.
+    page.get_by_label("Top k", exact=True).fill("1")
+    settle(page)
+    page.wait_for_function(MAP_DONE, timeout=60_000)
+    req = page_request(page)
+    assert page.evaluate("() => window.ragsim.map().cells") == api.simulate({**req, "map": grid})["map"]["cells"]
+
+
+def test_question_set_travels_in_the_link(page):
+    build_two(page)
+    sent = page_request(page)["questions"]
+    fragment = written_hash(page)
+    restore(page)
+    assert "questions" not in page_request(page)
+    restore(page, fragment)
+    assert page_request(page)["questions"] == sent
+    assert len(page.locator("#qs-list > li").all()) == 2
+
+
+def test_embed_shows_the_map(page):
+    fragment = "embed=1&map=1&size=24&overlap=6&k=2&msizes=20,24,30&moverlaps=0,6"
+    restore(page, fragment)
+    page.wait_for_function(MAP_DONE, timeout=60_000)
+    assert page.locator("#map-section").is_visible()
+    assert page.locator("#question-set").is_hidden()
+    shown = page.evaluate("() => window.ragsim.map()")
+    assert shown["grid"] == {"sizes": [20, 24, 30], "overlaps": [0, 6]}
+    req = page_request(page)
+    assert shown["cells"] == api.simulate({**req, "map": shown["grid"]})["map"]["cells"]
+    assert page.locator("#map-table td.map-current button").get_attribute("data-size") == "24"
+    restore(page)
+
+
+def test_no_errors_and_nothing_offsite(page, page_errors, offsite):
+    """Everything above happened without an uncaught error or a request beyond the page's server."""
+    assert page_errors == []
+    assert offsite == []
