@@ -35,7 +35,8 @@ for (const [name, rel] of Object.entries(build.tiktoken ?? {})) {
 }
 
 pyodide.globals.set("request_json", request);
-const response = pyodide.runPython(`
+// RAGSIM_PYTHON (tests only): run that Python instead and print the value of its last expression.
+const response = process.env.RAGSIM_PYTHON ? String(pyodide.runPython(process.env.RAGSIM_PYTHON)) : pyodide.runPython(`
 import sys
 from ragsim import api
 assert sys.version_info[:2] >= (3, 14), sys.version

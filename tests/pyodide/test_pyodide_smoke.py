@@ -4,6 +4,7 @@ Runs tests/pyodide/run_core.mjs against the built dist/, so it also checks what 
 the runtime files, micropip from the rewritten lock (integrity checked) and the core wheel."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -95,3 +96,31 @@ def test_pyodide_tokenizes_unicode_16_like_cpython(dist):
     assert run.returncode == 0, run.stderr[-3000:]
     extents = [[(c["start"], c["end"], c["units"]) for c in r["chunks"]] for r in (expected, json.loads(run.stdout))]
     assert extents[0] == extents[1] and len(extents[0]) > 20
+
+
+TABLES_CHECK = """
+import json, unicodedata
+from ragsim.tokens.patterns import REPRESENTATIVE, representative
+groups = {"Lu", "Ll", "Lt", "Lm", "Lo"}
+differ = []
+for cp in range(0x80, 0x110000):
+    if 0xD800 <= cp <= 0xDFFF or cp == 0x17F:  # surrogates; long s stands for itself
+        continue
+    cat = unicodedata.category(chr(cp))
+    group = cat if cat in groups else {"M": "M", "N": "N"}.get(cat[0])
+    ours = representative(chr(cp))
+    ours = None if ours in (REPRESENTATIVE["WS"], REPRESENTATIVE["other"]) else ours
+    if ours != (REPRESENTATIVE[group] if group else None):
+        differ.append(cp)
+json.dumps([unicodedata.unidata_version, differ[:20], len(differ)])
+"""
+
+
+def test_the_committed_classes_are_pyodides_unicode_16(dist):
+    """Pyodide's own database is Unicode 16, the version of tiktoken's tables: there the committed
+    ranges (ragsim/tokens/_unicode_data.py) must equal it code point for code point."""
+    run = subprocess.run(["node", str(SCRIPT), str(dist), "{}"], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "RAGSIM_PYTHON": TABLES_CHECK})
+    assert run.returncode == 0, run.stderr[-3000:]
+    version, first, count = json.loads(run.stdout)
+    assert version == "16.0.0" and (first, count) == ([], 0)
