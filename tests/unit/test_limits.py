@@ -52,3 +52,15 @@ def test_a_collection_over_the_character_limit_is_refused_naming_it(monkeypatch)
     r = simulate(req)
     assert r["error"]["field"] == "documents" and "120 characters" in r["error"]["message"]
     assert "limit of 100" in r["error"]["message"]
+
+
+def test_splitters_that_cannot_be_counted_before_stop_at_the_limit(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_CHUNKS", 50)
+    text = "a" * 3000  # one unbroken run: LangChain falls back to single characters
+    for chunking in ({"strategy": "langchain-recursive", "size": 10, "overlap": 9},
+                     {"strategy": "langchain-character", "separator": "", "size": 10, "overlap": 9},
+                     {"strategy": "sentences", "unit": "chars", "size": 10, "overlap": 9}):
+        r = simulate({**make_request(text), "chunking": chunking})
+        assert r["error"]["field"] == "chunking.size" and "limit of 50" in r["error"]["message"], chunking
+    assert "error" not in simulate({**make_request(text), "chunking": {"strategy": "langchain-recursive", "size": 200,
+                                                                       "overlap": 50}})

@@ -203,6 +203,8 @@ def merge(text: str, pieces: list[tuple[int, int]], lo: int, stop: int, sep: str
         if total + len_ + (sep_len if hi > first else 0) > size:
             if hi > first:
                 _emit(text, pieces, first, hi, sep, strip, gaps, out, cum)
+                if len(out) > limits.MAX_CHUNKS:  # stop a runaway split early (size 1000, overlap 999)
+                    limits.check_chunks(len(out))
                 # Pop whole pieces from the front until the rest fits in the overlap and leaves room.
                 if cum is not None:
                     # the rest of pieces f .. hi-1 is cum[hi] - cum[f] - sep_len long; the loop below

@@ -14,6 +14,7 @@ words; `chars` is the extent's length (the spaces between its sentences included
 
 from bisect import bisect_left
 
+from .. import limits
 from ..extents import Extent, Split
 from ..sentences import split_sentences
 from ..tokens.document import SentenceTokens, read_tokenizer
@@ -54,6 +55,8 @@ def split(doc, chunking: dict) -> Split:
             i += 1
             continue
         if units(i, i + 1) > size:
+            # fixed windows over one long sentence: counted before they are made
+            limits.check_chunks(len(out) + 1 + max(0, -(-(units(i, i + 1) - size) // (size - overlap))))
             out.extend(_fallback(doc, sents[i], unit, size, overlap, first[i] if unit == "words" else 0))
             i += 1
             continue
@@ -61,6 +64,8 @@ def split(doc, chunking: dict) -> Split:
         while j < n and units(i, j + 1) <= size:
             j += 1
         out.append(Extent(sents[i][0], sents[j - 1][1], units(i, j)))
+        if len(out) > limits.MAX_CHUNKS:
+            limits.check_chunks(len(out))
         if j == n:
             break
         # Trailing whole sentences of [i, j) that fit in the overlap and leave room for sentence j.
