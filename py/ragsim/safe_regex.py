@@ -54,7 +54,7 @@ def check(pattern: str, field: str) -> None:
     """Raise RequestError (on `field`) if `pattern`, a valid expression, can backtrack catastrophically."""
     problem = _problem(pattern)
     if problem:
-        raise RequestError(field, f"The separator pattern {shown(pattern)} backtracks catastrophically: {problem}.")
+        raise RequestError(field, f"The pattern {shown(pattern)} backtracks catastrophically: {problem}.")
 
 
 @lru_cache(maxsize=256)

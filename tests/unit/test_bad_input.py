@@ -151,6 +151,8 @@ HOSTILE = [
     ({"chunking": {"strategy": "langchain-character", "separator": "(?:\\w+\\s?)*$", "is_separator_regex": True,
                    "size": 9, "overlap": 0}}, "chunking.separator"),
     ({"chunking": {**LANGCHAIN, "separators": ["a" * 501], "is_separator_regex": True}}, "chunking.separators"),
+    ({"chunking": {"strategy": "llamaindex-sentence", "size": 50, "overlap": 0,
+                   "secondary_chunking_regex": "(?:a|ab)+c"}}, "chunking.secondary_chunking_regex"),
     # size limits, checked before any work
     ({"documents": [{"id": "d", "text": "a" * 10_000_001}]}, "documents"),
     ({"query": "why " * 30_000}, "query"),

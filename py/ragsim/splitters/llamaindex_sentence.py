@@ -30,7 +30,7 @@ from itertools import accumulate
 
 from ..errors import RequestError
 from ..extents import Split
-from .. import punkt
+from .. import punkt, safe_regex
 from . import _llamaindex as li
 
 SENTENCE_CHUNK_OVERLAP = 200
@@ -71,6 +71,7 @@ def read_regex(chunking: dict) -> re.Pattern | None:
         # findall would return the groups' text, not the pieces LlamaIndex means to keep.
         raise RequestError("chunking.secondary_chunking_regex",
                            f"The pattern {value!r} has a capturing group; write (?:...) instead.")
+    safe_regex.check(value, "chunking.secondary_chunking_regex")  # issue 9: an untrusted pattern
     return pattern
 
 
