@@ -66,6 +66,7 @@ class Options:
     c: float = RRF_C
     weights: tuple = WEIGHTS
     given: object = None
+    by_query: object = None  # {query text: Given}: the host's cosines for the question set's queries
 
 
 def read_options(r: dict) -> Options:
@@ -79,8 +80,14 @@ def read_options(r: dict) -> Options:
         raise RequestError("retrieval.weights",
                            "Give retrieval.weights as [bm25, dense]: two numbers from 0 to 1, not both 0.")
     given = r.get("similarities")
+    by_query = r.get("question_similarities")
+    if by_query is not None and not (isinstance(by_query, dict) and all(isinstance(q, str) for q in by_query)):
+        raise RequestError("retrieval.question_similarities",
+                           "Give retrieval.question_similarities as {query: [[document id, start, end, similarity], ...]}.")
     return Options(method=method, c=c, weights=(float(weights[0]), float(weights[1])),
-                   given=None if given is None else Given.read(given))
+                   given=None if given is None else Given.read(given),
+                   by_query=None if by_query is None else
+                   {q: Given.read(v, f"retrieval.question_similarities[{q[:40]!r}]") for q, v in by_query.items()})
 
 
 class Given:
@@ -93,19 +100,17 @@ class Given:
         self.missing: dict = {}  # (doc id, start, end) -> None, in the order first asked
 
     @classmethod
-    def read(cls, entries) -> "Given":
+    def read(cls, entries, field: str = "retrieval.similarities") -> "Given":
         if not isinstance(entries, list):
-            raise RequestError("retrieval.similarities",
-                               "Give retrieval.similarities as a list of [document id, start, end, similarity].")
+            raise RequestError(field, f"Give {field} as a list of [document id, start, end, similarity].")
         scores = {}
         for i, e in enumerate(entries):
             ok = (isinstance(e, list) and len(e) == 4 and isinstance(e[0], str)
                   and all(isinstance(x, int) and not isinstance(x, bool) for x in e[1:3])
                   and isinstance(e[3], (int, float)) and not isinstance(e[3], bool) and -1.5 <= e[3] <= 1.5)
             if not ok:
-                raise RequestError(f"retrieval.similarities[{i}]",
-                                   f"retrieval.similarities[{i}] must be [document id, start, end, similarity "
-                                   "from -1 to 1].")
+                raise RequestError(f"{field}[{i}]",
+                                   f"{field}[{i}] must be [document id, start, end, similarity from -1 to 1].")
             scores[(e[0], e[1], e[2])] = float(e[3])
         return cls(scores)
 
@@ -191,3 +196,70 @@ def finish(req, out: dict) -> None:
     """After every run of the request (sweeps too): the chunks the host must still embed."""
     if "dense" in out and req.retriever.given is not None:
         out["dense"]["needs"] = [list(k) for k in req.retriever.given.missing]
+
+
+# ---------------------------------------------------------------------------------------------
+# Question sets and the settings map (SPEC section 8): each question is a query of its own.
+
+
+class GivenByQuery:
+    """A host for many queries from cosines the page sent: `options.by_query` per question's query
+    and `options.given` for the request's own query. What is missing is collected per query."""
+
+    def __init__(self, options: Options, query: str):
+        self.by_query = dict(options.by_query or {})
+        if options.given is not None:
+            self.by_query.setdefault(query, Given(dict(options.given.scores)))
+
+    def similarities(self, query: str, texts: list[str], keys: list) -> list[float] | None:
+        return self.by_query.setdefault(query, Given({})).similarities(query, texts, keys)
+
+    def needs(self) -> dict:
+        return {q: [list(k) for k in g.missing] for q, g in self.by_query.items() if g.missing}
+
+
+class Ranked:
+    """A full ranking with topk.Query's interface: `top(k)` and `best_rank(chunks)` (1-based)."""
+
+    def __init__(self, order: list[int]):
+        self.order = order
+        self.ranks = ranks_of(order)
+
+    def top(self, k: int) -> list[int]:
+        return self.order[:k]
+
+    def best_rank(self, chunks: list[int]) -> int:
+        return min(self.ranks[c] for c in chunks)
+
+
+class QuestionRanker:
+    """Ranks one question's query over one setting's chunks (a topk.Setting) by the request's
+    dense or hybrid method. Where the host lacks cosines the ranking is BM25's and `pending` is set
+    (the page embeds `host.needs()` and asks again)."""
+
+    def __init__(self, req, session=None):
+        self.options = req.retriever
+        given = self.options.given is not None or self.options.by_query is not None
+        self.host = GivenByQuery(self.options, req.query) if given else (getattr(session, "dense", None) or cpython_host())
+        self.ids = [d["id"] for d in req.docs]
+        self.pending = False
+
+    def query(self, setting, text: str, terms: list[str]) -> Ranked:
+        texts = setting.words.indexes
+        keys = [(self.ids[d], s, e) for d, s, e in zip(setting.doc_of, setting.starts, setting.ends)]
+        chunk_texts = [texts[d].text[s:e] for d, s, e in zip(setting.doc_of, setting.starts, setting.ends)]
+        similarities = self.host.similarities(text, chunk_texts, keys) if keys else []
+        bm25_scores = setting.scores(terms)
+        if similarities is None:
+            self.pending = True
+            return Ranked(bm25.rank(bm25_scores))
+        o = self.options
+        return Ranked(scores_and_order(o.method, bm25_scores, similarities, o.c, o.weights)[1])
+
+    def report(self, out: dict) -> None:
+        """The response's `dense` gets `questions_pending` and, from the page's cosines, `question_needs`."""
+        d = out.setdefault("dense", {})
+        d["questions_pending"] = self.pending
+        d["question_needs"] = self.host.needs() if isinstance(self.host, GivenByQuery) else {}
+        if self.pending:
+            d["pending"] = True

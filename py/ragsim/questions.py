@@ -207,13 +207,21 @@ def query_terms(question: Question, analyzer) -> list[str]:
     return analyzer(ts) if analyzer is not None else ts
 
 
+def rank_question(q: Question, setting: Setting, analyzer=None):
+    """The question's ranking at `setting`: BM25's (topk.Query), or the dense or hybrid one when the
+    setting's retrieval carries a `dense` ranker (dense.QuestionRanker, SPEC section 10)."""
+    terms = query_terms(q, analyzer)
+    ranker = setting.retrieval.get("dense")
+    return ranker.query(setting, q.query, terms) if ranker is not None else setting.query(terms)
+
+
 def evaluate(questions: list[Question], setting: Setting, k: int, price: float, analyzer=None,
              count=None) -> tuple[list, dict]:
     """Per-question results (input order) and `question_stats` at one setting."""
     out = []
     tokens = []
     for q in questions:
-        query = setting.query(query_terms(q, analyzer))
+        query = rank_question(q, setting, analyzer)
         top = query.top(k)
         verdict, needed = judge(q, top, setting, query)
         scores = chroma_scores(q.refs, top, setting)
@@ -259,11 +267,13 @@ def answer(req, request: dict, out: dict, session) -> None:
     grid = read_map(request)
     if raw is None and grid is None:
         return
-    if req.retriever.method != "bm25":
-        raise RequestError("retrieval.method", "Question sets and the settings map rank by BM25 only; "
-                                               "set retrieval.method to bm25 to score them.")
     questions = read_question_set(raw, req.docs) if raw is not None else None
     retrieval = {"variant": req.variant, "k1": req.k1, "b": req.b, "delta": req.delta, "analyzer": req.analyzer}
+    ranker = None
+    if req.retriever.method != "bm25":  # dense or hybrid (SPEC section 10): each question's query embedded
+        from .dense import QuestionRanker
+
+        ranker = retrieval["dense"] = QuestionRanker(req, session)
     words = Words([session.index(d["text"], req.analyzer) for d in req.docs])
     count = None
     if getattr(req, "tokenizer", None) is not None:  # SPEC section 9: exact tokens of each context
@@ -281,3 +291,5 @@ def answer(req, request: dict, out: dict, session) -> None:
                                           "mark an answer or add questions first.")
             questions = [Question("span", req.query, (req.span,), (req.span,))]
         out["map"] = settings_map(words, req.chunking, retrieval, req.k, questions, req.price, *grid, session, count)
+    if ranker is not None:
+        ranker.report(out)

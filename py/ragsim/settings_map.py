@@ -7,7 +7,7 @@ their index (built once), and ranks each question by exact top-k with pruning (`
 """
 
 from .errors import RequestError
-from .questions import Question, chroma_scores, context_tokens, judge, query_terms
+from .questions import Question, chroma_scores, context_tokens, judge, rank_question
 from .topk import Setting, Words
 
 MAX_CELLS = 400
@@ -47,7 +47,7 @@ def cell(questions: list[Question], setting: Setting, k: int, price: float, anal
     counts = {"intact": 0, "ranked_out": 0, "cut": 0}
     recall = iou = tokens = 0.0
     for q in questions:
-        top = setting.query(query_terms(q, analyzer)).top(k)
+        top = rank_question(q, setting, analyzer).top(k)
         counts[judge(q, top, setting, None)[0]] += 1
         scores = chroma_scores(q.refs, top, setting)
         recall += scores["recall"]
