@@ -98,7 +98,7 @@ async function readPdf(file, name, room) {
   const { docs, problem } = await pdfReader.read(name, await file.arrayBuffer(), mode);
   if (problem) return { problem };
   if (docs.length > room) {
-    return { problem: `“${name}” was not added: its ${docs.length} pages would be ${docs.length} documents, more than the ${room} the collection has room for; choose mode “single (one per file)” under PDF files and add it again.` };
+    return { problem: `“${name}” was not added: its ${docs.length} pages would be ${docs.length} documents, more than the ${room} the collection has room for; choose mode “single (one per file)” under “PDFs: PyPDFLoader mode” and add it again.` };
   }
   // The textarea keeps line breaks as \n only: a \r from the PDF would shift every offset after an edit.
   return { docs: docs.map((d) => ({ name: d.page == null ? name : `${name}/p${d.page + 1}`, title: d.title, text: d.text.replace(/\r\n?/g, "\n") })) };

@@ -147,7 +147,7 @@ export const PARAMS = [
     needs: { package: "snowballstemmer", loading: "Loading the stemmer…", what: "the stemmer" } },
   { name: "count", label: "Count tokens with", kind: "choice", default: "", choices: COUNTERS, field: "tokenizer", embed: false,
     wire: (v) => v || undefined, needs: { tokenizer: (s) => s.count } },
-  { name: "pdf_mode", label: "PDF files: PyPDFLoader mode", kind: "choice", default: "page", choices: PDF_MODES, field: "loader.mode",
+  { name: "pdf_mode", label: "PDFs: PyPDFLoader mode", kind: "choice", default: "page", choices: PDF_MODES, field: "loader.mode",
     embed: false },
   { name: "price", label: "Price per million tokens", kind: "number", default: 3, min: 0, max: 10000, step: 0.01,
     field: "price_per_million" },
