@@ -25,10 +25,12 @@ SEPARATORS = st.sampled_from(["\n\n", "\n", " ", "", ".", "(?:a+)+b", "(?:a|a)+!
                               "(?<=\\. )", "\\n#{1,6} ", "a{1,3}", "x" * 600])
 
 
+TOKENIZERS = st.sampled_from(["cl100k_base", "o200k_base"])
 # Each strategy's own fields, each with values of its kind (edge values included).
 SIZES = st.integers(1, 30)
 STRATEGY_FIELDS = {
-    "window": {"unit": st.sampled_from(["words", "chars"]), "size": SIZES, "overlap": st.integers(0, 30)},
+    "window": {"unit": st.sampled_from(["words", "chars", "tokens"]), "size": SIZES, "overlap": st.integers(0, 30),
+               "tokenizer": TOKENIZERS},
     "sentences": {"unit": st.sampled_from(["words", "chars"]), "size": SIZES, "overlap": st.integers(0, 30)},
     "langchain-character": {"size": SIZES, "overlap": st.integers(0, 30), "separator": SEPARATORS,
                             "is_separator_regex": st.booleans(), "keep_separator": st.sampled_from([True, False, "start", "end"]),
@@ -38,6 +40,14 @@ STRATEGY_FIELDS = {
                             "language": st.sampled_from(["markdown", "python", "html"])},
     "haystack": {"size": SIZES, "overlap": st.integers(0, 30), "split_threshold": st.integers(0, 5),
                  "split_by": st.sampled_from(["word", "passage", "line", "period", "page"])},
+    # issue 12's splitters (SPEC section 9)
+    "langchain-token": {"size": SIZES, "overlap": st.integers(0, 30), "tokenizer": TOKENIZERS},
+    "llamaindex-sentence": {"size": st.integers(1, 60), "overlap": st.integers(0, 30), "separator": SEPARATORS,
+                            "paragraph_separator": SEPARATORS, "secondary_chunking_regex": SEPARATORS | st.none(),
+                            "metadata": st.sampled_from(["", "title: x"])},
+    "llamaindex-token": {"size": st.integers(1, 60), "overlap": st.integers(0, 30), "separator": SEPARATORS,
+                         "backup_separators": st.lists(SEPARATORS, max_size=2)},
+    "llamaindex-markdown": {},
 }
 RETRIEVAL_FIELDS = {
     "variant": st.sampled_from(["lucene", "robertson", "atire", "bm25l", "bm25+"]),
@@ -71,9 +81,17 @@ def requests(draw):
     marks = texts[d][a:b].strip() and texts[d][a:min(a + 1, n)].strip() and texts[d][b:min(b + 2, n)].strip()
     request = {"documents": docs, "query": draw(st.lists(PIECES, max_size=4).map(" ".join)), "chunking": chunking,
                "retrieval": retrieval}
-    if marks:  # a span and a fact that are not blank (blank ones are refused: tested in tests/unit)
-        request.update(some_of(draw, {"span": st.just({"doc": f"d{d}", "start": a, "end": b}),
-                                      "fact": st.just({"doc": f"d{d}", "name": [a, a + 1], "value": [b, b + 2]})}))
+    if marks:  # a span, a fact, questions that are not blank (blank ones are refused: tested in tests/unit)
+        reference = {"doc": f"d{d}", "start": a, "end": b}
+        request.update(some_of(draw, {
+            "span": st.just(reference),
+            "fact": st.just({"doc": f"d{d}", "name": [a, a + 1], "value": [b, b + 2]}),
+            # SPEC section 8: a question set and the settings map
+            "questions": st.lists(PIECES, min_size=1, max_size=2).map(
+                lambda qs: [{"id": f"q{i}", "query": q, "references": [reference]} for i, q in enumerate(qs)]),
+            "map": st.fixed_dictionaries({"sizes": st.lists(SIZES, min_size=1, max_size=2),
+                                          "overlaps": st.lists(st.integers(0, 12), min_size=1, max_size=2)}),
+        }))
     request.update(some_of(draw, {
         "find": PIECES,
         "cuts": st.booleans(),
@@ -81,6 +99,7 @@ def requests(draw):
         "expand": st.fixed_dictionaries({"neighbours": st.integers(0, 3), "section": st.booleans()}),
         "wire": st.sampled_from(["objects", "columns"]),
         "price_per_million": st.sampled_from([0, 3, 1e6]),
+        "tokenizer": TOKENIZERS,  # SPEC section 9: exact context tokens
     }))
     # A quarter of the requests get one value anywhere replaced by any JSON at all.
     if draw(st.integers(0, 3)) == 3:
