@@ -53,20 +53,26 @@ export class DenseClient {
     return c;
   }
 
-  /** The request with every cosine known for its query and documents as they are (a copy). */
+  /** The request with every cosine known for its query and documents as they are (a copy), and
+   * for each question's query of its question set (`question_similarities`). */
   prepare(request) {
     if (!isDense(request)) return request;
-    const c = this.cosines(request.query);
-    const similarities = [];
-    for (const d of request.documents) {
-      const at = c.positions.get(d.id);
-      if (!at || at.text !== d.text) continue;
-      for (const [se, s] of at.sims) {
-        const [start, end] = se.split(",").map(Number);
-        similarities.push([d.id, start, end, s]);
+    const known = (query) => {
+      const c = this.cosines(query), out = [];
+      for (const d of request.documents) {
+        const at = c.positions.get(d.id);
+        if (!at || at.text !== d.text) continue;
+        for (const [se, s] of at.sims) {
+          const [start, end] = se.split(",").map(Number);
+          out.push([d.id, start, end, s]);
+        }
       }
-    }
-    return { ...request, retrieval: { ...request.retrieval, similarities } };
+      return out;
+    };
+    const retrieval = { ...request.retrieval, similarities: known(request.query) };
+    const queries = [...new Set((request.questions || []).map((q) => q.query))].filter((q) => q !== request.query);
+    if (queries.length) retrieval.question_similarities = Object.fromEntries(queries.map((q) => [q, known(q)]));
+    return { ...request, retrieval };
   }
 
   remember(c, doc, text, start, end, s) {
@@ -75,11 +81,21 @@ export class DenseClient {
     at.sims.set(`${start},${end}`, s);
   }
 
-  /** Embed the chunks `response.dense.needs` names; their cosines are then known to prepare(). */
+  /** Embed the chunks `response.dense.needs` names, and `question_needs` for each question's
+   * query; their cosines are then known to prepare(). A chunk's vector is made once whatever the query. */
   async fill(request, response, lane = "main") {
-    const needs = (response.dense && response.dense.needs) || [];
+    const d = response.dense || {};
+    const asks = [[request.query, d.needs || []], ...Object.entries(d.question_needs || {})];
+    for (const [query, needs] of asks) {
+      const r = await this.fillQuery(request, query, needs, lane);
+      if (!r.ok) return r;
+    }
+    return { ok: true };
+  }
+
+  async fillQuery(request, query, needs, lane) {
     if (!needs.length) return { ok: true };
-    const c = this.cosines(request.query);
+    const c = this.cosines(query);
     const docs = new Map(request.documents.map((d) => [d.id, d.text]));
     const todo = []; // [doc, start, end, chunk text] still without a cosine
     for (const [doc, start, end] of needs) {
@@ -94,7 +110,7 @@ export class DenseClient {
     const loaded = await this.load();
     if (!loaded.ok) return loaded;
     const texts = [...new Set(todo.map((t) => t[3]))];
-    const reply = await this.embed(request.query, texts, lane);
+    const reply = await this.embed(query, texts, lane);
     if (!reply.ok) return reply;
     texts.forEach((t, i) => c.texts.set(t, reply.scores[i]));
     for (const [doc, start, end, chunk] of todo) this.remember(c, doc, docs.get(doc), start, end, c.texts.get(chunk));

@@ -137,3 +137,30 @@ def test_a_model_that_cannot_load_says_so_and_bm25_stays(page, server):
         assert "method" not in tab.evaluate("window.ragsim.shownRequest()")["retrieval"]
     finally:
         context.close()
+
+
+def test_a_question_set_and_the_map_rank_each_question_densely(page):
+    from test_questions_page import MAP_DONE, build_two
+
+    page.get_by_label("Retriever", exact=True).select_option("bm25")
+    build_two(page)
+    page.locator("details.map-grid-edit summary").click()
+    page.locator("#map-sizes").fill("16, 24")
+    page.locator("#map-sizes").press("Enter")
+    page.locator("#map-overlaps").fill("0, 6")
+    page.locator("#map-overlaps").press("Enter")
+    page.get_by_label("Retriever", exact=True).select_option("dense")
+    dense_settled(page)
+    request = page_request(page)
+    assert len(request["questions"]) == 2
+    expected = api.simulate(request)
+    shown = page.evaluate("window.ragsim.response()")
+    assert shown["dense"]["questions_pending"] is False
+    assert [q["retrieved"] for q in shown["questions"]] == [q["retrieved"] for q in expected["questions"]]
+    assert [q["verdict"] for q in shown["questions"]] == [q["verdict"] for q in expected["questions"]]
+    bm25 = api.simulate({**request, "retrieval": {"k": request["retrieval"]["k"]}})
+    assert [q["retrieved"] for q in shown["questions"]] != [q["retrieved"] for q in bm25["questions"]]
+    page.wait_for_function(MAP_DONE, timeout=180_000)
+    grid = page.evaluate("() => window.ragsim.map().grid")
+    assert grid == {"sizes": [16, 24], "overlaps": [0, 6]}
+    assert page.evaluate("() => window.ragsim.map().cells") == api.simulate({**request, "map": grid})["map"]["cells"]
