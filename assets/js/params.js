@@ -215,10 +215,10 @@ export function buildRequest(state, { embed = false } = {}) {
   };
   const count = PARAMS.find((p) => p.name === "count");
   if (state.count) request.tokenizer = count.wire(state.count); // exact context_tokens and cost (SPEC section 9)
-  // The question set (issue 11, SPEC section 8): the questions whose spans still fit. They rank by
-  // BM25 only, so a dense or hybrid retriever leaves them out (the set's panel says so).
+  // The question set (issue 11, SPEC section 8): the questions whose spans still fit. Dense and
+  // hybrid rank each question's query by its own cosines (dense-client.js sends them).
   const questions = questionsForRequest(state);
-  if (questions.length && (!request.retrieval.method || request.retrieval.method === "bm25")) request.questions = questions;
+  if (questions.length) request.questions = questions;
   // The questions of issue 5 (the investigation panels): the cuts, an exact phrase, context expansion.
   // The embed shows none of those panels, so it does not ask (the cuts cost a second split).
   if (embed) return request;
