@@ -135,7 +135,6 @@ function showQuestions(last) {
     if (list && document.activeElement !== $(id)) $(id).value = list.join(", ");
   }
   if (!grid) settingsMap.off("MarkdownNodeParser has no chunk size (a section is as long as it is), so there is no map.");
-  else if (req.retrieval.method && req.retrieval.method !== "bm25") settingsMap.off("The map ranks by BM25 only: choose BM25 retrieval to see it.");
   else if (!count && !req.span) settingsMap.off("Mark an answer, or add questions to the question set, to map the settings.");
   else settingsMap.update(req, grid, count || 1, unitName(s));
 }
@@ -201,6 +200,7 @@ function startPanels(gate) {
   let findTimer = 0;
   settingsMap = new SettingsMap({
     gate,
+    simulate: (request) => computer.dense.simulate((r) => gate.send({ type: "simulate", request: JSON.stringify(r) }), request, "map"),
     busy: () => { const g = gate.gate || gate; return Boolean(g.inFlight || g.queued); }, // a simulation in flight or queued
     onPick: pickSetting,
   });
@@ -283,8 +283,6 @@ window.ragsim = Object.freeze({
   // issue 11: the question set (UTF-16 offsets) and the map ({state, done, grid, cells})
   questions: () => store.state.questions,
   map: () => (settingsMap ? { state: settingsMap.state, done: settingsMap.done, grid: settingsMap.grid, cells: settingsMap.cells } : null),
-  // issue 13: the embedding worker's state and counts (chunks embedded, model load ms)
-  dense: () => ({ state: computer.dense.state, ...computer.dense.stats }),
 });
 
 main();

@@ -155,7 +155,7 @@ export class SettingsMap {
       status.textContent = `Filling the map: size ${size} (${i + 1} of ${grid.sizes.length})…`;
       await this.idle();
       if (run !== this.run) return;
-      const reply = await this.deps.gate.send({ type: "simulate", request: JSON.stringify(rowRequest(request, size, grid.overlaps)) });
+      const reply = await this.deps.simulate(rowRequest(request, size, grid.overlaps)); // dense, hybrid: with the cosines
       if (run !== this.run) return; // a newer setting took over
       if (!reply.ok) {
         this.state = "error";
