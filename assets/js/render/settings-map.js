@@ -15,12 +15,16 @@ import { int, money, plural } from "../format.js";
 import { PARAMS, bound, unitName } from "../params.js";
 
 export const MAX_CELLS = 400; // the core's limit (settings_map.MAX_CELLS)
-const QUIET_MS = 60; // the gate must be idle this long before a map row is sent
+const QUIET_MS = 150; // the gate and the controls must be idle this long before a map row is sent
 const POLL_MS = 20;
+const ROW_MS = 250; // the worker time one map request aims at (a drag waits for at most one)
+const MAX_BATCH = 5; // rows in one request, at most
 const LEVELS = 6; // colour steps: 0 = none intact ... 5 = every answer intact
 
-// The last input event anywhere on the page (a slider being dragged, a box typed in).
+// The last input event anywhere on the page (a slider being dragged, a box typed in), and the last
+// time the gate was seen busy with the page's own simulation (or a result arrived).
 let lastInput = -Infinity;
+let lastBusy = -Infinity;
 addEventListener("input", () => { lastInput = performance.now(); }, { capture: true, passive: true });
 
 // Sizes step through 20 multiples of a step that suits the unit, up to the slider's maximum;
@@ -54,10 +58,13 @@ export function parseNumbers(text, what, min) {
   return { value: out };
 }
 
-/** The map's request for one row: the page's request without the investigation's questions. */
-export function rowRequest(request, size, overlaps) {
+/** The map's request for some rows (`sizes`): the page's request without the investigation's
+ * questions, its own setting made the cheapest of those rows (the largest size, no overlap: fewest
+ * chunks to rank and send back), unless `keep` (that setting was refused: the page's own instead). */
+export function rowRequest(request, sizes, overlaps, keep = false) {
   const { cuts: _c, find: _f, expand: _e, ...rest } = request;
-  return { ...rest, wire: "columns", map: { sizes: [size], overlaps } };
+  const chunking = keep ? request.chunking : { ...request.chunking, size: Math.max(...sizes), overlap: 0 };
+  return { ...rest, chunking, wire: "columns", map: { sizes, overlaps } };
 }
 
 /** What the map depends on: the request but for the size and overlap it varies itself. */
@@ -134,6 +141,7 @@ export class SettingsMap {
   update(request, grid, count, unit) {
     this.unit = unit ? ` (${unit})` : "";
     this.current = { size: request.chunking.size, overlap: request.chunking.overlap };
+    lastBusy = performance.now(); // a result just arrived: the page may be in the middle of a drag
     const key = mapKey(request, grid);
     if (key === this.key) { this.draw(); return; }
     this.key = key;
@@ -151,12 +159,18 @@ export class SettingsMap {
     this.draw();
     const started = performance.now();
     let ms = 0;
-    for (const [i, size] of grid.sizes.entries()) {
-      status.textContent = `Filling the map: size ${size} (${i + 1} of ${grid.sizes.length})…`;
+    let i = 0, batch = 1, keep = false;
+    while (i < grid.sizes.length) {
+      const sizes = grid.sizes.slice(i, i + batch);
+      status.textContent = `Filling the map: size ${sizes.join(", ")} (${i + sizes.length} of ${grid.sizes.length})…`;
       await this.idle();
       if (run !== this.run) return;
-      const reply = await this.deps.simulate(rowRequest(request, size, grid.overlaps)); // dense, hybrid: with the cosines
+      const reply = await this.deps.simulate(rowRequest(request, sizes, grid.overlaps, keep)); // dense, hybrid: with the cosines
       if (run !== this.run) return; // a newer setting took over
+      if (!reply.ok && !keep && /^chunking\./.test((reply.error && reply.error.field) || "")) {
+        keep = true; // the splitter refuses the rows' own setting (no overlap at their largest size): ask with the page's
+        continue;
+      }
       if (!reply.ok) {
         this.state = "error";
         section.dataset.state = "error";
@@ -165,10 +179,14 @@ export class SettingsMap {
         return;
       }
       ms += reply.ms;
-      this.cells[i] = JSON.parse(reply.result).map.cells[0];
-      this.done = i + 1;
-      bar.value = i + 1;
+      this.cells.splice(i, sizes.length, ...JSON.parse(reply.result).map.cells);
+      i += sizes.length;
+      this.done = i;
+      bar.value = i;
       this.draw();
+      // As many rows in the next request as fit in ROW_MS of the worker's time: fewer round trips,
+      // and a drag still waits for at most about that long.
+      batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(ROW_MS / Math.max(1, reply.ms / sizes.length))));
     }
     const seconds = (performance.now() - started) / 1000;
     this.state = "done";
@@ -181,14 +199,18 @@ export class SettingsMap {
       `${plural(this.count, "question", "questions")} each) in ${seconds.toFixed(2)} s (${(ms / 1000).toFixed(2)} s in Python).`;
   }
 
-  /** Resolves once the gate has nothing in flight or queued and no control has had input for
-   * QUIET_MS: drags go first, and a map row waits for them. */
+  /** Resolves once the gate has had nothing in flight or queued, and no control any input, for
+   * QUIET_MS: a drag goes first, and its next step (a few ms after its last result) is not stuck
+   * behind a map row. */
   idle() {
-    const quiet = () => !this.deps.busy() && performance.now() - lastInput >= QUIET_MS;
-    if (quiet()) return Promise.resolve();
     return new Promise((resolve) => {
-      const check = () => (quiet() ? resolve() : setTimeout(check, POLL_MS));
-      setTimeout(check, POLL_MS);
+      const check = () => {
+        const now = performance.now();
+        if (this.deps.busy()) lastBusy = now;
+        if (now - lastBusy >= QUIET_MS && now - lastInput >= QUIET_MS) resolve();
+        else setTimeout(check, POLL_MS);
+      };
+      check();
     });
   }
 
