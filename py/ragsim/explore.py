@@ -87,7 +87,7 @@ def expand(order_top, starts, ends, doc_of, first_chunk, chunk_count, texts, nei
         d = doc_of[p]
         if section:
             if d not in bounds:
-                secs = sections(texts[d])
+                secs = sections(texts[d]) or [(0, len(texts[d]))]  # an empty text: one empty section
                 bounds[d] = ([s for s, _ in secs], [e for _, e in secs])
             sec_starts, sec_ends = bounds[d]
             a = sec_starts[bisect_right(sec_starts, starts[p]) - 1]  # the last section starting at or before

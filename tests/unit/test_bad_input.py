@@ -208,3 +208,10 @@ def test_the_chunk_count_is_refused_before_splitting():
     chars = simulate(make_request(text, unit="chars", size=1000, overlap=999))  # 1.5 million windows
     assert chars["error"]["field"] == "chunking.size"
     assert "error" not in simulate(make_request(text, size=2, overlap=0))  # 150,000 chunks are allowed
+
+
+def test_section_expansion_of_an_empty_document_found_by_the_fuzz():
+    # LlamaIndex's SentenceSplitter gives an empty text one empty chunk; its section is the empty text
+    r = simulate({"documents": [{"id": "d", "text": ""}], "query": "", "chunking": {"strategy": "llamaindex-sentence"},
+                  "retrieval": {"k": 1}, "expand": {"section": True}})
+    assert r["expanded"]["pieces"] == [[0, 0, 0]] and r["expanded"]["context"] == ""
