@@ -56,7 +56,10 @@ export class Controls {
       const text = formatParam(p, state[p.name]);
       if (p.kind === "check") input.checked = Boolean(state[p.name]);
       else if (input.value !== text && !(p.kind === "number" && Number(input.value) === state[p.name])) input.value = text;
-      if (output) output.textContent = p.inUnits ? `${state[p.name]} ${unitName(state)}` : String(state[p.name]);
+      if (output) {
+        output.textContent = p.inUnits ? `${state[p.name]} ${unitName(state)}` : String(state[p.name]);
+        input.setAttribute("aria-valuetext", valueText(p, state)); // "24 words", "2 chunks": a value with its unit
+      }
       if (libName) {
         const lib = LANGCHAIN.includes(state.strategy) ? "langchain" : state.strategy;
         libName.textContent = p.libLabel[lib] || "";
@@ -64,6 +67,14 @@ export class Controls {
       input.removeAttribute("aria-invalid");
     }
   }
+}
+
+/** What a screen reader says for a slider's value: the number with its unit. */
+function valueText(p, state) {
+  const n = state[p.name];
+  if (p.inUnits) return `${n} ${unitName(state)}`;
+  if (p.name === "k") return `top ${n} ${n === 1 ? "chunk" : "chunks"}`;
+  return String(n);
 }
 
 /** A row's control: its input, label and, for sliders, the value shown beside the label. */
@@ -85,6 +96,7 @@ function makeControl(p) {
     output = document.createElement("output");
     output.htmlFor = id;
     output.id = `${id}-value`;
+    output.setAttribute("aria-live", "off"); // the slider speaks its own value (aria-valuetext); no second voice per step
     const named = document.createElement("span");
     named.append(label);
     if (p.libLabel) { // the library's own name for this control, beside ours (not part of the label)

@@ -82,6 +82,10 @@ export class Documents {
     state.example = null;
     this.info(`Removed “${gone.title}”${notes.length ? `, and with it ${notes.join(" and ")}` : ""}.`);
     this.restructured();
+    // The button pressed is gone: focus the next row's Remove (or the last row's, or "Add document").
+    const rows = $("doc-list").children;
+    const next = state.docs.length > 1 ? rows[Math.min(i, rows.length - 1)].querySelector(".doc-remove") : $("add-doc");
+    next.focus();
   }
 
   /** True while the page holds only the example it opened with (or one empty document): files replace it. */
@@ -157,39 +161,58 @@ export class Documents {
  * Draw the list into `ol`. `docs` are the documents (the selected one's text current), `info`
  * maps a document id to a short line ("3 chunks · #1 retrieved"); handlers: select(i),
  * rename(i, title), remove(i).
+ *
+ * Rows are kept from one drawing to the next (by document id) and updated in place, so the control
+ * that has focus keeps it: tabbing into a title selects its document and the caret stays in the
+ * title; clicking a title edits it at once. A handler reads its row's place when it runs.
  */
-function renderList(ol, docs, sel, info, { select, rename, remove }) {
+function renderList(ol, docs, sel, info, handlers) {
+  const old = new Map([...ol.children].map((li) => [li.dataset.doc, li]));
   const rows = docs.map((d, i) => {
-    const li = document.createElement("li");
-    li.className = "doc-row";
-    li.dataset.doc = d.id;
-    if (i === sel) li.setAttribute("aria-current", "true");
-    const pick = document.createElement("button");
-    pick.type = "button";
-    pick.className = "doc-pick quiet";
-    pick.textContent = String(i + 1);
-    pick.setAttribute("aria-label", `Show document ${i + 1} in the Document box`);
-    pick.setAttribute("aria-pressed", String(i === sel));
-    pick.addEventListener("click", () => select(i));
-    const title = document.createElement("input");
-    title.type = "text";
-    title.className = "doc-title";
-    title.value = d.title;
-    title.setAttribute("aria-label", `Title of document ${i + 1}`);
-    title.addEventListener("focus", () => { if (i !== sel) select(i); });
-    title.addEventListener("change", () => rename(i, title.value));
-    const meta = document.createElement("span");
-    meta.className = "doc-meta";
+    const li = old.get(d.id) || makeRow(ol, d.id, handlers);
+    const [pick, title, meta, del] = li.children;
+    const n = i + 1, current = i === sel;
+    if (current) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");
+    pick.textContent = String(n);
+    pick.setAttribute("aria-label", `Show document ${n} in the Document box`);
+    pick.setAttribute("aria-pressed", String(current));
+    if (document.activeElement !== title || title.value === d.title) title.value = d.title;
+    title.setAttribute("aria-label", `Title of document ${n}`);
     meta.textContent = info(d) || `${d.text.length.toLocaleString("en-US")} characters`;
-    const del = document.createElement("button");
-    del.type = "button";
-    del.className = "doc-remove quiet";
-    del.textContent = "Remove";
-    del.setAttribute("aria-label", `Remove document ${i + 1}`);
-    del.addEventListener("click", () => remove(i));
-    li.append(pick, title, meta, del);
+    del.setAttribute("aria-label", `Remove document ${n}`);
     return li;
   });
-  ol.replaceChildren(...rows);
+  const same = rows.length === ol.children.length && rows.every((li, i) => ol.children[i] === li);
+  if (!same) { // keep the focused row in the DOM while the others move around it
+    for (const li of [...ol.children]) if (!rows.includes(li)) li.remove();
+    rows.forEach((li, i) => { if (ol.children[i] !== li) ol.insertBefore(li, ol.children[i] || null); });
+  }
+  ol.dataset.sel = String(sel);
   ol.hidden = docs.length < 2;
+}
+
+/** One row's controls; their handlers find the row's current place in the list. */
+function makeRow(ol, id, { select, rename, remove }) {
+  const li = document.createElement("li");
+  li.className = "doc-row";
+  li.dataset.doc = id;
+  const at = () => [...ol.children].indexOf(li);
+  const pick = document.createElement("button");
+  pick.type = "button";
+  pick.className = "doc-pick quiet";
+  pick.addEventListener("click", () => select(at()));
+  const title = document.createElement("input");
+  title.type = "text";
+  title.className = "doc-title";
+  title.addEventListener("focus", () => { if (String(at()) !== ol.dataset.sel) select(at()); });
+  title.addEventListener("change", () => rename(at(), title.value));
+  const meta = document.createElement("span");
+  meta.className = "doc-meta";
+  const del = document.createElement("button");
+  del.type = "button";
+  del.className = "doc-remove quiet";
+  del.textContent = "Remove";
+  del.addEventListener("click", () => remove(at()));
+  li.append(pick, title, meta, del);
+  return li;
 }

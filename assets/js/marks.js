@@ -7,6 +7,7 @@ import { offsetMap } from "./offsets.js";
 import { followSpan, trimSpan } from "./spans.js";
 import { selectIndex, selectedId, textOfDoc, titleOf } from "./state.js";
 import { linkNotes } from "./render/messages.js";
+import { announce } from "./render/announce.js";
 
 const NOTE_MS = 6000; // how long a note stays before the line shows the mark again
 
@@ -46,10 +47,11 @@ export class Marks {
     info.textContent = `Marked: “${text.length > 90 ? text.slice(0, 87) + "…" : text}”${where}`;
   }
 
-  /** A note in the mark line for a few seconds. */
+  /** A note in the mark line for a few seconds, spoken to screen readers. */
   info(note) {
     const info = $("mark-info");
     if (!note) return;
+    announce(note);
     info.textContent = note;
     info.dataset.note = "1";
     clearTimeout(this.timer);
@@ -74,7 +76,8 @@ export class Marks {
   /** A sentence clicked in the picture, which shows the text `doc`: marked only if it is still the current text. */
   markSentence(span, doc) {
     if (doc !== this.state.doc) return;
-    this.set(span, "Marked the sentence you clicked as the answer.");
+    const text = doc.slice(span.start, span.end);
+    this.set(span, `Marked “${text.length > 90 ? text.slice(0, 87) + "…" : text}” as the answer.`);
   }
 
   markFactPart(part) {

@@ -8,6 +8,11 @@ const URL_DELAY = 300; // ms the controls rest before the address bar is rewritt
 
 const baseUrl = () => location.href.split("#")[0];
 
+// Goes with the iframe in "Copy embed code": the host page sizes each ragsim frame to the height
+// the frame reports (startResizeMessages below), so the sliders are never cut off.
+const RESIZE_LISTENER = `<script>addEventListener("message", (e) => { if (e.data && e.data.type === "ragsim:resize") ` +
+  `for (const f of document.querySelectorAll("iframe")) if (f.contentWindow === e.source) f.style.height = e.data.height + "px"; });</script>`;
+
 export class Share {
   /** store: {state, embed}; info(note): a note in the mark line. */
   constructor({ store, info }) {
@@ -33,15 +38,21 @@ export class Share {
     $("open-full").href = `${baseUrl()}#${await fragmentFor(this.store.state)}`;
   }
 
+  /** Copy `text`; where the browser refuses (plain HTTP, no permission), show it in the box under
+   * the buttons, selected, with focus, so Ctrl+C (or a long press) copies it. */
   async share(text, done) {
     const out = $("share-output");
-    out.value = text;
     try {
+      if (!navigator.clipboard) throw new Error("no clipboard");
       await navigator.clipboard.writeText(text);
+      out.hidden = true;
       this.info(done);
     } catch {
+      out.value = text;
+      out.hidden = false;
+      out.focus();
       out.select();
-      this.info("Your browser did not allow copying: the text is selected in the box below, copy it from there.");
+      this.info("Your browser did not allow copying: the text is selected in the box below the buttons; copy it from there (Ctrl+C or ⌘C).");
     }
   }
 
@@ -56,7 +67,7 @@ export class Share {
     const src = `${baseUrl()}#${await fragmentFor(this.store.state, { embed: true, notes })}`;
     const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
     const snippet = `<iframe src="${attr(src)}" title="ragsim: does the answer survive chunking and retrieval?" ` +
-      `width="100%" height="560" loading="lazy" style="border:0"></iframe>`;
+      `width="100%" height="560" loading="lazy" style="border:0"></iframe>\n${RESIZE_LISTENER}`;
     await this.share(snippet, notes.length ? `Embed code copied. ${notes.join(" ")}` : "Embed code copied.");
   }
 }

@@ -13,10 +13,24 @@ export function trimSpan(text, start, end) {
 const SENTENCE_END = /[.!?。！？]/;
 const SENTENCE_SCAN = 5000; // never scan further than this either way (a document without full stops)
 
-/** The sentence around UTF-16 offset `i`: bounded by line breaks and by . ! ? followed by a space. */
+// A line that starts a block of its own: a Markdown heading, list item or quote, a table row.
+const BLOCK_START = /^[ \t]*(#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>|\|)/;
+
+/** Whether the line break ending at `b` (text[b - 1] is "\n") ends a block: a blank line follows or
+ * precedes it, or the line before or after is a heading, list item, quote or table row. A single
+ * line break inside a paragraph is hard wrapping, not the end of a sentence. */
+function blockBreak(text, b) {
+  const lineStart = text.lastIndexOf("\n", b - 2) + 1;
+  const before = text.slice(lineStart, b - 1), next = text.indexOf("\n", b);
+  const after = text.slice(b, next < 0 ? text.length : next);
+  return !before.trim() || !after.trim() || BLOCK_START.test(after) || /^[ \t]*#{1,6}\s/.test(before);
+}
+
+/** The sentence around UTF-16 offset `i`: bounded by . ! ? followed by a space, and by the end of a
+ * paragraph or of a block (a heading, a list item); a line break inside a paragraph is not a bound. */
 export function sentenceAt(text, i) {
-  const boundary = (b) => b <= 0 || b >= text.length || text[b - 1] === "\n" || "。！？".includes(text[b - 1]) ||
-    (isSpace(text[b - 1]) && b >= 2 && SENTENCE_END.test(text[b - 2]));
+  const boundary = (b) => b <= 0 || b >= text.length || (text[b - 1] === "\n" && blockBreak(text, b)) ||
+    "。！？".includes(text[b - 1]) || (isSpace(text[b - 1]) && b >= 2 && SENTENCE_END.test(text[b - 2]));
   let a = Math.min(Math.max(i, 0), text.length);
   const lo = Math.max(0, a - SENTENCE_SCAN), hi = Math.min(text.length, a + SENTENCE_SCAN);
   let e = a + 1;

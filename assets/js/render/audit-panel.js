@@ -131,7 +131,8 @@ export class AuditPanel {
       }
       tbody.append(tr);
     }
-    $("audit-table").replaceChildren(thead, tbody);
+    const caption = cell("caption", "The corpus audit: facts destroyed and found at each overlap", { class: "visually-hidden" });
+    $("audit-table").replaceChildren(caption, thead, tbody);
     const within = result.rows.reduce((n, r) => n + (r.destroyed_within_overlap || 0), 0);
     const fixed = this.deps.strategy() === "window";
     $("audit-note").textContent = within === 0

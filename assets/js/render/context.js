@@ -6,6 +6,7 @@ import { int } from "../format.js";
 import { offsetMap } from "../offsets.js";
 
 const CONTEXT_SHOW_LIMIT = 20_000; // characters of one chunk shown in the context panel
+const SCROLLS_FROM = 400; // characters from which a chunk's text may overflow its box on a phone
 
 export function renderContext(response, snap) {
   const items = response.chunks.filter((c) => c.retrieved).sort((a, b) => a.rank - b.rank);
@@ -45,6 +46,12 @@ function chunkArticle(c, snap) {
     body.append(piece(start, shownEnd));
   }
   if (shownEnd < end) body.append(document.createTextNode(` … (${int(end - shownEnd)} more characters)`));
+  // A text that may scroll inside its box (22rem) takes focus, so the keyboard can scroll it.
+  if (shownEnd - start > SCROLLS_FROM || (text.slice(start, shownEnd).match(/\n/g) || []).length > 12) {
+    body.tabIndex = 0;
+    body.setAttribute("role", "region");
+    body.setAttribute("aria-label", `Text of chunk ${c.number}`);
+  }
   article.append(h, body);
   return article;
 }

@@ -47,14 +47,16 @@ function someWords(s, words, fromEnd) {
   return fromEnd ? `…${parts.slice(-words).join(" ")}` : `${parts.slice(0, words).join(" ")}…`;
 }
 
-function table(el, head, rows) {
+/** Fill table `el`: a caption (read by screen readers; the panel's heading says it on screen), a
+ * head row of column headers, and the body rows. */
+function table(el, caption, head, rows) {
   const thead = document.createElement("thead");
   const tr = document.createElement("tr");
   for (const h of head) tr.append(cell("th", h, { scope: "col" }));
   thead.append(tr);
   const tbody = document.createElement("tbody");
   tbody.append(...rows);
-  el.replaceChildren(thead, tbody);
+  el.replaceChildren(cell("caption", caption, { class: "visually-hidden" }), thead, tbody);
 }
 
 export class Investigate {
@@ -212,7 +214,7 @@ export class Investigate {
     head.append(hr);
     const body = document.createElement("tbody");
     body.append(tr);
-    el.replaceChildren(head, body);
+    el.replaceChildren(cell("caption", "The verdict at other values of top k", { class: "visually-hidden" }), head, body);
     const best = which.key === "fact" ? response.fact && response.fact.best_rank : response.verdict.best_rank;
     const kindNow = which.key === "fact" ? response.fact && response.fact.kind : response.verdict.kind;
     if (kindNow === "destroyed" || kindNow === "cut") {
@@ -249,7 +251,8 @@ export class Investigate {
         cell("td", c === undefined ? "–" : quote(c), z !== undefined && z === c ? { "data-same": "true" } : {}));
       rows.push(tr);
     }
-    table(t, ["", "At overlap 0", `At overlap ${cuts.overlap}`], rows);
+    table(t, `Where the first chunk boundaries fall in “${snap.titles[cuts.doc]}”, at overlap 0 and at ${cuts.overlap}`,
+      ["Cut", "At overlap 0", `At overlap ${cuts.overlap}`], rows);
     let conclusion;
     if (cuts.at_zero === null) {
       conclusion = "This splitter cannot run at overlap 0 with these settings, so there is nothing to compare.";
@@ -324,7 +327,7 @@ export class Investigate {
         cell("td", int(r.context_tokens)));
       return tr;
     });
-    table(el, [`Overlap (${snap.unitName})`, "Chunks", `${snap.unitName[0].toUpperCase()}${snap.unitName.slice(1)} stored`,
+    table(el, "The overlap sweep: chunks, storage, verdict and context at each overlap", [`Overlap (${snap.unitName})`, "Chunks", `${snap.unitName[0].toUpperCase()}${snap.unitName.slice(1)} stored`,
       which ? `The ${which.noun}` : "Verdict", "Best rank", "Context tokens"], trs);
     note.textContent = which ? "" : "Mark an answer or a fact to see its verdict at each overlap.";
   }

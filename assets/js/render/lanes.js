@@ -5,11 +5,10 @@
 // and the rest are summed up in one line. Clicking a lane selects its document.
 
 import { offsetMap } from "../offsets.js";
+import { COLORS, onSchemeChange } from "./palette.js";
 
 const MAX_LANES = 10;
 const LANE = 12, LABEL = 13, GAP = 5, PAD = 8;
-const COLORS = { retrieved: "#1f5fa8", faint: "rgba(135,151,168,0.35)", band: "rgba(242,140,40,0.75)", text: "#5b6570",
-  selected: "#1d232b", lane: "rgba(214,223,233,0.55)" };
 
 export const lanes = {
   canvas: null, ctx: null, rows: [], onSelect: null,
@@ -24,6 +23,7 @@ export const lanes = {
       if (row) this.onSelect(row.index);
     });
     new ResizeObserver(() => this.last && this.draw(this.last)).observe(canvas.parentElement);
+    onSchemeChange(() => this.last && this.draw(this.last));
   },
 
   /** data: {docs: [{id, title, length}] (length in code points), chunks (response), sel, bands: {id: [a, z]}} */
@@ -91,10 +91,10 @@ function paintLanes(ctx, scene) {
     ctx.fillText(lane.label, PAD, lane.top);
     ctx.fillStyle = COLORS.lane;
     ctx.fillRect(PAD, y, scene.plotW, LANE);
-    ctx.fillStyle = COLORS.faint;
+    ctx.fillStyle = COLORS.laneFaint;
     for (const x of lane.starts) ctx.fillRect(x, y + 2, 1, LANE - 4); // chunk starts
     if (lane.band) {
-      ctx.fillStyle = COLORS.band;
+      ctx.fillStyle = COLORS.laneBand;
       ctx.fillRect(lane.band[0], y - 2, lane.band[1], LANE + 4);
     }
     ctx.fillStyle = COLORS.retrieved;

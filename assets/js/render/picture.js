@@ -9,12 +9,10 @@
 import { int, plural } from "../format.js";
 import { offsetMap } from "../offsets.js";
 import { sentenceAt } from "../spans.js";
+import { COLORS, onSchemeChange } from "./palette.js";
 import { paintUnread } from "./dense-words.js";
 import { assignRows, bandOf, barOf, geometry, hitChunk, inStrip, noOverlapTicks, offsetAt, placeLabels, xOf } from "./picture-layout.js";
 
-const COLORS = { retrieved: "#1f5fa8", faint: "rgba(214,223,233,0.7)", faintEdge: "#8797a8", band: "rgba(242,140,40,0.5)", bandEdge: "#c25e00",
-  strip: "rgba(190,200,212,0.55)", stripHover: "rgba(90,105,120,0.55)", focus: "#ffb000", hover: "#1d232b", text: "#5b6570",
-  noOverlap: "#b3261e" };
 const FONTS = { label: "600 11px system-ui, sans-serif", strip: "11px system-ui, sans-serif", tick: "700 10px system-ui, sans-serif" };
 const DETAIL_CHARS = 1200; // characters of a chunk or sentence quoted in the detail box
 
@@ -37,6 +35,7 @@ export class Picture {
       this.draw(); this.describe();
     });
     canvas.addEventListener("blur", () => this.draw());
+    onSchemeChange(() => this.draw());
     this.resize();
   }
 
@@ -154,11 +153,28 @@ export class Picture {
     if (e.key in moves) i = Math.min(Math.max(i + moves[e.key], 0), n - 1);
     else if (e.key === "Home") i = 0;
     else if (e.key === "End") i = n - 1;
+    else if (e.key === "Enter" || e.key === " ") { e.preventDefault(); this.markFirstSentence(i); return; }
     else return;
     e.preventDefault();
     this.focusIndex = i;
     this.draw();
     this.describe();
+  }
+
+  /** The keyboard's way to mark: the first sentence that starts inside chunk `i` (the sentence at its
+   * start when none does). */
+  markFirstSentence(i) {
+    const c = this.chunks[i], doc = this.snap && this.snap.doc;
+    if (!c || !doc) return;
+    let s = sentenceAt(doc, c.s);
+    if (s && s.start < c.s) {
+      let j = s.end;
+      while (j < c.e && /\s/.test(doc[j])) j++;
+      const next = j < c.e ? sentenceAt(doc, j) : null;
+      if (next && next.start >= c.s && next.start < c.e) s = next;
+    }
+    this.focusIndex = i;
+    if (s) this.onMarkSentence(s, doc);
   }
 
   /** The detail box: the hovered chunk, else the hovered sentence, else the focused chunk. */
@@ -168,9 +184,9 @@ export class Picture {
     const [head, body] = i >= 0 && i < this.chunks.length ? chunkDetail(this.chunks[i], this.total, this.snap)
       : this.hoverSentence ? ["Click to mark this sentence as the answer:",
         this.snap.doc.slice(this.hoverSentence.start, Math.min(this.hoverSentence.end, this.hoverSentence.start + DETAIL_CHARS))]
-        : ["Hover over a chunk, or focus the picture and use the arrow keys.", ""];
-    this.head.textContent = head;
-    this.body.textContent = body;
+        : ["Hover over a chunk, or focus the picture and use the arrow keys; Enter marks the focused chunk's first sentence.", ""];
+    if (this.head.textContent !== head) this.head.textContent = head;
+    if (this.body.textContent !== body) this.body.textContent = body;
   }
 }
 
@@ -208,6 +224,14 @@ function paint(ctx, s) {
     ctx.fillRect(s.band[1] - 1, 0, 2, L.stripTop + L.stripH);
   }
   paintTicks(ctx, s);
+  if (s.hoverSentence) { // the sentence a click would mark: its edges through every row, dashed
+    const [a, z] = s.hoverSentence;
+    ctx.strokeStyle = COLORS.bandEdge;
+    ctx.lineWidth = 2;
+    ctx.setLineDash([4, 3]);
+    ctx.strokeRect(a - 1, 1, z - a + 2, L.stripTop + L.stripH - 2);
+    ctx.setLineDash([]);
+  }
   // Hover and keyboard focus outlines.
   outline(ctx, s.hover, COLORS.hover, 2);
   outline(ctx, s.focus, COLORS.focus, 3);
@@ -233,7 +257,7 @@ function paintBars(ctx, s) {
   ctx.fillStyle = COLORS.retrieved;
   for (const [x, y, w, h] of s.retrieved) ctx.fillRect(x, y, w, h);
   for (const label of s.labels) {
-    ctx.fillStyle = label.inside ? "#fff" : COLORS.retrieved;
+    ctx.fillStyle = label.inside ? COLORS.onRetrieved : COLORS.retrieved;
     ctx.fillText(label.text, label.x, label.y);
   }
 }

@@ -8,10 +8,12 @@
 
 import { $ } from "../dom.js";
 import { int, plural } from "../format.js";
-import { renderVerdict } from "./verdict.js";
+import { renderQuestion, renderVerdict } from "./verdict.js";
 import { renderOverlapNotice, renderStats } from "./stats.js";
 import { renderContext } from "./context.js";
 import { lanes, lanesFrom } from "./lanes.js";
+import { ChunkTable } from "./chunk-table.js";
+import { announceWhenRested } from "./announce.js";
 
 const PANELS_DELAY = 120; // ms the controls rest before the investigation panels are redrawn
 
@@ -25,11 +27,13 @@ export class Results {
     this.embed = false; // the embedded page shows the verdict, the picture and the sliders only
     this.timer = 0;
     this.pendingFocus = null; // {doc, at}: the chunk to focus in the picture after the next render
+    this.table = new ChunkTable(); // the picture as a table, for screen readers
   }
 
   render(last) {
     const { response, snap, ms } = last;
     renderVerdict(response, snap);
+    if (this.embed) renderQuestion(last.request.query, snap);
     this.picture.setData(response, snap);
     renderOverlapNotice(response, snap);
     renderStats(response, snap, ms);
@@ -52,8 +56,11 @@ export class Results {
    * repaints the verdict and the picture without waiting for their layout. */
   renderPanels(last) {
     if (this.investigate) this.investigate.renderVerdict(last);
+    const fact = $("fact-verdict");
+    announceWhenRested("fact", fact.hidden ? "" : `${$("fact-headline").textContent}. ${$("fact-text").textContent}`);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
+      this.table.render(last);
       if (this.investigate && !this.embed) this.investigate.render(last, last.snap.overlaps);
       if (this.audit) this.audit.check(last.request);
     }, PANELS_DELAY);

@@ -4,6 +4,7 @@
 
 import { $ } from "../dom.js";
 import { listNumbers, plural } from "../format.js";
+import { announceWhenRested } from "./announce.js";
 import { denseSentences } from "./dense-words.js";
 
 /** [kind, headline, sentence] for the marked answer. */
@@ -48,6 +49,26 @@ export function renderVerdict(response, snap) {
   $("verdict-headline").textContent = headline;
   $("verdict-text").textContent = sentence;
   box.hidden = !snap.span && Boolean(snap.fact); // a marked fact has its own verdict (#fact-verdict)
+  announceWhenRested("verdict", box.hidden ? "" : `${headline}. ${sentence}`);
+}
+
+/** The embedded page's line above the verdict: the question and the marked sentence it is about. */
+export function renderQuestion(query, snap) {
+  const out = $("embed-question");
+  const quote = (s) => (s.length > 160 ? `${s.slice(0, 157)}…` : s);
+  const parts = [];
+  if (query.trim()) parts.push(["Question: ", quote(query.trim())]);
+  if (snap.span) {
+    const text = snap.texts[snap.span.doc ?? snap.docId] ?? "";
+    parts.push(["Marked answer: ", quote(text.slice(snap.span.start, snap.span.end))]);
+  } else if (snap.fact && snap.fact.complete) {
+    parts.push(["Marked fact: ", `${quote(snap.factText.name)} … ${quote(snap.factText.value)}`]);
+  }
+  out.replaceChildren(...parts.flatMap(([label, text], i) => {
+    const q = document.createElement("q");
+    q.textContent = text;
+    return [...(i ? [document.createElement("br")] : []), document.createTextNode(label), q];
+  }));
 }
 
 /** The verdict box while Python cannot run. */

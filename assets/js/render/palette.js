@@ -1,0 +1,36 @@
+// The canvas colours, read from the stylesheet's custom properties (--pic-*),
+// so the picture and the lanes follow the light or dark scheme like the rest of the page. The
+// values are read again when the scheme changes; a canvas repaints through onSchemeChange.
+
+const NAMES = {
+  retrieved: "--pic-retrieved", onRetrieved: "--pic-on-retrieved", faint: "--pic-faint", faintEdge: "--pic-faint-edge",
+  band: "--pic-band", bandEdge: "--pic-band-edge", strip: "--pic-strip", stripHover: "--pic-strip-hover",
+  focus: "--pic-focus", hover: "--pic-hover", text: "--pic-text", noOverlap: "--pic-no-overlap",
+  lane: "--pic-lane", laneFaint: "--pic-lane-faint", laneBand: "--pic-lane-band", selected: "--pic-selected",
+};
+
+/** name -> colour; filled by read() (the light scheme's values until the stylesheet answers). */
+export const COLORS = {
+  retrieved: "#1f5fa8", onRetrieved: "#ffffff", faint: "rgba(214,223,233,0.7)", faintEdge: "#8797a8",
+  band: "rgba(242,140,40,0.5)", bandEdge: "#c25e00", strip: "rgba(190,200,212,0.55)", stripHover: "rgba(194,94,0,0.6)",
+  focus: "#6d28d9", hover: "#1d232b", text: "#56606b", noOverlap: "#b3261e",
+  lane: "rgba(214,223,233,0.55)", laneFaint: "rgba(135,151,168,0.35)", laneBand: "rgba(242,140,40,0.75)", selected: "#1d232b",
+};
+
+function read() {
+  const style = getComputedStyle(document.documentElement);
+  for (const [key, name] of Object.entries(NAMES)) {
+    const value = style.getPropertyValue(name).trim();
+    if (value) COLORS[key] = value;
+  }
+}
+
+const dark = window.matchMedia("(prefers-color-scheme: dark)");
+const listeners = [];
+dark.addEventListener("change", () => { read(); for (const f of listeners) f(); });
+read();
+
+/** Call `repaint` whenever the colour scheme changes (after COLORS holds the new colours). */
+export function onSchemeChange(repaint) {
+  listeners.push(repaint);
+}
