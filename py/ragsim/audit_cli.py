@@ -114,6 +114,9 @@ def main(argv) -> int:
     if "error" in result:
         print(f"ragsim audit: {result['error']['field']}: {result['error']['message']}", file=sys.stderr)
         return 2
+    if all(row.get("error") for row in result["rows"]):  # nothing audited: say why, as a refusal
+        print(f"ragsim audit: every overlap was refused; the first: {result['rows'][0]['error']}", file=sys.stderr)
+        return 2
     if args.json:
         sys.stdout.buffer.write(jsonio.dumps(result, indent=1).encode("utf-8") + b"\n")
     else:

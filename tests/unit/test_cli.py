@@ -91,6 +91,11 @@ def test_audit_settings_that_cannot_work_exit_2_with_one_line(flags, named):
     assert status == 2 and out == b"" and one_line(err).startswith(f"ragsim audit: {named} ")
 
 
+def test_audit_with_every_overlap_refused_is_a_refusal():
+    status, out, err = run(["audit", COLLECTION, "--size", "10", "--overlaps", "20,30"])
+    assert status == 2 and out == b"" and "every overlap was refused" in one_line(err)
+
+
 def test_audit_settings_checked_in_process_too():
     """The same checks without a subprocess: every splitter's own refusal comes through as one line."""
     args = type("Args", (), {"size": 10, "top": 3, "strategy": "haystack", "unit": "chars"})()
