@@ -28,7 +28,7 @@ def _langchain_tail(keep, size: int, overlap: int, strip: bool) -> list[str]:
 def _splitter_lines(chunking: dict) -> list[str]:
     """Lines that leave the chunk texts of one document `text` in `chunks`."""
     name = chunking.get("strategy", "window")
-    if name not in STRATEGIES:
+    if not isinstance(name, str) or name not in STRATEGIES:
         get_choice(chunking, "strategy", "chunking.strategy", tuple(STRATEGIES))  # raises the usual error
     from .tokens.codegen import handles, token_lines  # tiktoken tokens (issue 12)
 

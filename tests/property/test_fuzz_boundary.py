@@ -1,5 +1,6 @@
 """A fuzz of the JSON boundary (issue 9): requests built from the contract's own fields, each value
-sometimes replaced by any JSON at all, go through `simulate` and `simulate_json`.
+sometimes replaced by any JSON at all, go through `simulate` and `simulate_json` (and the equivalent
+code and the audit, which read the same fields).
 
 For every request: no exception escapes; an error names a field and says in a sentence what to
 do; a response keeps SPEC's invariants (extents inside their document, ranks a permutation of 1..N,
@@ -11,7 +12,8 @@ import json
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from ragsim.api import Session, simulate, simulate_json
+from ragsim.api import Session, equivalent_code, equivalent_code_json, simulate, simulate_json
+from ragsim.audit import audit
 
 SCALAR = (st.none() | st.booleans() | st.integers(-5, 10**12) | st.floats(allow_nan=False, allow_infinity=False)
           | st.text(alphabet="ab é\ud800", max_size=4))
@@ -143,6 +145,11 @@ def test_no_request_escapes_the_contract(request):
     text = simulate_json(json.dumps(request), Session())
     text.encode("utf-8")  # lone surrogates are escaped, so the answer is valid UTF-8
     assert json.loads(text) == json.loads(json.dumps(r))
+    # the other JSON entry points take the same requests: equivalent code, the audit
+    for other in (equivalent_code(request), audit({**request, "overlaps": [0, 3]})):
+        if "error" in other:
+            check_error(other["error"])
+    equivalent_code_json(json.dumps(request)).encode("utf-8")
 
 
 @settings(deadline=None, max_examples=150)
