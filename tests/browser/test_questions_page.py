@@ -74,8 +74,8 @@ def test_two_question_set_built_by_selecting_text(page):
     st = expected["question_stats"]
     summary = page.locator("#qs-summary").inner_text()
     assert f"{st['intact']} of 2 answers intact" in summary or (st["intact"] == 2 and "All 2 answers intact" in summary)
-    assert f"recall {st['recall_mean']:.2f} ± {st['recall_std']:.2f}" in summary
-    assert f"IoU {st['iou_mean']:.2f} ± {st['iou_std']:.2f}" in summary
+    assert f"recall {st['recall_mean']:.2f}\u00a0± {st['recall_std']:.2f}" in summary
+    assert f"IoU {st['iou_mean']:.2f}\u00a0± {st['iou_std']:.2f}" in summary
     rows = page.locator("#qs-table tbody tr")
     assert rows.count() == 2
     for i, q in enumerate(expected["questions"]):

@@ -8,7 +8,7 @@ import { int, money, plural } from "../format.js";
 
 const VERDICT_WORDS = { intact: "intact", ranked_out: "ranked out", cut: "cut" };
 const fixed = (x) => (x == null ? "–" : x.toFixed(2));
-const pm = (mean, std) => `${fixed(mean)} ± ${fixed(std)}`;
+const pm = (mean, std) => `${fixed(mean)}\u00a0± ${fixed(std)}`; // breaks, if at all, after the ±
 
 /** The summary line's words for `question_stats`. */
 export function summaryWords(st) {

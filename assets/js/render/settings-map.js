@@ -117,7 +117,7 @@ export class SettingsMap {
     });
     const detail = (e) => {
       const b = e.target.closest("[data-words]");
-      if (b) $("map-detail").textContent = b.dataset.words;
+      if (b) { $("map-detail").textContent = b.dataset.words; $("map-detail").dataset.hovered = "1"; }
     };
     table.addEventListener("mouseover", detail);
     table.addEventListener("focusin", detail);
@@ -220,7 +220,7 @@ export class SettingsMap {
     const unit = this.unit || "";
     const thead = document.createElement("thead");
     const hr = document.createElement("tr");
-    hr.append(cell("th", `Size ↓ · overlap →${unit}`, { scope: "col", class: "map-corner" }));
+    hr.append(cell("th", "size ↓ overlap →", { scope: "col", class: "map-corner" }));
     for (const o of grid.overlaps) hr.append(cell("th", String(o), { scope: "col" }));
     thead.append(hr);
     const best = bestCell(this.cells, this.count);
@@ -259,6 +259,17 @@ export class SettingsMap {
       "darker is fewer, yellow is all. Hover or focus a cell for its cost; click it to set the sliders.");
     $("map-table").replaceChildren(caption, thead, tbody);
     this.name(best);
+    this.sayCurrent();
+  }
+
+  /** Below the map, until a cell is hovered or focused: the current setting's cell, in words. */
+  sayCurrent() {
+    const detail = $("map-detail"), grid = this.grid, cur = this.current;
+    if (detail.dataset.hovered || !cur) return;
+    const i = grid.sizes.indexOf(cur.size), j = grid.overlaps.indexOf(cur.overlap);
+    const row = i >= 0 ? this.cells[i] : null;
+    detail.textContent = i < 0 || j < 0 ? `The current setting (size ${cur.size}, overlap ${cur.overlap}) is not on this grid.`
+      : row ? `Current setting: ${cellWords(cur.size, cur.overlap, row[j], this.count)}.` : "";
   }
 
   /** The best cell so far, in words. */
