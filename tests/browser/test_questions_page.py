@@ -12,7 +12,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from ragsim import api
+from ragsim import api, question_io
 from test_collection_page import select_text as select
 from test_page import INDEX, page_request, settle, written_hash
 
@@ -129,6 +129,14 @@ def test_import_chroma_csv_names_and_skips_a_bad_row(page):
     assert [q["id"] for q in req["questions"]] == ["2", "4", "5"]  # a CSV row's id is its row number
     assert req["questions"][2]["references"] == [ref(req, COMPACTION), ref(req, BUSY)]
     assert shown_verdicts(page) == [[q["id"], q["verdict"]] for q in api.simulate(req)["questions"]]
+    # Export: the file is what ragsim.question_io writes for the set the page holds.
+    for fmt in ("csv", "json"):
+        with page.expect_download() as download:
+            page.get_by_role("button", name=f"Export {fmt.upper()}").click()
+        path = download.value.path()
+        expected = question_io.export_questions({"questions": req["questions"], "documents": req["documents"], "format": fmt})
+        assert download.value.suggested_filename == f"questions.{fmt}"
+        assert open(path, encoding="utf-8").read() == expected["text"]
 
 
 def test_map_fills_in_and_a_click_sets_the_sliders(page):
@@ -193,6 +201,22 @@ def test_embed_shows_the_map(page):
     req = page_request(page)
     assert shown["cells"] == api.simulate({**req, "map": shown["grid"]})["map"]["cells"]
     assert page.locator("#map-table td.map-current button").get_attribute("data-size") == "24"
+    restore(page)
+
+
+def test_a_question_set_too_long_for_a_link_says_so(page, server):
+    restore(page)
+    req = page_request(page)
+    long = [{"id": f"long{i}", "query": f"hourly snapshots {i} " + "retention " * 1500, "references": [ref(req, HOURLY)]}
+            for i in range(3)]
+    page.locator("#import-questions").set_input_files({"name": "long.json", "mimeType": "application/json",
+                                                       "buffer": json.dumps({"questions": long}).encode()})
+    page.wait_for_function("() => window.ragsim.questions().length === 3")
+    settle(page)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
+    page.click("#copy-link")
+    page.wait_for_function("() => document.getElementById('mark-info').textContent.startsWith('Link copied.')")
+    assert "The question set is too long to travel in a link" in page.locator("#mark-info").inner_text()
     restore(page)
 
 
