@@ -22,6 +22,7 @@ length of LangChain's chunk. docs/splitters.md and the conformance tests record 
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
 
 from .. import limits, safe_regex
@@ -89,7 +90,7 @@ def split_with_regex(text: str, base: int, pattern: re.Pattern | None, keep) -> 
     """
     n = len(text)
     if pattern is None:
-        return [(base + i, base + i + 1) for i in range(n)]
+        return Characters(base, n)
     # re.split and re.finditer find the same matches (empty ones included, Python >= 3.7).
     # A piece runs between two cuts: after each match (dropped separator), at its end ("end") or
     # at its start (the separator starts the next piece).
@@ -102,6 +103,31 @@ def split_with_regex(text: str, base: int, pattern: re.Pattern | None, keep) -> 
         starts = [0] + cut
         ends = cut + [n]
     return [(base + a, base + b) for a, b in zip(starts, ends) if b > a]
+
+
+class Characters(Sequence):
+    """The pieces of the empty separator, `(base + i, base + i + 1)` for each character, made on demand:
+    a long unbroken run would otherwise be millions of pairs (about 110 bytes each) held at once."""
+
+    __slots__ = ("base", "n")
+
+    def __init__(self, base: int, n: int):
+        self.base, self.n = base, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [(self.base + j, self.base + j + 1) for j in range(*i.indices(self.n))]
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        return self.base + i, self.base + i + 1
+
+    def __iter__(self):
+        return zip(range(self.base, self.base + self.n), range(self.base + 1, self.base + self.n + 1))
 
 
 def inexact_gaps(text: str, pieces: list[tuple[int, int]], sep: str) -> list[int] | None:
