@@ -171,6 +171,14 @@ def test_map_fills_in_and_a_click_sets_the_sliders(page):
     assert page.locator("#map-table td.map-current button").get_attribute("data-size") == str(size)
     assert page.evaluate("() => window.ragsim.map().state") == "done"  # size and overlap do not restart it
     assert all(q["verdict"] == "intact" for q in api.simulate(req)["questions"])
+    # By keyboard: the grid is one tab stop (the current cell); the arrow keys move, Enter sets the sliders.
+    assert page.locator("#map-table button[tabindex='0']").count() == 1
+    page.locator("#map-table button[tabindex='0']").focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    settle(page)
+    req = page_request(page)
+    assert (req["chunking"]["size"], req["chunking"]["overlap"]) == (grid["sizes"][i + 1], overlap)
     # A new setting the map depends on (k) starts it again: the latest wins.
     page.get_by_label("Top k", exact=True).fill("1")
     settle(page)

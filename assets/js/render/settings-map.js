@@ -121,6 +121,36 @@ export class SettingsMap {
     };
     table.addEventListener("mouseover", detail);
     table.addEventListener("focusin", detail);
+    table.addEventListener("keydown", (e) => this.onKey(e));
+  }
+
+  /** The grid is one tab stop (roving tabindex): the arrow keys, Home and End move between cells,
+   * Enter or Space (the button's own) sets the sliders. */
+  onKey(e) {
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const b = e.target.closest("button[data-size]");
+    if (!b || !(e.key in moves || e.key === "Home" || e.key === "End")) return;
+    const grid = this.grid;
+    let i = grid.sizes.indexOf(Number(b.dataset.size)), j = grid.overlaps.indexOf(Number(b.dataset.overlap));
+    const at = (r, c) => $("map-table").querySelector(`button[data-size="${grid.sizes[r]}"][data-overlap="${grid.overlaps[c]}"]`);
+    let next = null;
+    if (e.key === "Home" || e.key === "End") {
+      const cols = e.key === "Home" ? grid.overlaps.map((_, c) => c) : grid.overlaps.map((_, c) => grid.overlaps.length - 1 - c);
+      for (const c of cols) if ((next = at(i, c))) break;
+    } else {
+      const [di, dj] = moves[e.key];
+      for (i += di, j += dj; i >= 0 && j >= 0 && i < grid.sizes.length && j < grid.overlaps.length; i += di, j += dj) {
+        if ((next = at(i, j))) break;
+      }
+    }
+    e.preventDefault();
+    if (next) this.focusCell(next);
+  }
+
+  focusCell(button) {
+    for (const other of $("map-table").querySelectorAll("button[data-size]")) other.tabIndex = -1;
+    button.tabIndex = 0;
+    button.focus();
   }
 
   /** Turn the map off (nothing to score, or a splitter without a size): `why` says so. */
@@ -257,7 +287,16 @@ export class SettingsMap {
     });
     const caption = cell("caption", `Answers intact (of ${this.count}) at each chunk size (rows) and overlap (columns)${unit}; ` +
       "darker is fewer, yellow is all. Hover or focus a cell for its cost; click it to set the sliders.");
-    $("map-table").replaceChildren(caption, thead, tbody);
+    // One tab stop: the cell focused before this redraw, else the current setting's, the best or the first.
+    const table = $("map-table"), focused = table.contains(document.activeElement) ? document.activeElement : null;
+    const key = focused && focused.dataset.size ? [focused.dataset.size, focused.dataset.overlap] : null;
+    table.replaceChildren(caption, thead, tbody);
+    const buttons = [...tbody.querySelectorAll("button[data-size]")];
+    const find = (size, overlap) => buttons.find((x) => x.dataset.size === String(size) && x.dataset.overlap === String(overlap));
+    const stop = (key && find(...key)) || (this.current && find(this.current.size, this.current.overlap)) ||
+      (best && find(grid.sizes[best.i], grid.overlaps[best.j])) || buttons[0];
+    for (const x of buttons) x.tabIndex = x === stop ? 0 : -1;
+    if (key && stop) stop.focus();
     this.name(best);
     this.sayCurrent();
   }
