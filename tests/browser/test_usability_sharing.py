@@ -56,6 +56,10 @@ def test_6_copy_embed_code_gives_a_frame_that_sizes_itself(page, module_context,
     assert "ragsim:resize" in snippet and "<script>" in snippet and snippet.rstrip().endswith("</script>")
     # A post made of the snippet alone: the frame grows from 560 px to what it needs, and every
     # slider in it is inside the frame's box.
+    # The post replaces a test page of the same server: a local page with no Content-Security-Policy
+    # of its own (the simulator's would refuse the frame and the script; about:blank counts as a
+    # public page, from which Chromium refuses frames on 127.0.0.1).
+    page.goto(server.url(EMBED))
     page.set_content(f"<!doctype html><html lang='en'><title>post</title><body style='margin:0'>"
                      f"<h1>A post</h1>{snippet}<p>After.</p></body></html>")
     frame_el = page.locator("iframe")
