@@ -40,6 +40,7 @@ export class QuestionSet {
     $("export-json").addEventListener("click", () => this.exportAs("json"));
     $("export-csv").addEventListener("click", () => this.exportAs("csv"));
     $("clear-questions").addEventListener("click", () => this.clearAll());
+    $("map-on").addEventListener("change", (e) => { this.state.map = e.target.checked; this.changed(); });
   }
 
   get state() {
@@ -242,6 +243,7 @@ export class QuestionSet {
     list.replaceChildren(...items);
     $("qs-empty").hidden = s.questions.length > 0;
     for (const id of ["export-json", "export-csv", "clear-questions"]) $(id).disabled = s.questions.length === 0;
+    $("map-on").checked = s.map;
   }
 }
 

@@ -5,9 +5,11 @@ named and skipped), watch the map fill in and click a cell, share the set in a l
 What the page shows is checked against CPython's `ragsim.api.simulate` for the request the page
 sent, so the page can only pass by showing what the core computed."""
 
+import base64
 import csv
 import io
 import json
+import zlib
 from urllib.parse import parse_qs
 
 import pytest
@@ -196,6 +198,29 @@ def test_question_set_travels_in_the_link(page):
     restore(page, fragment)
     assert page_request(page)["questions"] == sent
     assert len(page.locator("#qs-list > li").all()) == 2
+
+
+def fragment_params(fragment):
+    """The parameters of a fragment the page wrote, inflated when it is `z=` (deflate-raw, base64url)."""
+    params = parse_qs(fragment.lstrip("#"))
+    if "z" in params:
+        raw = params["z"][0]
+        params = parse_qs(zlib.decompress(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)), -15).decode())
+    return params
+
+
+def test_the_map_of_the_marked_answer_and_in_the_embed_code(page):
+    restore(page)
+    assert page.locator("#map-section").is_hidden()  # no question set: no map unless asked for
+    page.get_by_label("Show the settings map for the marked answer too").check()
+    page.wait_for_function(MAP_DONE, timeout=60_000)
+    req = page_request(page)
+    assert "questions" not in req and req["span"] is not None
+    shown = page.evaluate("() => window.ragsim.map()")
+    assert shown["cells"] == api.simulate({**req, "map": shown["grid"]})["map"]["cells"]
+    assert all(c is None or c["intact"] + c["ranked_out"] + c["cut"] == 1 for row in shown["cells"] for c in row)
+    assert fragment_params(written_hash(page))["map"] == ["1"]
+    restore(page)
 
 
 def test_embed_shows_the_map(page):
