@@ -130,6 +130,25 @@ class Characters(Sequence):
         return zip(range(self.base, self.base + self.n), range(self.base + 1, self.base + self.n + 1))
 
 
+class Steps(Sequence):
+    """`piece_sums` of `Characters` pieces, by arithmetic: `i * step` for i in 0 .. n - 1."""
+
+    __slots__ = ("n", "step")
+
+    def __init__(self, n: int, step: int):
+        self.n, self.step = n, step
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> int:
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        return i * self.step
+
+
 def inexact_gaps(text: str, pieces: list[tuple[int, int]], sep: str) -> list[int] | None:
     """Prefix counts of the gaps that are not exactly `sep`: `g[i]` counts such gaps among those
     before pieces 1 .. i, so pieces `[lo, hi)` join into a slice of the text iff `g[hi - 1] == g[lo]`.

@@ -161,6 +161,10 @@ def split(doc, chunking: dict) -> Split:
         """`_split_text(text[a:b], seps)`, appending the chunks' extents to `out`."""
         separator, n_rest, pieces, gaps = pieces_of(a, b, n_seps)
         merge_sep = "" if keep else separator
+        if isinstance(pieces, lc.Characters) and size > 1:  # single characters all fit: skip runs by bisection
+            cum = lc.Steps(len(pieces) + 1, 1)
+            lc.merge(text, pieces, 0, len(pieces), merge_sep, size, overlap, strip, out, gaps, cum)
+            return
         good = 0  # pieces[good:i] are the pending pieces shorter than size
         for i, (pa, pb) in enumerate(pieces):
             if pb - pa < size:
@@ -170,6 +174,8 @@ def split(doc, chunking: dict) -> Split:
             good = i + 1
             if not n_rest:
                 out.append(Extent(pa, pb, pb - pa))  # LangChain appends it as is: over size, unstripped
+                if len(out) > limits.MAX_CHUNKS:
+                    limits.check_chunks(len(out))
             else:
                 split_text(pa, pb, n_rest)
         if len(pieces) > good:
