@@ -19,7 +19,8 @@ import { buildRequest, parseParam, settle, unitName } from "./assets/js/params.j
 import { defaultOverlaps, defaultState, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
-import { Gate } from "./assets/js/worker-client.js";
+import { Supervisor } from "./assets/js/supervisor.js";
+import { Persist } from "./assets/js/persist.js";
 import { Computer } from "./assets/js/compute.js";
 import { Controls } from "./assets/js/controls.js";
 import { Marks } from "./assets/js/marks.js";
@@ -60,14 +61,27 @@ const marks = new Marks({ store, docInput, changed, sync, syncList: () => docume
 const documents = new Documents({ store, sync, changed, docInput, info: (note) => marks.info(note),
   onList: () => { if (results.investigate) results.investigate.sync(store.state, sweepOverlaps(store.state)); marks.show(); } });
 
+const persist = new Persist({ store, onLoad: (state, notes) => useState(state, notes), info: (note) => marks.info(note) });
+let supervisor = null; // the worker, kept alive (supervisor.js)
+
 const questionSet = new QuestionSet({ store, changed, sync, syncList: () => documents.syncList(), info: (note) => marks.info(note),
   send: (m) => (computer.gate ? computer.gate.send(m) : Promise.resolve({ ok: false, error: { message: "Python is still loading; try again in a moment." } })) });
 let settingsMap = null; // the heatmap, once the worker runs
 
-/** Recompute, and rewrite the URL once the controls rest. */
+/** Recompute, and rewrite the URL and the stored state once the controls rest. */
 function changed() {
   computer.compute();
   share.schedule();
+  persist.schedule();
+}
+
+/** A whole new state (a state file read back): shown everywhere, computed, stored. */
+function useState(state, notes) {
+  Object.assign(store, { state, memo: {} });
+  linkNotes.set(notes);
+  sync({ withDoc: true });
+  documents.syncList();
+  changed();
 }
 
 // Control -> state ------------------------------------------------------------------------------
@@ -183,9 +197,22 @@ function onStatus(status) {
   }
 }
 
-/** The state the URL fragment describes (at load, and when the fragment changes). */
-async function applyFragment() {
-  const { state, embed, notes } = await stateFromFragment(location.hash);
+/** The worker was lost and a new one is booting: say why, grey the last result until it is ready,
+ * and forget what the old worker had loaded (the current state is computed again at "ready"). */
+function onRestart(sentence) {
+  computer.ready = false;
+  computer.installs = {};
+  computer.tokenizers = {};
+  document.body.dataset.state = "loading";
+  renderBoot({ stage: "runtime" });
+  showMessage(sentence, store.last !== null);
+}
+
+/** The state the URL fragment describes (at load, and when the fragment changes); at load, the
+ * stored state unless the fragment carries documents (persist.js says which wins). */
+async function applyFragment(event) {
+  let { state, embed, notes, hasDocs } = await stateFromFragment(location.hash);
+  if (!event && !embed) ({ state, notes } = await persist.restore(state, notes, hasDocs));
   Object.assign(store, { state, embed, memo: {} });
   results.embed = embed;
   document.body.classList.toggle("embed", embed);
@@ -251,6 +278,8 @@ async function main() {
   $("mark-value").addEventListener("click", () => marks.markFactPart("value"));
   $("clear-mark").addEventListener("click", () => marks.clear());
   window.addEventListener("hashchange", applyFragment);
+  $("download-state").addEventListener("click", () => persist.download());
+  $("load-state").addEventListener("change", async (e) => { await persist.load(e.target.files[0]); e.target.value = ""; });
   await applyFragment();
   if (store.embed) {
     await share.linkFullPage();
@@ -258,8 +287,10 @@ async function main() {
   }
   watchSlowBoot(() => !computer.ready && document.body.dataset.state === "loading");
   try {
-    const gate = Gate.start();
+    const gate = Supervisor.start();
+    supervisor = gate;
     gate.onstatus = onStatus;
+    gate.onrestart = onRestart;
     computer.gate = gate;
     readPdfsIn(gate);
     results.code = new CodePanel({ send: (m) => gate.send(m), code: $("code"), status: $("code-status"), copy: $("copy-code") });
@@ -283,6 +314,12 @@ window.ragsim = Object.freeze({
   // issue 11: the question set (UTF-16 offsets) and the map ({state, done, grid, cells})
   questions: () => store.state.questions,
   map: () => (settingsMap ? { state: settingsMap.state, done: settingsMap.done, grid: settingsMap.grid, cells: settingsMap.cells } : null),
+  // issue 9: workers lost and restarted, the last sentence about it, a fixed deadline (ms; null for
+  // the scaled one) for the tests of the deadline, and the state stored (resolves once written)
+  restarts: () => (supervisor ? supervisor.restarts : 0),
+  lastLoss: () => (supervisor ? supervisor.lastLoss : null),
+  setDeadline: (ms) => { if (supervisor) supervisor.deadlineMs = ms; },
+  stored: () => persist.flush(),
 });
 
 main();

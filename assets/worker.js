@@ -11,6 +11,8 @@
 //   {id, type: "simulate", request: "<request JSON>"}
 //       -> {id, ok: true, result: "<response JSON>", ms}
 //       -> {id, ok: false, error: {field, message}, ms}     (the core refused the request)
+//   {id, type: "simulate", request, texts: [ArrayBuffer]}  (long documents: their UTF-8 bytes, in the
+//       order of request.documents, whose texts are left empty; handed over, not copied)
 //   {id, type: "audit", request} and {id, type: "code", request}: the same shape, answered by
 //       ragsim.audit.audit_json and ragsim.api.equivalent_code_json
 //   {id, type: "install", package: "snowballstemmer"}      (on demand, from this site only)
@@ -155,6 +157,16 @@ function tooDeep(json, limit = MAX_DEPTH) {
   return false;
 }
 
+// Long documents arrive as UTF-8 bytes (`texts`, one ArrayBuffer per document, in order) beside a
+// request whose documents' texts are empty: the full request JSON is built here, off the page's thread.
+function withTexts(json, texts) {
+  const request = JSON.parse(json);
+  const decoder = new TextDecoder();
+  if (!Array.isArray(request.documents) || !Array.isArray(texts) || texts.length !== request.documents.length) return json;
+  request.documents.forEach((d, i) => { d.text = texts[i] instanceof ArrayBuffer ? decoder.decode(texts[i]) : ""; });
+  return JSON.stringify(request);
+}
+
 // One Python entry point (string in, string out) behind a message type.
 function jsonCall(entry) {
   return async (msg, runtime) => {
@@ -164,7 +176,7 @@ function jsonCall(entry) {
     if (tooDeep(msg.request)) {
       return { ok: false, error: { field: "request", message: "The request is nested too deeply; send a flat request object." } };
     }
-    const result = runtime[entry](msg.request);
+    const result = runtime[entry](msg.texts ? withTexts(msg.request, msg.texts) : msg.request);
     if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
     return { ok: true, result };
   };

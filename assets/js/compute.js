@@ -11,6 +11,7 @@ import { PARAMS, FIELD_LABELS, applies, buildRequest, tokenizersNeeded } from ".
 import { snapshot } from "./state.js";
 import { cap } from "./format.js";
 import { chunksFromColumns, simulateMessage } from "./worker-client.js";
+import { sizeProblem } from "./limits.js";
 import { DenseClient } from "./dense-client.js";
 
 /** Why the state cannot be computed at all, as a sentence, or null. */
@@ -19,7 +20,7 @@ export function inputProblem(s) {
     return s.docs.length > 1 ? "Every document is empty: paste or type the text to chunk." : "The document is empty: paste or type the text to chunk.";
   }
   if (!/[\p{L}\p{N}_]/u.test(s.q)) return "The question has no words to search with: type a question with at least one word.";
-  return null;
+  return sizeProblem(s); // the core's limits, before any work (limits.js)
 }
 
 export class Computer {
@@ -67,9 +68,18 @@ export class Computer {
     const snap = snapshot(state, request);
     this.setBodyState("computing");
     this.dense.use(state.model);
-    const reply = await this.gate.submit(simulateMessage(this.dense.prepare(request))); // + the cosines known (dense, hybrid)
+    const message = simulateMessage(this.dense.prepare(request)); // + the cosines known (dense, hybrid)
+    let reply = await this.gate.submit(message);
     if (reply.dropped) return;
+    if (reply.lost && !reply.culprit && !reply.known) return; // the worker was lost under another call: recomputed when the new one is ready
     if (seq < this.problemAt || seq < this.renderedAt) return; // something newer already decided what is shown
+    let response = null;
+    if (reply.ok) {
+      try { response = JSON.parse(reply.result); } catch { // garbage from a broken runtime: replace the worker
+        this.gate.garbled?.(message);
+        reply = { ok: false, error: { field: "", message: this.gate.lastLoss || "Python gave a reply that could not be read." } };
+      }
+    }
     if (!reply.ok) {
       this.problemAt = seq;
       this.showError(reply.error || {});
@@ -77,7 +87,6 @@ export class Computer {
       return;
     }
     this.renderedAt = seq;
-    const response = JSON.parse(reply.result);
     this.onResult({ request, response: chunksFromColumns(response, request.retrieval.k), snap, ms: reply.ms });
     if (seq === this.sequence) this.setBodyState("ready");
     if (response.dense && response.dense.pending) this.followDense(seq, request, response);

@@ -59,6 +59,8 @@ export class Share {
   async copyLink() {
     const notes = [];
     const url = `${baseUrl()}#${await fragmentFor(this.store.state, { notes })}`;
+    // A document too long for a link travels as a file: say so where the link is made.
+    if (notes.length) notes.push("To pass the documents on, use “Download state” and send the file.");
     await this.share(url, notes.length ? `Link copied. ${notes.join(" ")}` : "Link copied.");
   }
 

@@ -84,19 +84,21 @@ export async function stateFromFragment(hash) {
   }
   const state = defaultState();
   const given = PARAMS.filter((p) => params.has(p.name));
+  // A link that carries documents wins over the state stored in the browser.
+  const hasDocs = params.has("doc") || params.has("docs") || params.get("example") === "collection";
   const collection = await collectionFromParams(state, params, notes); // example=collection, docs=
-  if (given.length === 0 && !params.has("answer") && !params.has("span") && !collection) return { state, embed, notes };
+  if (given.length === 0 && !params.has("answer") && !params.has("span") && !collection) return { state, embed, notes, hasDocs };
   settingsFromParams(state, params, notes);
   if (params.has("doc") || params.has("answer") || params.has("span")) state.span = null;
   if (params.has("answer") || params.has("span")) answerFromParams(state, params, notes);
   else if (!params.has("doc") && !collection) state.span = defaultState().span; // settings only: the example and its marked answer
   finishFromParams(state, params, notes);
-  return { state, embed, notes };
+  return { state, embed, notes, hasDocs };
 }
 
 /** The rows of the parameter table, in table order, so `overlap` is clamped against the size and
  * unit already read. */
-function settingsFromParams(state, params, notes) {
+export function settingsFromParams(state, params, notes) {
   for (const p of PARAMS) {
     if (!params.has(p.name)) continue;
     const raw = params.get(p.name);

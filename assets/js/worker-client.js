@@ -35,6 +35,11 @@ export class Gate {
     this.inFlight = false;
     this.queued = null; // {message, resolve}
     this.dead = null; // the reason, once the worker is gone
+    // Deadlines (set by the page's supervisor): deadline(message) -> ms the worker may spend on it once
+    // ready (null: none), each progress message starting the time again; onlate(message) when missed.
+    this.deadline = null;
+    this.onlate = null;
+    this.timers = new Map(); // id -> {message, timer}
     this.ready = new Promise((resolve, reject) => {
       this.resolveReady = resolve;
       this.rejectReady = reject;
@@ -49,7 +54,9 @@ export class Gate {
 
   /** Send a simulation through the gate (latest wins). */
   submit(request) {
-    const message = { type: "simulate", request: typeof request === "string" ? request : JSON.stringify(request) };
+    const message = typeof request === "string" ? { type: "simulate", request }
+      : request.texts ? { type: "simulate", request: request.json, texts: request.texts } // simulateMessage's big form
+        : { type: "simulate", request: JSON.stringify(request) };
     return new Promise((resolve) => {
       if (!this.inFlight) {
         this.dispatch(message, resolve);
@@ -71,8 +78,31 @@ export class Gate {
       const id = this.nextId++;
       this.pending.set(id, resolve);
       if (onprogress) this.progress.set(id, onprogress);
-      this.worker.postMessage({ ...message, id }, transfer);
+      // Big texts travel as UTF-8 bytes handed over, not as a string copied (encoded at each post,
+      // so a message sent again after a restart still has them).
+      const texts = message.texts && message.texts.map((t) => (typeof t === "string" ? new TextEncoder().encode(t).buffer : t));
+      this.worker.postMessage(texts ? { ...message, texts, id } : { ...message, id }, texts ? [...transfer, ...texts] : transfer);
+      if (this.deadline) {
+        this.timers.set(id, { message, timer: 0 });
+        if (this.stage === "ready") this.arm(id);
+        else this.ready.then(() => this.arm(id), () => {});
+      }
     });
+  }
+
+  /** Start (again) the time the worker has for message `id`. */
+  arm(id) {
+    const t = this.timers.get(id);
+    const ms = t && this.deadline && this.deadline(t.message);
+    if (!ms) return;
+    clearTimeout(t.timer);
+    t.timer = setTimeout(() => { if (this.timers.delete(id) && this.onlate) this.onlate(t.message); }, ms);
+  }
+
+  disarm(id) {
+    const t = this.timers.get(id);
+    if (t) clearTimeout(t.timer);
+    this.timers.delete(id);
   }
 
   terminate() {
@@ -102,17 +132,20 @@ export class Gate {
     if (data && data.type === "progress") {
       const onprogress = this.progress.get(data.id);
       if (onprogress) onprogress(data);
+      this.arm(data.id);
       return;
     }
     const resolve = this.pending.get(data && data.id);
     if (!resolve) return;
     this.pending.delete(data.id);
     this.progress.delete(data.id);
+    this.disarm(data.id);
     resolve(data);
   }
 
   fail(message) {
     this.dead = this.dead || message;
+    for (const id of [...this.timers.keys()]) this.disarm(id);
     const error = { field: "", message };
     for (const resolve of this.pending.values()) resolve({ ok: false, error });
     this.pending.clear();
@@ -131,8 +164,18 @@ export class Gate {
 // the encoding work in Python) and rebuilds SPEC section 6's objects here, so everything past the
 // worker client sees the core's response as it is specified.
 
-/** The request as the worker is sent it. */
-export const simulateMessage = (request) => JSON.stringify({ ...request, wire: "columns" });
+// Documents longer than this together go to the worker as bytes (`texts`, handed over), not inside
+// the request's JSON: no giant string is built or copied on the main thread.
+export const BYTES_OVER = 1_000_000;
+
+/** The request as the worker is sent it: a JSON string, or {json, texts} when the documents are
+ * long (the documents' texts left empty in `json`, in order in `texts`). */
+export function simulateMessage(request) {
+  const total = request.documents.reduce((n, d) => n + d.text.length, 0);
+  if (total <= BYTES_OVER) return JSON.stringify({ ...request, wire: "columns" });
+  const documents = request.documents.map((d) => ({ ...d, text: "" }));
+  return { json: JSON.stringify({ ...request, documents, wire: "columns" }), texts: request.documents.map((d) => d.text) };
+}
 
 /** `response.chunk_columns` back into SPEC section 6's `chunks`: the same values, as objects. */
 export function chunksFromColumns(response, k) {

@@ -61,13 +61,13 @@ def test_the_frame_reacts_to_its_sliders(post):
     size.focus()
     size.press("ArrowRight")
     sim = inner(page)
-    sim.wait_for_function("document.body.dataset.state === 'ready' && window.ragsim.request().chunking.size === 25"
+    sim.wait_for_function("() => document.body.dataset.state === 'ready' && window.ragsim.request().chunking.size === 25"
                           " && JSON.stringify(window.ragsim.shownRequest()) === JSON.stringify(window.ragsim.request())")
     assert frame.locator("[data-verdict]").get_attribute("data-verdict") == "cut"
     assert api.simulate(sim.evaluate("window.ragsim.request()"))["verdict"]["kind"] == "cut"
     assert frame.locator("#param-size-value").inner_text() == "25 words"
     size.press("ArrowLeft")
-    sim.wait_for_function("document.body.dataset.state === 'ready' && window.ragsim.shownRequest().chunking.size === 24")
+    sim.wait_for_function("() => document.body.dataset.state === 'ready' && window.ragsim.shownRequest().chunking.size === 24")
     assert frame.locator("[data-verdict]").get_attribute("data-verdict") == "intact"
     # The link out carries the new state (written after the last change).
-    sim.wait_for_function("document.getElementById('open-full').href.includes('#z=')")
+    sim.wait_for_function("() => document.getElementById('open-full').href.includes('#z=')")

@@ -342,12 +342,12 @@ def test_empty_document_and_wordless_question_keep_the_last_result(page):
     restore(page)
     before = verdict(page)
     page.get_by_label("Document", exact=True).fill("   ")
-    page.wait_for_function("document.body.dataset.state === 'error'")
+    page.wait_for_function("() => document.body.dataset.state === 'error'")
     assert "document is empty" in page.locator("#message").inner_text()
     assert verdict(page) == before  # the last good result stays visible
     restore(page)
     page.get_by_label("Question", exact=True).fill("?! ...")
-    page.wait_for_function("document.body.dataset.state === 'error'")
+    page.wait_for_function("() => document.body.dataset.state === 'error'")
     assert "no words" in page.locator("#message").inner_text()
     assert verdict(page) == before
     restore(page)
@@ -403,7 +403,7 @@ def test_a_failed_python_boot_says_so_and_why(browser, server, dialogs):
     try:
         tab = context.new_page()
         tab.goto(server.url(INDEX))
-        tab.wait_for_function("document.body.dataset.state === 'error'", timeout=60_000)
+        tab.wait_for_function("() => document.body.dataset.state === 'error'", timeout=60_000)
         boot = tab.locator("#boot")
         assert boot.is_visible()
         assert boot.inner_text().startswith("Python could not be loaded, so nothing can be computed: ")

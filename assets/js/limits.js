@@ -1,0 +1,23 @@
+// The sizes the page accepts, mirroring the core's py/ragsim/limits.py (issue 9): checked before a
+// request is built, so an input over a limit is refused with a sentence naming it instead of
+// reaching the worker. The page counts UTF-16 code units (JavaScript's length), the core code
+// points: for text outside the Basic Multilingual Plane the page is slightly stricter.
+
+import { int } from "./format.js";
+
+export const MAX_CHARS = 10_000_000; // every document of the collection together (limits.MAX_CHARS)
+export const MAX_QUERY_CHARS = 100_000; // the question (limits.MAX_QUERY_CHARS)
+
+/** Why the documents or the question are too large to simulate, as a sentence, or null. */
+export function sizeProblem(s) {
+  const total = s.docs.reduce((n, d, i) => n + (i === s.sel ? s.doc : d.text).length, 0);
+  if (total > MAX_CHARS) {
+    const what = s.docs.length > 1 ? "The documents hold" : "The document holds";
+    return `${what} ${int(total)} characters, more than the page's limit of ${int(MAX_CHARS)}; ` +
+      "split the text and simulate it in parts.";
+  }
+  if (s.q.length > MAX_QUERY_CHARS) {
+    return `The question has ${int(s.q.length)} characters, more than the limit of ${int(MAX_QUERY_CHARS)}; ask a shorter question.`;
+  }
+  return null;
+}
