@@ -142,6 +142,8 @@ def _read_fact(request: dict, docs: list[dict]):
 
 def read_retrieval_options(r: dict) -> dict:
     """Everything of `retrieval` but k: the variant, its parameters and the term analyzer."""
+    if not isinstance(r, dict):
+        raise RequestError("retrieval", "Give retrieval as an object, e.g. {\"k\": 3, \"variant\": \"lucene\"}.")
     out = {
         "variant": get_choice(r, "variant", "retrieval.variant", tuple(bm25.VARIANTS), default="lucene"),
         "k1": get_number(r, "k1", "retrieval.k1", default=1.2, minimum=0, maximum=1000),

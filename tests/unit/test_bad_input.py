@@ -215,3 +215,19 @@ def test_section_expansion_of_an_empty_document_found_by_the_fuzz():
     r = simulate({"documents": [{"id": "d", "text": ""}], "query": "", "chunking": {"strategy": "llamaindex-sentence"},
                   "retrieval": {"k": 1}, "expand": {"section": True}})
     assert r["expanded"]["pieces"] == [[0, 0, 0]] and r["expanded"]["context"] == ""
+
+
+def test_every_json_entry_point_refuses_nan_and_a_wrong_retrieval():
+    """json.loads takes NaN and Infinity literals: no entry point lets one escape (found by a sweep
+    putting each into every field); the audit once raised AttributeError on a retrieval that is no object."""
+    from ragsim.api import equivalent_code_json
+    from ragsim.audit import audit_json
+
+    req = make_request(TEXT, query="two", size=4, overlap=1)
+    for value in (float("nan"), float("inf"), [1], "x"):
+        for field in ("retrieval", "price_per_million"):
+            text = json.dumps({**req, field: value})
+            for entry in (simulate_json, equivalent_code_json, audit_json):
+                out = json.loads(entry(text))
+                assert "error" not in out or out["error"]["message"].endswith(".")
+    assert json.loads(audit_json(json.dumps({**req, "retrieval": [1]})))["error"]["field"] == "retrieval"
