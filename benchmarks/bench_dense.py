@@ -9,11 +9,15 @@
    `api.simulate`: BM25, dense with every chunk already embedded (a warm cache), and dense from
    an empty cache (every chunk of each new size embedded).
 
+5. With --page: the page itself (Chromium, dist/): ms from a Chunk size drag on the example to its
+   verdict, BM25 and dense with a warm cache and a cold one, and what choosing dense costs on a
+   first visit (the model downloaded) and a later one (the browser's cache).
+
 4. With --browser: chunks embedded per second in Chromium (transformers.js and onnxruntime-web's
    CPU wasm, one thread, from the built dist/, through the test page tests/browser/fixtures/dense.html
    that embeds as notes for the worker say), fp32 and the int8 approximation.
 
-    python benchmarks/bench_dense.py [--repeat 3] [--browser]
+    python benchmarks/bench_dense.py [--repeat 3] [--browser] [--page]
 
 Needs the `dense` extra (onnxruntime, numpy, tokenizers) and the model (built on first use).
 """
@@ -126,12 +130,108 @@ def browser_rates(repeat: int) -> dict:
     return out
 
 
+DRAG = """async ({ size, dense }) => {
+  // one drag step of the Chunk size slider, timed in the page until its verdict is on screen
+  // (for dense: the dense one, not BM25's answer that comes first)
+  const input = document.querySelector(".control-size input");
+  const t = performance.now();
+  input.value = String(size);
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  for (;;) {
+    const r = window.ragsim, res = r.response(), shown = r.shownRequest();
+    if (res && shown && shown.chunking.size === size && document.body.dataset.state === "ready"
+        && (!dense || (res.dense && !res.dense.pending))) return performance.now() - t;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}"""
+CHOOSE = """async (method) => {
+  // choose a retriever and time until the verdict ranked by it is on screen
+  const select = document.querySelector(".control-method select");
+  const t = performance.now();
+  select.value = method;
+  select.dispatchEvent(new Event("change", { bubbles: true }));
+  for (;;) {
+    const res = window.ragsim.response();
+    if (res && res.dense && !res.dense.pending && document.body.dataset.state === "ready") return performance.now() - t;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}"""
+
+
+def idle(page) -> None:
+    """Until the page rests: its overlap sweep (asked for 300 ms after a drag) and any embedding done."""
+    page.wait_for_timeout(400)
+    page.wait_for_function("""() => !['embedding', 'loading'].includes(document.body.dataset.dense)
+      && !document.querySelector('#sweep[data-state=computing]')""", timeout=300_000)
+
+
+def page_drags(repeat: int) -> dict:
+    """The page itself (dist/, the Pyodide worker and the embedding worker): ms from a drag of the
+    Chunk size slider (the example, 24 <-> 30 words) to its verdict, BM25 and dense; and what
+    choosing dense costs the first time (the model downloaded) and on a later visit (the browser's
+    cache)."""
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT))
+    import build
+
+    dist = build.ensure_fresh()
+    server = build.make_server(dist, 0, quiet=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    out = {}
+    steps = 6 * repeat
+    with sync_playwright() as p:
+        chromium = pathlib.Path("/usr/bin/chromium")
+        browser = p.chromium.launch(executable_path=str(chromium) if chromium.exists() else None,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        context = browser.new_context()
+        page = context.new_page()
+        boot = "() => document.body.dataset.state === 'ready' && window.ragsim.shownRequest() !== null"
+        page.goto(url)
+        page.wait_for_function(boot, timeout=180_000)
+        page.evaluate(DRAG, {"size": 30, "dense": False})
+        idle(page)
+        bm25 = [page.evaluate(DRAG, {"size": 30 if i % 2 else 24, "dense": False}) for i in range(steps)]
+        out["page drag 24<->30, BM25 (ms, median)"] = round(statistics.median(bm25), 1)
+        out["page: choose dense, first visit (model downloaded, ms)"] = round(page.evaluate(CHOOSE, "dense"))
+        page.evaluate(DRAG, {"size": 30, "dense": True})  # both sizes' chunks embedded
+        page.evaluate(DRAG, {"size": 24, "dense": True})
+        idle(page)  # the overlap sweep's own embedding (after the controls rest) is not a drag's cost
+        warm = [page.evaluate(DRAG, {"size": 30 if i % 2 else 24, "dense": True}) for i in range(steps)]
+        out["page drag 24<->30, dense, warm cache (ms, median)"] = round(statistics.median(warm), 1)
+        cold = []
+        for size in range(40, 40 + 2 * repeat):
+            idle(page)
+            cold.append(page.evaluate(DRAG, {"size": size, "dense": True}))
+        out["page drag to a new size, dense, cold cache: every chunk embedded (ms, median)"] = round(statistics.median(cold), 1)
+        idle(page)
+        second = context.new_page()  # a later visit: the model from the browser's cache
+        second.goto(url)
+        second.wait_for_function(boot, timeout=180_000)
+        out["page: choose dense, later visit (model from the browser's cache, ms)"] = round(second.evaluate(CHOOSE, "dense"))
+        browser.close()
+    server.shutdown()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--browser", action="store_true", help="also measure Chromium (needs a built dist/)")
+    parser.add_argument("--page", action="store_true", help="only the page: drag to dense verdict, warm and cold")
     args = parser.parse_args()
     results = {}
+    if args.page:
+        results.update(page_drags(args.repeat))
+        results["load average (1 min) at the end"] = round(os.getloadavg()[0], 2)
+        width = max(map(len, results))
+        for name, value in results.items():
+            print(f"{name:<{width}}  {value}")
+        print(json.dumps(results))
+        return
     directory = embed_onnx.model_dir()
     for threads, label in ((None, "default threads"), (1, "1 thread")):
         embedder = embed_onnx.Embedder(directory, threads=threads)
