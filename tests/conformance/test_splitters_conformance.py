@@ -97,6 +97,9 @@ def rejoined(ours: str, lib: str, separator: str, pattern: str, strip: bool) -> 
         parts = parts[1:]
     while strip and len(parts) > 1 and not parts[-1].strip():
         parts = parts[:-1]
+    if strip:  # ours is the stripped extent; theirs keeps a piece's edge space next to a literal separator
+        parts[0] = parts[0].lstrip()
+        parts[-1] = parts[-1].rstrip()
     return re.fullmatch(f"(?:{pattern})+".join(re.escape(p) for p in parts), ours, re.S) is not None
 
 
