@@ -22,8 +22,30 @@ export function summaryWords(st) {
 
 /** Fill the list's verdicts, the summary and the table; `last` null or without a set clears them. */
 export function renderQuestionResults(last) {
-  const sent = (last && last.request.questions) || [];
   const results = (last && last.response.questions) || [];
+  renderBadges(results);
+  const st = last && last.response.question_stats;
+  $("qs-results").hidden = !st || !results.length;
+  if ($("qs-results").hidden) {
+    $("qs-summary").textContent = "";
+    $("qs-table").replaceChildren();
+    return;
+  }
+  $("qs-summary").textContent = `At these settings: ${summaryWords(st)}.`;
+  $("qs-summary").dataset.intact = String(st.intact);
+  const thead = document.createElement("thead");
+  const hr = document.createElement("tr");
+  for (const h of ["Question", "Verdict", "k needed", "Recall", "Precision", "IoU", "Precision Ω", "Tokens"]) hr.append(cell("th", h, { scope: "col" }));
+  thead.append(hr);
+  const query = new Map(last.request.questions.map((q) => [q.id, q.query]));
+  const tbody = document.createElement("tbody");
+  tbody.append(...results.map((r) => questionRow(r, query.get(r.id) || "")));
+  $("qs-table").replaceChildren(cell("caption", `The question set at these settings: ${st.count} ${plural(st.count, "question", "questions")}, ` +
+    "Chroma's character-level metrics, tokens sent per query", { class: "visually-hidden" }), thead, tbody, meanRow(st));
+}
+
+/** Each listed question's verdict at these settings (or "not scored": no span of it fits). */
+function renderBadges(results) {
   const byId = new Map(results.map((r) => [r.id, r]));
   for (const li of $("qs-list").children) {
     const r = byId.get(li.dataset.id);
@@ -31,35 +53,20 @@ export function renderQuestionResults(last) {
     badge.dataset.verdict = r ? r.verdict : "";
     badge.textContent = r ? VERDICT_WORDS[r.verdict] + (r.verdict === "ranked_out" && r.needed_k ? ` (needs k = ${r.needed_k})` : "") : "not scored";
   }
-  const st = last && last.response.question_stats;
-  const summary = $("qs-summary"), table = $("qs-table");
-  if (!st || !results.length) {
-    summary.textContent = "";
-    table.replaceChildren();
-    $("qs-results").hidden = true;
-    return;
-  }
-  $("qs-results").hidden = false;
-  summary.textContent = `At these settings: ${summaryWords(st)}.`;
-  summary.dataset.intact = String(st.intact);
-  const head = ["Question", "Verdict", "k needed", "Recall", "Precision", "IoU", "Precision Ω", "Tokens"];
-  const thead = document.createElement("thead");
-  const hr = document.createElement("tr");
-  for (const h of head) hr.append(cell("th", h, { scope: "col" }));
-  thead.append(hr);
-  const query = new Map(sent.map((q) => [q.id, q.query]));
-  const tbody = document.createElement("tbody");
-  for (const r of results) {
-    const tr = document.createElement("tr");
-    tr.dataset.id = r.id;
-    const q = query.get(r.id) || "";
-    tr.append(cell("th", `${r.id}. ${q.length > 60 ? `${q.slice(0, 59)}…` : q}`, { scope: "row", title: q }),
-      cell("td", VERDICT_WORDS[r.verdict], { "data-kind": r.verdict }),
-      cell("td", r.needed_k == null ? "–" : String(r.needed_k)),
-      cell("td", fixed(r.recall)), cell("td", fixed(r.precision)), cell("td", fixed(r.iou)),
-      cell("td", fixed(r.precision_omega)), cell("td", int(r.context_tokens)));
-    tbody.append(tr);
-  }
+}
+
+function questionRow(r, q) {
+  const tr = document.createElement("tr");
+  tr.dataset.id = r.id;
+  tr.append(cell("th", `${r.id}. ${q.length > 60 ? `${q.slice(0, 59)}…` : q}`, { scope: "row", title: q }),
+    cell("td", VERDICT_WORDS[r.verdict], { "data-kind": r.verdict }),
+    cell("td", r.needed_k == null ? "–" : String(r.needed_k)),
+    cell("td", fixed(r.recall)), cell("td", fixed(r.precision)), cell("td", fixed(r.iou)),
+    cell("td", fixed(r.precision_omega)), cell("td", int(r.context_tokens)));
+  return tr;
+}
+
+function meanRow(st) {
   const tfoot = document.createElement("tfoot");
   const fr = document.createElement("tr");
   fr.append(cell("th", "Mean ± std", { scope: "row" }),
@@ -68,6 +75,5 @@ export function renderQuestionResults(last) {
     cell("td", pm(st.iou_mean, st.iou_std)), cell("td", fixed(st.precision_omega_mean)),
     cell("td", st.context_tokens_mean == null ? "–" : int(Math.round(st.context_tokens_mean))));
   tfoot.append(fr);
-  table.replaceChildren(cell("caption", `The question set at these settings: ${st.count} ${plural(st.count, "question", "questions")}, ` +
-    "Chroma's character-level metrics, tokens sent per query", { class: "visually-hidden" }), thead, tbody, tfoot);
+  return tfoot;
 }

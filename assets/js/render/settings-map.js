@@ -198,16 +198,10 @@ export class SettingsMap {
       const reply = await this.deps.simulate(rowRequest(request, sizes, grid.overlaps, keep, Math.max(...grid.sizes))); // dense, hybrid: with the cosines
       if (run !== this.run) return; // a newer setting took over
       if (!reply.ok && !keep && /^chunking\./.test((reply.error && reply.error.field) || "")) {
-        keep = true; // the splitter refuses the rows' own setting (no overlap at their largest size): ask with the page's
+        keep = true; // the splitter refuses the rows' own setting (the grid's largest size, no overlap): ask with the page's
         continue;
       }
-      if (!reply.ok) {
-        this.state = "error";
-        section.dataset.state = "error";
-        bar.hidden = true;
-        status.textContent = `The map stopped: ${(reply.error && reply.error.message) || "no reason was given"}`;
-        return;
-      }
+      if (!reply.ok) { this.stopped(reply.error); return; }
       ms += reply.ms;
       this.cells.splice(i, sizes.length, ...JSON.parse(reply.result).map.cells);
       i += sizes.length;
@@ -218,15 +212,25 @@ export class SettingsMap {
       // and a drag still waits for at most about that long.
       batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(ROW_MS / Math.max(1, reply.ms / sizes.length))));
     }
-    const seconds = (performance.now() - started) / 1000;
+    this.finished((performance.now() - started) / 1000, ms / 1000);
+  }
+
+  stopped(error) {
+    this.state = "error";
+    $("map-section").dataset.state = "error";
+    $("map-progress").hidden = true;
+    $("map-status").textContent = `The map stopped: ${(error && error.message) || "no reason was given"}`;
+  }
+
+  finished(seconds, python) {
+    const grid = this.grid, n = grid.sizes.length * grid.overlaps.length;
     this.state = "done";
     this.draw();
-    section.dataset.state = "done";
-    section.dataset.seconds = String(seconds);
-    bar.hidden = true;
-    const n = grid.sizes.length * grid.overlaps.length;
-    status.textContent = `${grid.sizes.length} sizes × ${grid.overlaps.length} overlaps (${n} settings, ${this.count} ` +
-      `${plural(this.count, "question", "questions")} each) in ${seconds.toFixed(2)} s (${(ms / 1000).toFixed(2)} s in Python).`;
+    $("map-section").dataset.state = "done";
+    $("map-section").dataset.seconds = String(seconds);
+    $("map-progress").hidden = true;
+    $("map-status").textContent = `${grid.sizes.length} sizes × ${grid.overlaps.length} overlaps (${n} settings, ${this.count} ` +
+      `${plural(this.count, "question", "questions")} each) in ${seconds.toFixed(2)} s (${python.toFixed(2)} s in Python).`;
   }
 
   /** Resolves once the gate has had nothing in flight or queued, and no control any input, for
@@ -244,10 +248,10 @@ export class SettingsMap {
     });
   }
 
+  /** The whole table from the cells so far, the best cell named, the current one described. */
   draw() {
     const grid = this.grid;
     if (!grid || this.state === "off") return;
-    const unit = this.unit || "";
     const thead = document.createElement("thead");
     const hr = document.createElement("tr");
     hr.append(cell("th", "size ↓ overlap →", { scope: "col", class: "map-corner" }));
@@ -258,47 +262,51 @@ export class SettingsMap {
     grid.sizes.forEach((size, i) => {
       const tr = document.createElement("tr");
       tr.append(cell("th", String(size), { scope: "row" }));
-      const row = this.cells[i];
-      grid.overlaps.forEach((overlap, j) => {
-        const td = document.createElement("td");
-        const isCurrent = this.current && this.current.size === size && this.current.overlap === overlap;
-        if (!row) {
-          td.className = "map-pending";
-          td.append(cell("span", "…", { "aria-label": `size ${size}, overlap ${overlap}: not yet computed` }));
-        } else if (!row[j]) {
-          td.className = "map-null";
-          td.append(cell("span", "–", { "data-words": cellWords(size, overlap, null, this.count), title: cellWords(size, overlap, null, this.count) }));
-        } else {
-          const c = row[j];
-          const words = cellWords(size, overlap, c, this.count);
-          const isBest = best && best.all && best.i === i && best.j === j;
-          const b = cell("button", String(c.intact), {
-            type: "button", "data-size": String(size), "data-overlap": String(overlap), "data-level": String(level(c, this.count)),
-            "data-words": words, title: words, "aria-label": `${words}${isBest ? "; the cheapest that keeps every answer" : ""}${isCurrent ? "; the current setting" : ""}. Set the sliders to it.`,
-          });
-          td.dataset.level = String(level(c, this.count));
-          if (isBest) td.classList.add("map-best");
-          td.append(b);
-        }
-        if (isCurrent) { td.classList.add("map-current"); td.setAttribute("aria-current", "true"); }
-        tr.append(td);
-      });
+      grid.overlaps.forEach((overlap, j) => tr.append(this.drawCell(size, overlap, this.cells[i], j, Boolean(best && best.all && best.i === i && best.j === j))));
       tbody.append(tr);
     });
-    const caption = cell("caption", `Answers intact (of ${this.count}) at each chunk size (rows) and overlap (columns)${unit}; ` +
+    const caption = cell("caption", `Answers intact (of ${this.count}) at each chunk size (rows) and overlap (columns)${this.unit || ""}; ` +
       "darker is fewer, yellow is all. Hover or focus a cell for its cost; click it to set the sliders.");
-    // One tab stop: the cell focused before this redraw, else the current setting's, the best or the first.
     const table = $("map-table"), focused = table.contains(document.activeElement) ? document.activeElement : null;
     const key = focused && focused.dataset.size ? [focused.dataset.size, focused.dataset.overlap] : null;
     table.replaceChildren(caption, thead, tbody);
-    const buttons = [...tbody.querySelectorAll("button[data-size]")];
+    this.tabStop(tbody, key, best);
+    this.name(best);
+    this.sayCurrent();
+  }
+
+  /** One cell: pending ("…"), refused ("–"), or a button labelled with the answers intact. */
+  drawCell(size, overlap, row, j, isBest) {
+    const td = document.createElement("td");
+    const isCurrent = this.current && this.current.size === size && this.current.overlap === overlap;
+    if (!row) {
+      td.className = "map-pending";
+      td.append(cell("span", "…", { "aria-label": `size ${size}, overlap ${overlap}: not yet computed` }));
+    } else if (!row[j]) {
+      const words = cellWords(size, overlap, null, this.count);
+      td.className = "map-null";
+      td.append(cell("span", "–", { "data-words": words, title: words }));
+    } else {
+      const c = row[j], words = cellWords(size, overlap, c, this.count);
+      td.dataset.level = String(level(c, this.count));
+      if (isBest) td.classList.add("map-best");
+      td.append(cell("button", String(c.intact), {
+        type: "button", "data-size": String(size), "data-overlap": String(overlap), "data-level": td.dataset.level, "data-words": words, title: words,
+        "aria-label": `${words}${isBest ? "; the cheapest that keeps every answer" : ""}${isCurrent ? "; the current setting" : ""}. Set the sliders to it.`,
+      }));
+    }
+    if (isCurrent) { td.classList.add("map-current"); td.setAttribute("aria-current", "true"); }
+    return td;
+  }
+
+  /** One tab stop: the cell focused before this redraw (`key`), else the current setting's, the best or the first. */
+  tabStop(tbody, key, best) {
+    const grid = this.grid, buttons = [...tbody.querySelectorAll("button[data-size]")];
     const find = (size, overlap) => buttons.find((x) => x.dataset.size === String(size) && x.dataset.overlap === String(overlap));
     const stop = (key && find(...key)) || (this.current && find(this.current.size, this.current.overlap)) ||
       (best && find(grid.sizes[best.i], grid.overlaps[best.j])) || buttons[0];
     for (const x of buttons) x.tabIndex = x === stop ? 0 : -1;
     if (key && stop) stop.focus();
-    this.name(best);
-    this.sayCurrent();
   }
 
   /** Below the map, until a cell is hovered or focused: the current setting's cell, in words. */
