@@ -21,6 +21,7 @@ import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
 import { Persist } from "./assets/js/persist.js";
+import { guardPaste, totalChars } from "./assets/js/limits.js";
 import { Computer } from "./assets/js/compute.js";
 import { Controls } from "./assets/js/controls.js";
 import { Marks } from "./assets/js/marks.js";
@@ -46,6 +47,9 @@ const store = { state: defaultState(), embed: false, memo: {}, last: null };
 
 const controls = new Controls(onControl);
 const docInput = controls.input("doc");
+// Not kept by the browser's own form restoring: a page state the browser saves with each history
+// entry copies the whole text (seconds for megabytes at each rewrite of the URL); persist.js keeps it.
+docInput.setAttribute("autocomplete", "off");
 const picture = new Picture({ canvas: $("picture"), wrap: $("picture-wrap"), head: $("detail-head"), body: $("detail-text"),
   onMarkSentence: (span, doc) => marks.markSentence(span, doc) });
 const results = new Results(picture);
@@ -278,6 +282,7 @@ async function main() {
   $("mark-value").addEventListener("click", () => marks.markFactPart("value"));
   $("clear-mark").addEventListener("click", () => marks.clear());
   window.addEventListener("hashchange", applyFragment);
+  guardPaste(docInput, () => totalChars(store.state), (sentence) => showMessage(sentence, false));
   $("download-state").addEventListener("click", () => persist.download());
   $("load-state").addEventListener("change", async (e) => { await persist.load(e.target.files[0]); e.target.value = ""; });
   await applyFragment();

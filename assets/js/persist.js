@@ -19,7 +19,7 @@ import { PARAMS, settle } from "./params.js";
 import { defaultState } from "./state.js";
 import { MAX_DOCUMENTS } from "./collection.js";
 import { settingsFromParams } from "./url-state.js";
-import { MAX_CHARS } from "./limits.js";
+import { MAX_CHARS, totalChars } from "./limits.js";
 
 const DB = "ragsim", STORE = "state", KEY = "current";
 const SAVE_DELAY = 800; // ms after the last change
@@ -161,7 +161,7 @@ export class Persist {
     clearTimeout(this.timer);
     if (this.store.embed || typeof indexedDB === "undefined") return this.saving;
     const s = this.store.state;
-    if (s.docs.reduce((n, d, i) => n + (i === s.sel ? s.doc : d.text).length, 0) > MAX_CHARS) return this.saving;
+    if (totalChars(s) > MAX_CHARS) return this.saving;
     const saved = toSaved(s);
     this.saving = this.saving.then(() => transact("readwrite", (os) => os.put(saved, KEY))).catch((err) => {
       console.warn("The state could not be stored:", err);

@@ -1,0 +1,323 @@
+"""Issue 9, the page half: nothing a link, a paste or a file can do hangs the page, corrupts the
+runtime or loses the user's text.
+
+One page for the module (Pyodide boots once, again after each restart), opened with a listener for
+Content-Security-Policy violations installed before any of the page's scripts run: every flow here
+runs under the page's real policy, and the last test asserts none was reported.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from urllib.parse import quote
+
+import pytest
+
+from a11y import SETTLED  # the page shows the request its controls make
+
+INDEX = "index.html"
+BOOTED = "() => ['ready', 'error'].includes(document.body.dataset.state)"
+BOOT_TIMEOUT_MS = 120_000
+
+
+@pytest.fixture(scope="module")
+def violations(module_page) -> list[str]:
+    """CSP violations the page reports (securitypolicyviolation), across every navigation."""
+    seen: list[str] = []
+    module_page.expose_function("__reportCsp", lambda text: seen.append(text))
+    module_page.add_init_script("""document.addEventListener("securitypolicyviolation",
+      (e) => window.__reportCsp(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));""")
+    return seen
+
+
+@pytest.fixture(scope="module")
+def page(violations, booted_page):
+    page = booted_page(INDEX)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.wait_for_function(SETTLED, timeout=60_000)
+    return page
+
+
+def settle(page, timeout=120_000):
+    page.wait_for_function(SETTLED, polling=200, timeout=timeout)
+
+
+def open_fragment(page, fragment):
+    """As a person opening a link: the hash is set twice so that it changes even when the page
+    wrote the same one itself."""
+    page.evaluate("h => { location.hash = 'k=3'; location.hash = h; }", fragment)
+
+
+def message(page):
+    el = page.locator("#message")
+    return el.inner_text() if el.is_visible() else ""
+
+
+def deflated(plain: str) -> str:
+    """url-state.js's `z=`: base64url of deflate-raw."""
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    raw = c.compress(plain.encode()) + c.flush()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+# --- the policy -------------------------------------------------------------------------------
+
+def test_the_page_carries_a_strict_policy_and_boots_under_it(page, violations):
+    csp = page.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content")
+    directives = dict((d.split()[0], d.split()[1:]) for d in csp.split(";") if d.strip())
+    assert directives["script-src"] == ["'self'"]  # no inline script, no eval, no wasm compile in the page
+    assert directives["connect-src"] == ["'self'"]
+    assert directives["object-src"] == ["'none'"] and directives["base-uri"] == ["'none'"]
+    assert directives["default-src"] == ["'none'"]
+    assert page.evaluate("document.querySelectorAll('script:not([src]), [onerror], [onload], [onclick]').length") == 0
+    assert page.evaluate("document.body.dataset.state") == "ready"
+    assert violations == []
+
+
+# --- a worker that cannot be lost -------------------------------------------------------------
+
+def test_a_hostile_separator_link_is_refused_with_a_sentence_and_the_page_recovers(page):
+    doc = "a" * 3000 + "!"
+    fragment = (f"#doc={quote(doc)}&q=aaa&strategy=langchain-recursive&size=200&overlap=0"
+                f"&separators={quote(json.dumps(['(?:a+)+b']))}&is_separator_regex=1")
+    open_fragment(page, fragment)
+    page.wait_for_function("() => document.body.dataset.state === 'error'", timeout=60_000)
+    text = message(page)
+    assert "separators" in text and "backtrack" in text.lower(), text
+    assert page.evaluate("window.ragsim.restarts()") == 0  # the core refused it: nothing to restart
+    # A later edit computes: the worker is alive and answering.
+    page.get_by_label("is_separator_regex").uncheck()
+    settle(page)
+    assert message(page) == ""
+    assert page.evaluate("window.ragsim.response().chunks.length") > 0
+
+
+def test_a_missed_deadline_restarts_the_worker_says_so_and_shows_the_old_result_as_stale(page, tmp_path):
+    open_fragment(page, "size=30")
+    settle(page)
+    page.wait_for_timeout(800)  # let the code panel and the sweep ask their questions first
+    before = page.locator("#verdict-headline").inner_text()
+    restarts = page.evaluate("window.ragsim.restarts()")
+    page.evaluate("window.ragsim.setDeadline(1)")  # test-only: every request now misses its deadline
+    question = page.get_by_label("Question", exact=True)
+    question.fill("How long are hourly snapshots kept?")
+    question.fill("How long are weekly snapshots kept?")  # queued or sent to the new worker: not lost
+    page.wait_for_function(f"() => window.ragsim.restarts() > {restarts}", timeout=30_000)
+    page.evaluate("window.ragsim.setDeadline(null)")
+    assert "longer than 0.001 seconds" in page.evaluate("window.ragsim.lastLoss()")
+    assert "stopped and restarted" in message(page)
+    # Until the new worker is ready the old result stays, greyed and labelled, never as current.
+    assert page.evaluate("document.getElementById('results').classList.contains('stale')")
+    assert page.locator("#verdict-headline").inner_text() == before
+    label = page.evaluate("getComputedStyle(document.getElementById('verdict'), '::before').content")
+    assert "Out of date" in label
+    page.screenshot(path=str(tmp_path / "restarted.png"))
+    # The new worker gets the state back: the newest question is computed, nothing stays "computing".
+    settle(page)
+    assert page.evaluate("window.ragsim.shownRequest().query") == "How long are weekly snapshots kept?"
+    assert message(page) == ""
+    question.fill("How long are daily snapshots kept?")
+    settle(page)
+    assert page.evaluate("window.ragsim.restarts()") == restarts + 1
+
+
+SUPERVISE = """async (kind) => {
+  const build = await (await fetch("/build.json")).json();
+  const { Gate } = await import("/" + build.assets["assets/js/worker-client.js"]);
+  const { Supervisor } = await import("/" + build.assets["assets/js/supervisor.js"]);
+  // A stand-in for the Pyodide worker: ready at once, then answers as `kind` says.
+  let made = 0;
+  const fake = () => {
+    made++;
+    const w = new EventTarget();
+    const say = (data) => setTimeout(() => w.dispatchEvent(new MessageEvent("message", { data })), 5);
+    w.terminate = () => { w.terminated = true; };
+    w.postMessage = (m) => {
+      if (made > 1 || m.request === '"fine"') return say({ id: m.id, ok: true, result: '{"fine": true}', ms: 1 });
+      if (kind === "memory") say({ id: m.id, ok: false, error: { field: "", message: "Internal error: MemoryError" } });
+      if (kind === "garbage") say({ id: m.id, ok: true, result: "\\u0000\\u00ff\\ufffd" });
+      if (kind === "fatal") say({ type: "status", stage: "failed", message: "Python stopped after a fatal error" });
+      // "hang": no answer at all
+    };
+    say({ type: "status", stage: "ready" });
+    return new Gate(w);
+  };
+  const sup = new Supervisor(fake);
+  sup.deadlineMs = 200;
+  const statuses = [];
+  const restarts = [];
+  sup.onstatus = (s) => statuses.push(s.stage);
+  sup.onrestart = (s) => restarts.push(s);
+  await sup.ready;
+  const first = sup.submit('"bad"');
+  const queued = sup.submit('"queued"');
+  const [a, b] = await Promise.all([first, queued]);
+  const again = await sup.submit('"bad"');           // the request that lost a worker: refused at once
+  const fine = await sup.submit('"fine"');           // anything else: answered by the new worker
+  return { a, b, again, fine, made, restarts, statuses, count: sup.restarts };
+}"""
+
+
+@pytest.mark.parametrize("kind, words", [
+    ("memory", "more memory than the page has"),
+    ("garbage", "could not be read"),
+    ("fatal", "fatal error"),
+    ("hang", "longer than 0.2 seconds"),
+])
+def test_the_supervisor_replaces_a_lost_worker_once_and_refuses_its_killer(page, kind, words):
+    out = page.evaluate(SUPERVISE, kind)
+    assert out["count"] == 1 and out["made"] == 2 and len(out["restarts"]) == 1
+    assert words in out["restarts"][0]
+    assert out["a"]["lost"] and out["a"]["culprit"] and words in out["a"]["error"]["message"]
+    # The queued request did not kill anything: it is answered "lost", not blamed, and not remembered.
+    assert out["b"]["lost"] and not out["b"]["culprit"]
+    assert out["again"]["known"] and words in out["again"]["error"]["message"]
+    assert out["fine"] == {"id": out["fine"]["id"], "ok": True, "result": '{"fine": true}', "ms": 1}
+
+
+def test_a_memory_exhausting_link_is_refused_and_a_later_edit_computes(page, server):
+    # 25 KB of link that inflates to 8 MB of text, chunked one character at a time: the core's
+    # chunk limit refuses it before any work (it used to exhaust Pyodide's memory).
+    plain = f"doc={'a+' * 4_000_000}&q=aaa&unit=chars&size=1&overlap=0"
+    fragment = "#z=" + deflated(plain)
+    assert len(fragment) < 30_000
+    restarts = page.evaluate("window.ragsim.restarts()")
+    open_fragment(page, fragment)
+    page.wait_for_function("() => document.body.dataset.state === 'error'", timeout=120_000)
+    text = message(page)
+    assert "200,000" in text and "chunk" in text.lower(), text
+    assert page.evaluate("document.getElementById('results').classList.contains('stale')")
+    page.get_by_label("Chunk size", exact=True).fill("4000")
+    settle(page)
+    assert message(page) == ""
+    assert page.evaluate("window.ragsim.restarts()") == restarts
+
+
+# --- size limits ------------------------------------------------------------------------------
+
+def paste(page, text_js):
+    """Put a text made in the page (a JS expression) into the Document box, as a paste does."""
+    page.evaluate(f"""() => {{ const ta = document.getElementById('param-doc'); ta.value = {text_js};
+                             ta.dispatchEvent(new Event('input', {{bubbles: true}})); }}""")
+
+
+def test_a_60_megabyte_paste_is_refused_with_a_sentence_before_it_is_inserted(page, page_errors):
+    open_fragment(page, "size=24")
+    settle(page)
+    before = page.input_value("#param-doc")
+    errors = len(page_errors)
+    # The paste as the browser delivers it (clipboardData); the page refuses it before the text box
+    # takes 60 MB, which would freeze the page for a minute.
+    page.evaluate("""() => { const data = new DataTransfer();
+      data.setData("text/plain", "Compaction merges hourly snapshots. ".padEnd(40).repeat(1_500_000));
+      const ta = document.getElementById("param-doc");
+      ta.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true })); }""")
+    text = message(page)
+    assert "The paste was not inserted" in text and "10,000,000" in text and "60,00" in text, text
+    assert page.input_value("#param-doc") == before  # the text box keeps what it had: its result is still current
+    assert page_errors[errors:] == []
+
+
+def test_a_document_over_the_limit_is_refused_before_work_and_the_old_verdict_goes_stale(page, page_errors):
+    open_fragment(page, "size=24")
+    settle(page)
+    errors = len(page_errors)
+    paste(page, "'Compaction merges hourly snapshots. '.padEnd(40).repeat(262_500)")  # 10.5 million characters
+    page.wait_for_function("() => document.body.dataset.state === 'error'", timeout=60_000)
+    text = message(page)
+    assert "10,500,000 characters" in text and "limit of 10,000,000" in text, text
+    assert page.evaluate("document.getElementById('results').classList.contains('stale')")
+    assert page_errors[errors:] == []  # no uncaught JSON.parse error, nothing garbled
+    open_fragment(page, "size=24")
+    settle(page)
+
+
+def test_a_5_megabyte_paste_leaves_the_page_interactive_while_the_worker_computes(page):
+    open_fragment(page, "size=24")
+    settle(page)
+    page.evaluate("""() => { window.__long = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(Math.round(e.duration)); })
+        .observe({ type: "longtask" }); }""")
+    paste(page, "('Restores read from object storage and can take minutes. '.repeat(10) + '\\n\\n').repeat(9000)")
+    page.get_by_label("Chunk size", exact=True).fill("300")
+    page.wait_for_function("() => document.body.dataset.state === 'computing'")
+    # While the worker chews on 5 MB, a click is handled: the mark is cleared at once.
+    page.click("#clear-mark")
+    assert page.evaluate("window.ragsim.request().span") is None
+    assert page.evaluate("document.body.dataset.state") == "computing"
+    settle(page, timeout=180_000)
+    assert page.evaluate("window.ragsim.request().documents[0].text.length") > 5_000_000
+    longest = page.evaluate("Math.max(0, ...window.__long)")
+    print(f"\nlong tasks during a 5 MB paste and its computation: {page.evaluate('window.__long')} ms (longest {longest})")
+    open_fragment(page, "size=24")
+    settle(page)
+
+
+# --- nothing lost -----------------------------------------------------------------------------
+
+def test_a_300000_character_paste_comes_back_after_a_reload(page, server):
+    open_fragment(page, "size=24")
+    settle(page)
+    body = "Snapshots are kept for thirty days. " * 8400
+    text = body[:299_980] + "THE END MARKER HERE."
+    assert len(text) == 300_000
+    page.evaluate("t => { const ta = document.getElementById('param-doc'); ta.value = t; ta.dispatchEvent(new Event('input', {bubbles: true})); }", text)
+    page.get_by_label("Question", exact=True).fill("How long are snapshots kept?")
+    settle(page)
+    page.evaluate("window.ragsim.stored()")
+    # The address bar now holds the settings only (the document is too long for a link).
+    assert "doc=" not in page.evaluate("location.hash")
+    page.reload()
+    page.wait_for_function(BOOTED, timeout=BOOT_TIMEOUT_MS)
+    settle(page)
+    assert page.input_value("#param-doc") == text
+    assert page.input_value("#param-q") == "How long are snapshots kept?"
+    assert page.evaluate("window.ragsim.shownRequest().documents[0].text.length") == 300_000
+    # Copy link says it cannot carry the document, and what to do instead.
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
+    page.click("#copy-link")
+    page.wait_for_function("() => document.getElementById('mark-info').textContent.includes('Download state')")
+    assert "too long to travel in a link" in page.locator("#mark-info").inner_text()
+
+
+def test_a_link_with_documents_wins_over_the_stored_state(page):
+    open_fragment(page, f"#doc={quote('Short linked text about retention. It lasts a week.')}&q=retention")
+    settle(page)
+    page.reload()
+    page.wait_for_function(BOOTED, timeout=BOOT_TIMEOUT_MS)
+    settle(page)
+    assert page.input_value("#param-doc") == "Short linked text about retention. It lasts a week."
+
+
+def test_download_state_and_load_it_back(page, tmp_path):
+    doc = "Tidewater keeps hourly snapshots for 48 hours.\n\nWeekly ones last a year. " * 3
+    open_fragment(page, f"#doc={quote(doc)}&q={quote('How long are weekly snapshots kept?')}&size=9&overlap=2&k=1"
+                        f"&answer={quote('Weekly ones last a year.')}")
+    settle(page)
+    with page.expect_download() as info:
+        page.click("#download-state")
+    path = tmp_path / "state.json"
+    info.value.save_as(path)
+    saved = json.loads(path.read_text())
+    assert saved["ragsim"] == "state" and saved["docs"][0]["text"] == doc
+    assert saved["settings"]["q"] == "How long are weekly snapshots kept?" and saved["settings"]["size"] == 9
+    assert doc[saved["span"]["start"]:saved["span"]["end"]] == "Weekly ones last a year."
+    sent = page.evaluate("window.ragsim.shownRequest()")
+    open_fragment(page, "size=24")  # something else entirely
+    settle(page)
+    page.set_input_files("#load-state", str(path))
+    settle(page)
+    assert page.evaluate("window.ragsim.shownRequest()") == sent
+    # A file that is not a state is refused with a sentence, and nothing changes.
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"ragsim": "state", "version": 1, "docs": "nope"}))
+    page.set_input_files("#load-state", str(bad))
+    page.wait_for_function("() => document.getElementById('mark-info').textContent.includes('was not loaded')")
+    assert page.evaluate("window.ragsim.request()") == sent
+
+
+def test_no_policy_violation_in_any_of_these_flows(page, violations, page_errors):
+    assert violations == []
+    assert not [e for e in page_errors if "Content Security Policy" in e or "Content-Security-Policy" in e]
