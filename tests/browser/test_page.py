@@ -320,7 +320,8 @@ def test_bad_fragments_get_a_message_and_a_working_page(page, dialogs, fragment,
 
 def document_is_clean(page):
     return page.evaluate("""() => document.querySelectorAll('img').length === 0
-      && [...document.scripts].every(s => s.type === 'module' && s.src.includes('/app.'))""")
+      && [...document.scripts].every(s => (s.type === 'module' && s.src.includes('/app.'))
+        || (!s.type && s.src.includes('/assets/js/from-disk.')))""")
 
 
 def test_hostile_text_in_document_question_and_url_runs_nothing(page, dialogs):

@@ -272,7 +272,9 @@ function paintStrip(ctx, { L, hoverSentence }) {
   }
   ctx.fillStyle = COLORS.text;
   ctx.font = FONTS.strip;
-  ctx.fillText("document: click a sentence to mark it as the answer", L.pad + 6, L.stripTop + L.stripH / 2);
+  const label = ["document: click a sentence to mark it as the answer", "click a sentence to mark it", ""]
+    .find((t) => ctx.measureText(t).width + 12 <= L.plotW); // the longest that fits (phones)
+  ctx.fillText(label, L.pad + 6, L.stripTop + L.stripH / 2);
 }
 
 /** Boundaries that share nothing although overlap was asked for: a red tick down to the strip,
