@@ -55,7 +55,7 @@ export class DenseClient {
 
   /** The request with every cosine known for its query and documents as they are (a copy), and
    * for each question's query of its question set (`question_similarities`). */
-  prepare(request) {
+  prepare(request, extra = []) {
     if (!isDense(request)) return request;
     const known = (query) => {
       const c = this.cosines(query), out = [];
@@ -70,7 +70,7 @@ export class DenseClient {
       return out;
     };
     const retrieval = { ...request.retrieval, similarities: known(request.query) };
-    const queries = [...new Set((request.questions || []).map((q) => q.query))].filter((q) => q !== request.query);
+    const queries = [...new Set([...(request.questions || []).map((q) => q.query), ...extra])].filter((q) => q !== request.query);
     if (queries.length) retrieval.question_similarities = Object.fromEntries(queries.map((q) => [q, known(q)]));
     return { ...request, retrieval };
   }
@@ -118,16 +118,19 @@ export class DenseClient {
     return { ok: true };
   }
 
-  /** The whole round trip for a caller outside the drag's gate (the overlap sweep): `send(request)`
-   * -> the worker's reply; asked again once the chunks it names are embedded. */
+  /** The whole round trip for a caller outside the drag's gate (the overlap sweep, the map, the
+   * audit): `send(request)` -> the worker's reply; asked again once the chunks it names are embedded
+   * (with the cosines of every query it named: the audit's fact names). */
   async simulate(send, request, lane = "side") {
     let reply = await send(this.prepare(request));
+    const queries = new Set();
     for (let round = 0; round < 3 && reply.ok && isDense(request); round++) {
       const response = JSON.parse(reply.result);
       if (!response.dense || !response.dense.pending) return reply;
       const filled = await this.fill(request, response, lane);
       if (!filled.ok) return filled.cancelled ? reply : { ok: false, error: { field: "retrieval.method", message: filled.message } };
-      reply = await send(this.prepare(request));
+      for (const q of Object.keys(response.dense.question_needs || {})) queries.add(q);
+      reply = await send(this.prepare(request, [...queries]));
     }
     return reply;
   }

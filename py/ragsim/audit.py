@@ -71,6 +71,7 @@ def _audit(request: dict, session: Session) -> dict:
         raise RequestError("chunking", "Give chunking as an object with unit and size.")
     overlaps = _read_overlaps(request)
     retrieval = read_retrieval_options(request.get("retrieval") or {})
+    ranker = _dense_ranker(request.get("retrieval") or {}, docs, session)  # None for BM25
     precision_k = get_int(request, "precision_k", "precision_k", default=3, minimum=1)
     texts = [d["text"] for d in docs]
     indexes = [session.index(t, retrieval["analyzer"]) for t in texts]
@@ -81,7 +82,8 @@ def _audit(request: dict, session: Session) -> dict:
     baseline_found = None
     for o in overlaps:
         try:
-            row, answered, in_top = _one_overlap(indexes, found, dict(chunking, overlap=o), o, retrieval, precision_k, session)
+            row, answered, in_top = _one_overlap(indexes, found, dict(chunking, overlap=o), o, retrieval, precision_k, session,
+                                                 ranker)
         except RequestError as e:
             rows.append({"overlap": o, "error": e.message})
             continue
@@ -108,10 +110,29 @@ def _audit(request: dict, session: Session) -> dict:
             "stretch": [a, z],
             **extra,
         })
-    return {"facts": facts_out, "rows": rows, "precision_k": precision_k, "overlaps": overlaps}
+    out = {"facts": facts_out, "rows": rows, "precision_k": precision_k, "overlaps": overlaps}
+    if ranker is not None:
+        ranker.report(out)
+    return out
 
 
-def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, session):
+def _dense_ranker(r: dict, docs: list[dict], session):
+    """Dense or hybrid (SPEC section 10): each fact's name is a query of its own, ranked by its cosines
+    (from the host, or from the page's `retrieval.question_similarities` keyed by the name's text)."""
+    from . import dense
+
+    options = dense.read_options(r)
+    if options.method == "bm25":
+        return None
+
+    class Req:  # what QuestionRanker reads of a simulate request
+        retriever, query = options, ""
+
+    Req.docs = docs
+    return dense.QuestionRanker(Req, session)
+
+
+def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, session, ranker=None):
     """One row of the table, the chunk numbers answering each fact, and the facts found in the top k."""
     starts, ends, lengths, first = [], [], [], []
     layouts, unit, units_stored = [], None, 0
@@ -142,7 +163,8 @@ def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, sess
     for i, (di, f) in enumerate(found):
         if answered[i]:
             name = indexes[di].text[f.name[0] : f.name[1]]
-            by_name.setdefault(tuple(query_terms_for(name, retrieval["analyzer"])), []).append(i)
+            key = tuple(query_terms_for(name, retrieval["analyzer"]))
+            by_name.setdefault(key if ranker is None else (key, name), []).append(i)  # dense: the text is the query
     # which documents hold each term, so a term is looked up only where it occurs
     holders: dict[str, list[int]] = {}
     for di, index in enumerate(indexes):
@@ -153,7 +175,8 @@ def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, sess
                 holders.setdefault(t, []).append(di)
     occurrence_cache: dict[str, tuple[list[int], list[int]]] = {}
     in_top = set()
-    for q, members in by_name.items():
+    for key, members in by_name.items():
+        q = key if ranker is None else key[0]
         occ = {}
         for t in dict.fromkeys(q):
             if t not in occurrence_cache:
@@ -166,6 +189,8 @@ def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, sess
             occ[t] = occurrence_cache[t]
         scores = bm25.score_all(list(q), lengths, occ, retrieval["variant"], retrieval["k1"], retrieval["b"],
                                 retrieval["delta"])
+        if ranker is not None:
+            scores = ranker.scores_over(key[1], indexes, starts, ends, scores)
         ordered = sorted(scores)
         for i in members:
             best = min(answered[i], key=lambda number: (-scores[number - 1], number)) - 1

@@ -256,10 +256,21 @@ class QuestionRanker:
         o = self.options
         return Ranked(scores_and_order(o.method, bm25_scores, similarities, o.c, o.weights)[1])
 
+    def scores_over(self, text: str, indexes, starts: list, ends: list, bm25_scores: list[float]) -> list[float]:
+        """The audit's scores for query `text` over chunks given per document (starts[d], ends[d],
+        documents' DocIndex `indexes`): cosines (dense), RRF (hybrid), or BM25's while pending."""
+        keys = [(self.ids[d], s, e) for d in range(len(indexes)) for s, e in zip(starts[d], ends[d])]
+        texts = [indexes[d].text[s:e] for d in range(len(indexes)) for s, e in zip(starts[d], ends[d])]
+        similarities = self.host.similarities(text, texts, keys) if keys else []
+        if similarities is None:
+            self.pending = True
+            return bm25_scores
+        o = self.options
+        return scores_and_order(o.method, bm25_scores, similarities, o.c, o.weights)[0]
+
     def report(self, out: dict) -> None:
         """The response's `dense` gets `questions_pending` and, from the page's cosines, `question_needs`."""
         d = out.setdefault("dense", {})
         d["questions_pending"] = self.pending
         d["question_needs"] = self.host.needs() if isinstance(self.host, GivenByQuery) else {}
-        if self.pending:
-            d["pending"] = True
+        d["pending"] = d.get("pending", False) or self.pending

@@ -164,3 +164,29 @@ def test_a_question_set_and_the_map_rank_each_question_densely(page):
     grid = page.evaluate("() => window.ragsim.map().grid")
     assert grid == {"sizes": [16, 24], "overlaps": [0, 6]}
     assert page.evaluate("() => window.ragsim.map().cells") == api.simulate({**request, "map": grid})["map"]["cells"]
+
+
+def test_the_audit_ranks_each_fact_name_densely(page):
+    from ragsim.audit import audit
+
+    restore(page)
+    facts = ("The Galle Ring orbits at 42,000 km. Kestrel Station has 14 crew. The relay at Vesta handles 300 messages "
+             "a day. Ceres Yard builds 12 tugs each year. The Pallas array draws 8 megawatts at peak load. ")
+    page.get_by_label("Document", exact=True).fill(facts)
+    page.get_by_label("Chunk size", exact=True).fill("10")
+    page.get_by_label("Retriever", exact=True).select_option("dense")
+    dense_settled(page)
+    req = page_request(page)
+    page.wait_for_function("() => document.body.dataset.dense === 'ready'", timeout=120_000)
+    embedded = page.evaluate("window.ragsim.dense().embedded")
+    page.get_by_role("button", name="Run the audit").click()
+    page.wait_for_function("() => document.getElementById('audit').dataset.state === 'done'", timeout=180_000)
+    shown = page.evaluate("window.ragsim.audit()")
+    chunking = {k: v for k, v in req["chunking"].items() if k != "overlap"}
+    overlaps = [r["overlap"] for r in shown["rows"]]
+    expected = audit({"documents": req["documents"], "chunking": chunking, "retrieval": req["retrieval"], "overlaps": overlaps})
+    assert expected["facts"] and "error" not in expected
+    keys = ["overlap", "chunks", "facts", "destroyed", "found_top_k"]
+    assert [{k: r.get(k) for k in keys} for r in shown["rows"]] == [{k: r.get(k) for k in keys} for r in expected["rows"]]
+    assert [f["found_at"] for f in shown["facts"]] == [f["found_at"] for f in expected["facts"]]
+    assert page.evaluate("window.ragsim.dense().embedded") > embedded  # the audit's own splits, embedded by the page
