@@ -250,6 +250,7 @@ function startPanels(gate) {
   results.investigate.sync(store.state, sweepOverlaps(store.state));
   results.audit = new AuditPanel({
     gate,
+    simulate: (request) => computer.dense.simulate((r) => gate.send({ type: "audit", request: JSON.stringify(r) }), request, "audit"),
     request: () => buildRequest(store.state, { embed: store.embed }),
     overlaps: () => sweepOverlaps(store.state),
     follow: (f) => marks.followFact(f),
