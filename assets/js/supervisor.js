@@ -164,7 +164,7 @@ export class Supervisor {
     const waiting = [...this.calls].filter((c) => c.gate === gate);
     for (const c of waiting) {
       this.calls.delete(c);
-      const text = c === culprit || !culprit ? sentence : "Python was restarted before this was answered; it is asked again when Python is ready.";
+      const text = c === culprit || !culprit ? sentence : "Python was restarted before this was answered; the message above says why.";
       c.resolve({ ok: false, lost: true, culprit: c === culprit, error: { field: "", message: text } });
     }
     gate.onstatus = null;
