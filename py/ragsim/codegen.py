@@ -25,85 +25,82 @@ def _langchain_tail(keep, size: int, overlap: int, strip: bool) -> list[str]:
     ]
 
 
-def _splitter_lines(chunking: dict) -> list[str]:
-    """Lines that leave the chunk texts of one document `text` in `chunks`."""
-    name = chunking.get("strategy", "window")
-    if not isinstance(name, str) or name not in STRATEGIES:
-        get_choice(chunking, "strategy", "chunking.strategy", tuple(STRATEGIES))  # raises the usual error
-    from .tokens.codegen import handles, token_lines  # tiktoken tokens (issue 12)
+def _character_lines(chunking: dict) -> list[str]:
+    size, overlap, strip = lc.read_common(chunking)
+    separator = get_str(chunking, "separator", "chunking.separator", default="\n\n")
+    is_regex = get_bool(chunking, "is_separator_regex", "chunking.is_separator_regex", default=False)
+    keep = lc.read_keep_separator(chunking, default=False)
+    return [
+        "from langchain_text_splitters import CharacterTextSplitter",
+        "",
+        "splitter = CharacterTextSplitter(",
+        f"    separator={separator!r},",
+        f"    is_separator_regex={is_regex!r},",
+        *_langchain_tail(keep, size, overlap, strip),
+    ]
 
-    if handles(chunking):
-        return token_lines(chunking)
-    if name.startswith("llamaindex-"):
-        from .codegen_llamaindex import llamaindex_lines
 
-        return llamaindex_lines(chunking)
-    if name == "langchain-character":
-        size, overlap, strip = lc.read_common(chunking)
-        separator = get_str(chunking, "separator", "chunking.separator", default="\n\n")
-        is_regex = get_bool(chunking, "is_separator_regex", "chunking.is_separator_regex", default=False)
-        keep = lc.read_keep_separator(chunking, default=False)
+def _recursive_lines(chunking: dict) -> list[str]:
+    size, overlap, strip = lc.read_common(chunking)
+    separators, is_regex = langchain_recursive.read_separators(chunking)
+    keep = lc.read_keep_separator(chunking, default=True)
+    common = _langchain_tail(keep, size, overlap, strip)
+    language = chunking.get("language")
+    if language is not None:
         return [
-            "from langchain_text_splitters import CharacterTextSplitter",
+            "from langchain_text_splitters import Language, RecursiveCharacterTextSplitter",
             "",
-            "splitter = CharacterTextSplitter(",
-            f"    separator={separator!r},",
-            f"    is_separator_regex={is_regex!r},",
-            *_langchain_tail(keep, size, overlap, strip),
-        ]
-    if name == "langchain-recursive":
-        size, overlap, strip = lc.read_common(chunking)
-        separators, is_regex = langchain_recursive.read_separators(chunking)
-        keep = lc.read_keep_separator(chunking, default=True)
-        common = _langchain_tail(keep, size, overlap, strip)
-        language = chunking.get("language")
-        if language is not None:
-            return [
-                "from langchain_text_splitters import Language, RecursiveCharacterTextSplitter",
-                "",
-                "splitter = RecursiveCharacterTextSplitter.from_language(",
-                f"    Language.{language.upper()},",
-                *common,
-            ]
-        return [
-            "from langchain_text_splitters import RecursiveCharacterTextSplitter",
-            "",
-            "splitter = RecursiveCharacterTextSplitter(",
-            f"    separators={list(separators)!r},",
-            f"    is_separator_regex={is_regex!r},",
+            "splitter = RecursiveCharacterTextSplitter.from_language(",
+            f"    Language.{language.upper()},",
             *common,
         ]
-    if name == "haystack":
-        split_by = get_choice(chunking, "split_by", "chunking.split_by", tuple(haystack.SPLIT_BY), default="word")
-        length = get_int(chunking, "size", "chunking.size", default=200, minimum=1)
-        overlap = get_int(chunking, "overlap", "chunking.overlap", default=0, minimum=0)
-        threshold = get_int(chunking, "split_threshold", "chunking.split_threshold", default=0, minimum=0)
-        return [
-            "from haystack import Document",
-            "from haystack.components.preprocessors import DocumentSplitter",
-            "",
-            "splitter = DocumentSplitter(",
-            f"    split_by={split_by!r},",
-            f"    split_length={length},",
-            f"    split_overlap={overlap},",
-            f"    split_threshold={threshold},",
-            ")",
-            'chunks = [d.content for d in splitter.run(documents=[Document(content=text)])["documents"]]',
-        ]
+    return [
+        "from langchain_text_splitters import RecursiveCharacterTextSplitter",
+        "",
+        "splitter = RecursiveCharacterTextSplitter(",
+        f"    separators={list(separators)!r},",
+        f"    is_separator_regex={is_regex!r},",
+        *common,
+    ]
+
+
+def _haystack_lines(chunking: dict) -> list[str]:
+    split_by = get_choice(chunking, "split_by", "chunking.split_by", tuple(haystack.SPLIT_BY), default="word")
+    length = get_int(chunking, "size", "chunking.size", default=200, minimum=1)
+    overlap = get_int(chunking, "overlap", "chunking.overlap", default=0, minimum=0)
+    threshold = get_int(chunking, "split_threshold", "chunking.split_threshold", default=0, minimum=0)
+    return [
+        "from haystack import Document",
+        "from haystack.components.preprocessors import DocumentSplitter",
+        "",
+        "splitter = DocumentSplitter(",
+        f"    split_by={split_by!r},",
+        f"    split_length={length},",
+        f"    split_overlap={overlap},",
+        f"    split_threshold={threshold},",
+        ")",
+        'chunks = [d.content for d in splitter.run(documents=[Document(content=text)])["documents"]]',
+    ]
+
+
+def _sentences_lines(chunking: dict) -> list[str]:
     unit, size, overlap = read_params(chunking)
-    if name == "sentences":
-        return [
-            "# No library packs sentences exactly this way: this is ragsim's own rule, so it calls",
-            "# ragsim's standard-library core (the py/ folder of ragsim on sys.path, or pip install ragsim).",
-            "# LlamaIndex's SentenceSplitter(chunk_size, chunk_overlap) is the nearest library call,",
-            "# but it counts tokens and splits sentences differently.",
-            "from ragsim.index import DocIndex",
-            "from ragsim.splitters import split",
-            "",
-            f"packed = split(DocIndex.build(text), {{'strategy': 'sentences', 'unit': {unit!r}, 'size': {size}, 'overlap': {overlap}}})",
-            "chunks = [text[e.start:e.end] for e in packed.extents]",
-        ]
-    # window: no library needed, and none cuts exactly these fixed windows.
+    return [
+        "# No library packs sentences exactly this way: this is ragsim's own rule, so it calls",
+        "# ragsim's standard-library core (the py/ folder of ragsim on sys.path, or pip install ragsim).",
+        "# LlamaIndex's SentenceSplitter(chunk_size, chunk_overlap) is the nearest library call,",
+        "# but it counts tokens and splits sentences differently.",
+        "from ragsim.index import DocIndex",
+        "from ragsim.splitters import split",
+        "",
+        f"packed = split(DocIndex.build(text), {{'strategy': 'sentences', 'unit': {unit!r}, 'size': {size}, 'overlap': {overlap}}})",
+        "chunks = [text[e.start:e.end] for e in packed.extents]",
+    ]
+
+
+def _window_lines(chunking: dict) -> list[str]:
+    """No library needed, and none cuts exactly these fixed windows."""
+    unit, size, overlap = read_params(chunking)
     step = size - overlap
     if unit == "words":
         return [
@@ -126,6 +123,32 @@ def _splitter_lines(chunking: dict) -> list[str]:
         f"    if a + {size} >= len(text):",
         "        break",
     ]
+
+
+# One line-writer per strategy that is not handled by the token or LlamaIndex code writers.
+_LINES = {
+    "langchain-character": _character_lines,
+    "langchain-recursive": _recursive_lines,
+    "haystack": _haystack_lines,
+    "sentences": _sentences_lines,
+    "window": _window_lines,
+}
+
+
+def _splitter_lines(chunking: dict) -> list[str]:
+    """Lines that leave the chunk texts of one document `text` in `chunks`."""
+    name = chunking.get("strategy", "window")
+    if not isinstance(name, str) or name not in STRATEGIES:
+        get_choice(chunking, "strategy", "chunking.strategy", tuple(STRATEGIES))  # raises the usual error
+    from .tokens.codegen import handles, token_lines  # tiktoken tokens (issue 12)
+
+    if handles(chunking):
+        return token_lines(chunking)
+    if name.startswith("llamaindex-"):
+        from .codegen_llamaindex import llamaindex_lines
+
+        return llamaindex_lines(chunking)
+    return _LINES[name](chunking)
 
 
 def _bm25_lines(retrieval: dict, query: str) -> list[str]:
