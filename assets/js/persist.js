@@ -20,6 +20,7 @@ import { defaultState } from "./state.js";
 import { MAX_DOCUMENTS } from "./collection.js";
 import { settingsFromParams } from "./url-state.js";
 import { MAX_CHARS, totalChars } from "./limits.js";
+import { refFits, textsOf } from "./question-wire.js";
 
 const DB = "ragsim", STORE = "state", KEY = "current";
 const SAVE_DELAY = 800; // ms after the last change
@@ -34,6 +35,8 @@ export function toSaved(s) {
     docs: s.docs.map((d, i) => ({ id: d.id, title: d.title, text: i === s.sel ? s.doc : d.text })),
     sel: s.sel, settings, span: s.span, fact: s.fact, find: s.find, expand: s.expand, overlaps: s.overlaps,
     example: s.example === "collection" ? "collection" : null,
+    // The question set (UTF-16, as the state holds it) and the map's grid: any size, unlike a link.
+    questions: s.questions, mapSizes: s.mapSizes, mapOverlaps: s.mapOverlaps, map: Boolean(s.map),
   };
 }
 
@@ -86,7 +89,26 @@ export function fromSaved(obj) {
     state.overlaps = [...new Set(obj.overlaps)];
   }
   state.example = obj.example === "collection" ? "collection" : null;
+  readSavedQuestions(state, obj, notes);
   return { state, notes };
+}
+
+/** The saved question set and map grid, each reference kept only while it still fits its document. */
+function readSavedQuestions(state, obj, notes) {
+  if (Array.isArray(obj.questions)) {
+    const texts = textsOf(state);
+    const refOk = (r) => r && typeof r.doc === "string" && isInt(r.start) && isInt(r.end) && refFits(texts, r);
+    const ids = new Set();
+    state.questions = obj.questions.slice(0, 2000)
+      .filter((q) => q && typeof q.id === "string" && typeof q.query === "string" && Array.isArray(q.refs) && !ids.has(q.id) && ids.add(q.id))
+      .map((q) => ({ id: q.id, query: q.query, refs: q.refs.filter(refOk).map((r) => ({ doc: r.doc, start: r.start, end: r.end })) }));
+    if (state.questions.length < obj.questions.length) notes.push("Some saved questions could not be read, so they are left out.");
+  }
+  const grid = (xs, min) => (Array.isArray(xs) && xs.length && xs.length <= 400 && xs.every((n) => isInt(n) && n >= min && n < 1e6) ? [...new Set(xs)] : null);
+  state.mapSizes = grid(obj.mapSizes, 1);
+  state.mapOverlaps = grid(obj.mapOverlaps, 0);
+  if (state.mapSizes && state.mapOverlaps && state.mapSizes.length * state.mapOverlaps.length > 400) state.mapSizes = state.mapOverlaps = null;
+  state.map = obj.map === true;
 }
 
 // IndexedDB ------------------------------------------------------------------------------------

@@ -200,6 +200,24 @@ def test_question_set_travels_in_the_link(page):
     assert len(page.locator("#qs-list > li").all()) == 2
 
 
+def test_question_set_is_kept_in_the_saved_state(page, tmp_path):
+    """Nothing lost (issue 9): the set goes into "Download state" whatever its size and comes back."""
+    build_two(page)
+    sent = page_request(page)["questions"]
+    with page.expect_download() as info:
+        page.click("#download-state")
+    path = tmp_path / "state.json"
+    info.value.save_as(path)
+    assert [q["query"] for q in json.loads(path.read_text())["questions"]] == [q["query"] for q in sent]
+    restore(page)
+    assert "questions" not in page_request(page)
+    page.set_input_files("#load-state", str(path))
+    page.wait_for_function("() => (window.ragsim.request().questions || []).length === 2")
+    settle(page)
+    assert len(page.locator("#qs-list > li").all()) == 2
+    assert page_request(page)["questions"] == sent
+
+
 def fragment_params(fragment):
     """The parameters of a fragment the page wrote, inflated when it is `z=` (deflate-raw, base64url)."""
     params = parse_qs(fragment.lstrip("#"))
