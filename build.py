@@ -24,6 +24,9 @@ What dist/ holds and why:
                                       sources it was built from (tests use it to skip fresh builds)
 
 Two builds from the same sources produce byte-identical trees.
+
+build.py is the entry; buildlib/ holds its parts (base: errors, commands, fetched inputs and the
+.venv; extras: rank files and the dense model; serving: the static server).
 """
 
 from __future__ import annotations
@@ -34,16 +37,13 @@ import contextlib
 import fcntl
 import functools
 import hashlib
-import http.server
 import io
 import json
 import os
 import re
 import shutil
-import socketserver
 import subprocess
 import sys
-import tarfile
 import tempfile
 import tomllib
 import zipfile
@@ -53,23 +53,17 @@ ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache"
 DIST = ROOT / "dist"
 
-# Pinned exactly: the runtime, its lock file and the Python it carries (3.14) move together.
-PYODIDE_VERSION = "314.0.7"
-PYODIDE_DIR = f"pyodide-{PYODIDE_VERSION}"
-# Only what the browser needs at run time; the npm package also ships typings, maps and consoles.
-PYODIDE_RUNTIME_FILES = (
-    "pyodide.mjs",
-    "pyodide.asm.mjs",
-    "pyodide.asm.wasm",
-    "python_stdlib.zip",
-    "pyodide-lock.json",
-)
-# Pure-Python wheel loaded on demand when a user turns stemming on; pinned for reproducibility.
-SNOWBALLSTEMMER_VERSION = "3.1.1"
-# Pure-Python PDF reader the worker installs when the first PDF arrives (ragsim.pdf reads it as
-# LangChain's PyPDFLoader does); the wheel's sha256 pinned: build.py refuses any other bytes.
-PYPDF_VERSION = "7.1.1"
-PYPDF_SHA256 = "04c5680d4b4cfa04ab505b09393fc949860c34a4dad6565284d11a2f5c3ce8b1"
+sys.path.insert(0, str(ROOT))  # buildlib/ beside this file, whatever the working directory
+from buildlib.base import (  # noqa: E402,F401  errors, commands, fetched inputs, .venv
+    HASH_LEN, PYODIDE_VERSION, PYODIDE_DIR, PYODIDE_RUNTIME_FILES, SNOWBALLSTEMMER_VERSION,
+    PYPDF_VERSION, PYPDF_SHA256, BuildError, sha256_hex, log, run, pyodide_package, wheel_name,
+    download_wheel, VENV, in_a_venv, project_python, need_node)
+from buildlib.extras import (  # noqa: E402,F401  rank files, the dense model and runtime
+    TIKTOKEN_SOURCE, TIKTOKEN_FILES, tiktoken_rank_files, tiktoken_dist_files, DENSE_TOOL,
+    DENSE_MODEL_ID, DENSE_MODEL_FILES, DENSE_NPM, npm_dist_files, dense_model_files,
+    dense_dist_files)
+from buildlib.serving import Handler, Server, make_server  # noqa: E402,F401
+
 
 # Files of the page. index.html is required; the rest are copied when present.
 PAGE_FILES = ("index.html", "app.js")
@@ -80,105 +74,10 @@ HASHED_SUFFIXES = (".js", ".css")
 REWRITE_SUFFIXES = (".html", ".js", ".mjs", ".css")
 # The generated module the worker imports (`import config from "./build-config.js"`).
 CONFIG_MODULE = "assets/build-config.js"
-HASH_LEN = 10
 
 # Reproducible zip entries: one fixed timestamp and mode for every file.
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 ZIP_MODE = 0o644 << 16
-
-
-class BuildError(Exception):
-    """A build step failed for a reason a person can fix; printed without a traceback."""
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def log(message: str) -> None:
-    print(f"build: {message}", file=sys.stderr, flush=True)
-
-
-def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(cmd, check=True, **kwargs)
-    except FileNotFoundError as exc:
-        raise BuildError(f"{cmd[0]} is not installed or not on PATH (needed for: {' '.join(cmd)})") from exc
-    except subprocess.CalledProcessError as exc:
-        raise BuildError(f"command failed with status {exc.returncode}: {' '.join(cmd)}") from exc
-
-
-# ---------------------------------------------------------------------------------------------
-# Inputs fetched once into .cache/
-
-
-def pyodide_package(cache: Path = CACHE) -> Path:
-    """The extracted npm package pyodide@PYODIDE_VERSION, fetched with `npm pack` on first use."""
-    target = cache / PYODIDE_DIR / "package"
-    if (target / "package.json").is_file():
-        return target
-    npm_dir = cache / "npm"
-    npm_dir.mkdir(parents=True, exist_ok=True)
-    tarball = npm_dir / f"pyodide-{PYODIDE_VERSION}.tgz"
-    if not tarball.is_file():
-        log(f"fetching pyodide@{PYODIDE_VERSION} with npm pack")
-        run(["npm", "pack", f"pyodide@{PYODIDE_VERSION}", "--silent"], cwd=npm_dir, stdout=subprocess.DEVNULL)
-    if not tarball.is_file():
-        raise BuildError(f"npm pack did not produce {tarball}")
-    staging = Path(tempfile.mkdtemp(dir=cache))
-    with tarfile.open(tarball) as tar:
-        tar.extractall(staging, filter="data")
-    version = json.loads((staging / "package" / "package.json").read_text())["version"]
-    if version != PYODIDE_VERSION:
-        raise BuildError(f"npm gave pyodide {version}, expected exactly {PYODIDE_VERSION}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():  # another build won the race
-        shutil.rmtree(staging)
-    else:
-        (staging / "package").rename(target)
-        shutil.rmtree(staging)
-    return target
-
-
-def wheel_name(path: Path) -> tuple[str, str]:
-    """(distribution, version) from a wheel file name."""
-    dist, version = path.name.split("-")[:2]
-    return dist, version
-
-
-def download_wheel(name: str, version: str | None, cache: Path = CACHE) -> Path:
-    """A pure-Python wheel for CPython 3.14 from pip's index, the exact version when it exists.
-
-    Falls back to whatever version pip picks when the exact one is missing (a mirror may lag)."""
-    wheels = cache / "wheels"
-    wheels.mkdir(parents=True, exist_ok=True)
-    norm = name.replace("-", "_")
-
-    def cached() -> Path | None:
-        found = sorted(wheels.glob(f"{norm}-*-py3-none-any.whl"))
-        exact = [w for w in found if version and wheel_name(w)[1] == version]
-        return (exact or found or [None])[-1]
-
-    hit = cached()
-    if hit and (version is None or wheel_name(hit)[1] == version):
-        return hit
-    base = [str(project_python()), "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-            "--python-version", "3.14", "--implementation", "py", "--abi", "none",
-            "--platform", "any", "-d", str(wheels)]
-    specs = [f"{name}=={version}", name] if version else [name]
-    for spec in specs:
-        log(f"pip download {spec}")
-        try:
-            run(base + [spec], stdout=subprocess.DEVNULL)
-        except BuildError as exc:
-            log(f"{exc}; trying the next candidate")
-            continue
-        hit = cached()
-        if hit:
-            if version and wheel_name(hit)[1] != version:
-                log(f"{name}=={version} is not available; using {hit.name}")
-            return hit
-    raise BuildError(f"could not download a py3-none-any wheel of {name} with pip")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,152 +208,6 @@ def hash_and_rewrite(files: dict[str, bytes]) -> tuple[dict[str, bytes], dict[st
 
 
 # ---------------------------------------------------------------------------------------------
-# tiktoken rank files (issue 12): OpenAI's cl100k_base and o200k_base, for exact token counts.
-# Taken from the llama-index-core wheel, which bundles both under tiktoken's cache names (the sha1
-# of each file's URL), and checked against the sha256 that tiktoken itself checks
-# (tiktoken_ext/openai_public.py); tests hold these equal to ragsim.tokens.ENCODINGS and tiktoken's.
-
-TIKTOKEN_SOURCE = ("llama-index-core", "0.14.25", "llama_index/core/_static/tiktoken_cache/")
-TIKTOKEN_FILES = {  # name: (sha256, name in tiktoken's cache)
-    "cl100k_base": ("223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-                    "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"),
-    "o200k_base": ("446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-                   "fb374d419588a4632f3f557e76b4b70aebbca790"),
-}
-
-
-def tiktoken_rank_files(cache: Path = CACHE) -> dict[str, bytes]:
-    """{name: bytes} of the official rank files, kept in .cache/tiktoken/<name>.tiktoken (where the
-    core's CPython loader, ragsim.tokens.host, also looks) and verified by sha256 on every build."""
-    target = cache / "tiktoken"
-    out: dict[str, bytes] = {}
-    for name, (sha, _) in TIKTOKEN_FILES.items():
-        path = target / f"{name}.tiktoken"
-        if path.is_file() and sha256_hex(path.read_bytes()) == sha:
-            out[name] = path.read_bytes()
-    missing = [n for n in TIKTOKEN_FILES if n not in out]
-    if missing:
-        dist, version, folder = TIKTOKEN_SOURCE
-        wheel = download_wheel(dist, version, cache)
-        with zipfile.ZipFile(wheel) as archive:
-            for name in missing:
-                sha, cache_name = TIKTOKEN_FILES[name]
-                data = archive.read(folder + cache_name)
-                if sha256_hex(data) != sha:
-                    raise BuildError(f"{name} in {wheel.name} has sha256 {sha256_hex(data)}, not tiktoken's {sha}")
-                target.mkdir(parents=True, exist_ok=True)
-                (target / f"{name}.tiktoken").write_bytes(data)
-                out[name] = data
-    return out
-
-
-def tiktoken_dist_files(cache: Path = CACHE) -> dict[str, bytes]:
-    """dist/ paths of the rank files, under a content hash: tiktoken/<hash>/<name>.tiktoken."""
-    return {f"tiktoken/{sha256_hex(data)[:HASH_LEN]}/{name}.tiktoken": data
-            for name, data in sorted(tiktoken_rank_files(cache).items())}
-
-
-# ---------------------------------------------------------------------------------------------
-# Dense retrieval (issue 13): the all-MiniLM-L6-v2 model as ONNX, made by tools/dense_model.py from
-# verified PyPI weights, and the runtime that runs it in the page (transformers.js and
-# onnxruntime-web's plain CPU wasm), both from npm, pinned and checked by sha256.
-
-DENSE_TOOL = ROOT / "tools" / "dense_model.py"
-DENSE_MODEL_ID = "all-MiniLM-L6-v2"
-# model_quantized.onnx is the int8 approximation (22 MB) a page may offer, labelled as such.
-DENSE_MODEL_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx",
-                     "onnx/model_quantized.onnx")
-# (package, exact version, sha256 of the npm tarball, {file in package/dist/: its sha256}).
-# transformers.js bundles onnxruntime-web's JavaScript; the wasm must come from that same build.
-DENSE_NPM = (
-    ("@huggingface/transformers", "4.3.2", "5414fb47b11ae2a8c10a3aac68f833e6fb6e9bde03e9e612ad7da3ea9e9d2663",
-     {"transformers.min.js": "8b5a3171f8876bab2b1820a7d65eb87628e3d30bb5ea85b9dd398e76eb34decb"}),
-    ("onnxruntime-web", "1.31.0-dev.20260914-8d85527a0",
-     "0de27582f3e3189dec4a2082513a0af1ea79ae7fd3039bbfe634a526e173cbe0",
-     {"ort-wasm-simd-threaded.mjs": "c57ca56328877353a575e51bbca6f18450027d6c9bf2307a2cb2c41363b4de9f",
-      "ort-wasm-simd-threaded.wasm": "06ba057753da3847e4c24f02d91ab133455b0817c69a44993a9a53a2146df9e3"}),
-)
-
-
-def npm_dist_files(name: str, version: str, tarball_sha: str, files: dict[str, str],
-                   cache: Path = CACHE) -> dict[str, bytes]:
-    """{file: bytes} from package/dist/ of name@version: the tarball fetched once with `npm pack`,
-    the files kept in .cache/npm/<name>-<version>/, everything checked by sha256 on every build."""
-    stem = f"{name.replace('@', '').replace('/', '-')}-{version}"  # npm pack's own file name
-    folder = cache / "npm" / stem
-    out = {f: (folder / f).read_bytes() for f in files if (folder / f).is_file()}
-    if any(sha256_hex(out.get(f, b"")) != sha for f, sha in files.items()):
-        tarball = cache / "npm" / f"{stem}.tgz"
-        if not tarball.is_file():
-            log(f"fetching {name}@{version} with npm pack")
-            tarball.parent.mkdir(parents=True, exist_ok=True)
-            run(["npm", "pack", f"{name}@{version}", "--silent"], cwd=tarball.parent, stdout=subprocess.DEVNULL)
-        data = tarball.read_bytes()
-        if sha256_hex(data) != tarball_sha:
-            raise BuildError(f"{tarball.name} has sha256 {sha256_hex(data)}, expected {tarball_sha}: delete it")
-        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            out = {f: tar.extractfile(f"package/dist/{f}").read() for f in files}
-        for f, sha in files.items():
-            if sha256_hex(out[f]) != sha:
-                raise BuildError(f"{name}@{version}'s dist/{f} has sha256 {sha256_hex(out[f])}, expected {sha}")
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / f).write_bytes(out[f])
-    return out
-
-
-def dense_model_files(cache: Path = CACHE) -> dict[str, bytes]:
-    """The model's files by path relative to its folder, as tools/dense_model.py made them in
-    .cache/dense/model/ (run with the project's Python when missing: it verifies its inputs), each
-    checked against the sha256 in the manifest the tool wrote."""
-    folder = cache / "dense" / "model" / DENSE_MODEL_ID
-
-    def read() -> dict[str, bytes] | None:
-        try:
-            listed = json.loads((folder / "manifest.json").read_text())["files"]
-            out = {rel: (folder / rel).read_bytes() for rel in DENSE_MODEL_FILES}
-        except (OSError, ValueError, KeyError):
-            return None
-        return out if all(sha256_hex(data) == listed.get(rel) for rel, data in out.items()) else None
-
-    files = read()
-    if files is None:
-        python = str(project_python())
-        if subprocess.run([python, "-c", "import numpy, onnx, onnxruntime"], capture_output=True).returncode != 0:
-            log("installing numpy, onnx and onnxruntime for tools/dense_model.py")
-            run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "numpy", "onnx>=1.15",
-                 "onnxruntime>=1.17"])
-        log("making the dense model with tools/dense_model.py")
-        staging = Path(tempfile.mkdtemp(prefix=".model-", dir=cache))
-        try:
-            run([python, str(DENSE_TOOL), str(staging), "--cache", str(cache / "dense"), "--quantized"],
-                stdout=subprocess.DEVNULL)
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.parent.mkdir(parents=True, exist_ok=True)
-            (staging / DENSE_MODEL_ID).rename(folder)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        files = read()
-        if files is None:
-            raise BuildError(f"tools/dense_model.py left {folder} without the files its manifest lists")
-    return files
-
-
-def dense_dist_files(cache: Path = CACHE) -> tuple[dict[str, bytes], dict]:
-    """dist/ paths of the model (models/<hash>/all-MiniLM-L6-v2/..., the layout transformers.js
-    reads) and of the runtime (<package>-<version>/...), and the paths the worker needs."""
-    model = dense_model_files(cache)
-    digest = sha256_hex(b"".join(sha256_hex(model[rel]).encode() for rel in DENSE_MODEL_FILES))[:HASH_LEN]
-    out = {f"models/{digest}/{DENSE_MODEL_ID}/{rel}": data for rel, data in model.items()}
-    paths = {"localModelPath": f"models/{digest}/"}
-    for name, version, tarball_sha, files in DENSE_NPM:
-        folder = f"{name.rsplit('/', 1)[-1]}-{version}"
-        for f, data in npm_dist_files(name, version, tarball_sha, files, cache).items():
-            out[f"{folder}/{f}"] = data
-            paths[f] = f"{folder}/{f}"
-    return out, paths
-
-
-# ---------------------------------------------------------------------------------------------
 # The whole build
 
 
@@ -462,6 +215,7 @@ def source_digest(root: Path = ROOT) -> str:
     """A digest of every input of the build; dist/ is fresh when build.json carries the same one."""
     h = hashlib.sha256()
     inputs = [Path("build.py"), Path("pyproject.toml"), DENSE_TOOL.relative_to(ROOT)]
+    inputs += sorted(p.relative_to(ROOT) for p in (ROOT / "buildlib").glob("*.py"))
     inputs += [p.relative_to(root) for p in core_sources(root)]
     with contextlib.suppress(BuildError):
         inputs += page_sources(root)
@@ -616,65 +370,6 @@ def ensure_fresh(out_dir: Path = DIST, root: Path = ROOT, cache: Path = CACHE) -
 # ---------------------------------------------------------------------------------------------
 # Serving
 
-
-class Handler(http.server.SimpleHTTPRequestHandler):
-    """Static files with the MIME types Pyodide needs and cache headers that suit hashed names.
-
-    `mounts` maps a URL prefix (e.g. "/__tests__/") to another directory; tests use it to serve
-    pages that are not shipped in dist/."""
-
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".js": "text/javascript",
-        ".mjs": "text/javascript",
-        ".wasm": "application/wasm",
-        ".json": "application/json",
-        ".whl": "application/zip",
-        ".zip": "application/zip",
-        ".css": "text/css",
-        ".html": "text/html; charset=utf-8",
-        ".svg": "image/svg+xml",
-    }
-    mounts: dict[str, str] = {}
-    quiet = False
-
-    def translate_path(self, path: str) -> str:
-        clean = path.split("?", 1)[0].split("#", 1)[0]
-        for prefix, directory in self.mounts.items():
-            if clean.startswith(prefix):
-                saved, self.directory = self.directory, directory
-                try:
-                    return super().translate_path("/" + clean[len(prefix):])
-                finally:
-                    self.directory = saved
-        return super().translate_path(path)
-
-    def end_headers(self) -> None:
-        path = self.path.split("?", 1)[0]
-        immutable = re.search(r"\.[0-9a-f]{%d}\.(js|css)$" % HASH_LEN, path) or \
-            path.startswith(("/py/", f"/{PYODIDE_DIR}/", "/tiktoken/", "/models/", "/transformers-",
-                             "/onnxruntime-web-"))
-        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
-        super().end_headers()
-
-    def log_message(self, format: str, *args) -> None:
-        if not self.quiet:
-            super().log_message(format, *args)
-
-
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-def make_server(directory: Path, port: int = 0, mounts: dict[str, Path] | None = None,
-                quiet: bool = False) -> Server:
-    """An HTTP server for directory on 127.0.0.1 (port 0 = a free one); call serve_forever()."""
-    handler = type("BoundHandler", (Handler,), {
-        "mounts": {k: str(v) for k, v in (mounts or {}).items()}, "quiet": quiet})
-    return Server(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
-
-
 def serve(port: int, out_dir: Path = DIST) -> None:
     need_node()
     build(out_dir)
@@ -682,43 +377,6 @@ def serve(port: int, out_dir: Path = DIST) -> None:
     print(f"Serving {out_dir} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-
-
-# ---------------------------------------------------------------------------------------------
-# The project's own Python: a virtual environment in .venv/
-
-VENV = ROOT / ".venv"
-
-
-def in_a_venv() -> bool:
-    return sys.prefix != getattr(sys, "base_prefix", sys.prefix)
-
-
-def project_python(venv: Path = VENV) -> Path:
-    """The Python that installs and runs what the build and the tests need: the one running now
-    when it already is a virtual environment, else .venv/ (made on first use). Never the system's
-    own site-packages: Debian 12+ and Ubuntu 23.04+ refuse pip there (PEP 668), and it is not ours."""
-    if in_a_venv():
-        return Path(sys.executable)
-    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    has_pip = [str(python), "-c", "import pip"]
-    if python.exists() and subprocess.run(has_pip, capture_output=True).returncode == 0:
-        return python
-    log(f"creating the project's virtual environment in {venv}")
-    made = subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], capture_output=True, text=True)
-    if made.returncode != 0 or subprocess.run(has_pip, capture_output=True).returncode != 0:
-        shutil.rmtree(venv, ignore_errors=True)
-        raise BuildError(
-            f"{sys.executable} could not create a virtual environment with pip in {venv} "
-            "(on Debian or Ubuntu install python3-venv: sudo apt-get install python3-venv)")
-    return python
-
-
-def need_node() -> None:
-    for tool in ("node", "npm"):
-        if not shutil.which(tool):
-            raise BuildError(f"{tool} is not installed: install Node.js 20 or newer with npm "
-                             "(Pyodide is fetched with npm and smoke-tested under Node)")
 
 
 # ---------------------------------------------------------------------------------------------

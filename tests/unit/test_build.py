@@ -27,6 +27,7 @@ def snapshot(dest: Path) -> Path:
     shutil.copytree(ROOT / "py", dest / "py", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", dest)
     shutil.copy(ROOT / "build.py", dest)
+    shutil.copytree(ROOT / "buildlib", dest / "buildlib", ignore=shutil.ignore_patterns("__pycache__"))
     for name in build.PAGE_FILES:
         if (ROOT / name).is_file():
             shutil.copy(ROOT / name, dest)
