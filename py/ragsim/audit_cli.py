@@ -12,7 +12,7 @@ import argparse
 import pathlib
 import sys
 
-from . import jsonio, limits, pdf, splitters
+from . import cli_retrieval, jsonio, limits, pdf, splitters
 from .audit import DEFAULT_OVERLAPS, audit
 from .errors import RequestError
 from .index import DocIndex
@@ -85,6 +85,7 @@ def main(argv) -> int:
                         help="comma-separated overlaps, e.g. 0,25,50")
     parser.add_argument("--top", type=int, default=3, help="the k of the precision check (default 3)")
     parser.add_argument("--json", action="store_true", help="print the data as JSON")
+    cli_retrieval.add_arguments(parser)
     args = parser.parse_args(argv)
     problem = check_settings(args)
     if problem:
@@ -110,7 +111,8 @@ def main(argv) -> int:
             return 1
         documents.extend(docs)
     chunking = _chunking(args)
-    result = audit({"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top})
+    result = audit({"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top,
+                    "retrieval": cli_retrieval.retrieval_fields(args)})
     if "error" in result:
         print(f"ragsim audit: {result['error']['field']}: {result['error']['message']}", file=sys.stderr)
         return 2

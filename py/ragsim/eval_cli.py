@@ -13,7 +13,7 @@ import json
 import pathlib
 import sys
 
-from . import pdf
+from . import cli_retrieval, pdf
 from .api import simulate
 from .audit_cli import _read
 from .errors import RequestError
@@ -47,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--map-sizes", help="comma-separated sizes for the settings map, e.g. 100,200,400")
     parser.add_argument("--map-overlaps", help="comma-separated overlaps for the settings map, e.g. 0,50")
     parser.add_argument("--json", action="store_true", help="print the response as JSON")
+    cli_retrieval.add_arguments(parser)
     return parser
 
 
@@ -60,7 +61,7 @@ def build_request(args, documents: list[dict], questions_text: str, questions_pa
     chunking = {"strategy": args.strategy, "size": args.size, "overlap": args.overlap}
     if args.unit is not None:
         chunking["unit"] = args.unit
-    request = {"documents": documents, "query": "", "chunking": chunking, "retrieval": {"k": args.k},
+    request = {"documents": documents, "query": "", "chunking": chunking, "retrieval": {"k": args.k, **cli_retrieval.retrieval_fields(args)},
                "questions": to_request(questions, documents), "wire": "columns"}
     if (args.map_sizes is None) != (args.map_overlaps is None):
         raise _Refused("Give --map-sizes and --map-overlaps together.")

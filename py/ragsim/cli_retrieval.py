@@ -1,0 +1,27 @@
+"""The retriever options the commands share (`audit`, `eval`): --method, --rrf-c, --weights.
+
+Dense and hybrid rank with all-MiniLM-L6-v2 through onnxruntime (`pip install "ragsim[dense]"`);
+the core checks the values and names the field when one is wrong."""
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--method", default="bm25", help="retriever: bm25 (default), dense or hybrid")
+    parser.add_argument("--rrf-c", type=int, default=None, help="hybrid: the constant c of reciprocal rank fusion (60)")
+    parser.add_argument("--weights", default=None, help="hybrid: the BM25 and dense weights, e.g. 0.5,0.5")
+
+
+def retrieval_fields(args) -> dict:
+    """The request's retrieval fields for the options given (none for plain BM25)."""
+    out = {}
+    if args.method != "bm25":
+        out["method"] = args.method
+    if args.rrf_c is not None:
+        out["rrf_c"] = args.rrf_c
+    if args.weights is not None:
+        try:
+            out["weights"] = [float(w) for w in args.weights.split(",")]
+        except ValueError:
+            out["weights"] = args.weights  # the core refuses it with a sentence naming retrieval.weights
+    return out
