@@ -30,12 +30,17 @@ def _read_overlaps(request: dict) -> list[int]:
     return out
 
 
-def stretch_units(doc: DocIndex, unit: str, start: int, end: int) -> int | None:
-    """The size of `[start, end)` in the split's unit: words touched, or code points."""
+def stretch_units(doc: DocIndex, unit: str, start: int, end: int, chunking: dict | None = None) -> int | None:
+    """The size of `[start, end)` in the split's unit: words or tokens touched, or code points."""
     if unit == "words":
         return bisect_left(doc.word_starts, end) - bisect_right(doc.word_ends, start)
     if unit == "chars":
         return end - start
+    if unit == "tokens":  # the tokens of the split's own tokenizer (cached on the document)
+        from .tokens.document import document_tokens, read_tokenizer
+
+        _, starts, ends = document_tokens(doc, read_tokenizer(chunking or {}))
+        return bisect_left(starts, end) - bisect_right(ends, start)
     return None  # sentences, passages, lines, pages: no fixed-window rule to hold them to
 
 
@@ -154,7 +159,7 @@ def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, sess
         answered.append([c + 1 for c in chunks])
         if not chunks:
             destroyed += 1
-            size = stretch_units(indexes[di], unit, a, z)
+            size = stretch_units(indexes[di], unit, a, z, chunking)
             if size is not None and size <= overlap:
                 destroyed_within += 1
 

@@ -291,3 +291,25 @@ def test_the_tables_extend_the_interpreters_database():
         assert unknown == 0
     if unicodedata.unidata_version == "14.0.0":  # CPython 3.11: Unicode 15 and 16's new letters and marks
         assert unknown > 9_000
+
+
+def test_the_audit_measures_a_fact_in_tokens_and_holds_token_windows_to_the_overlap_rule():
+    """A fact no longer than the overlap in tokens can never be destroyed by token windows (SPEC
+    section 4); the audit counts each stretch in the split's own tokens."""
+    from ragsim.audit import audit, facts_of, stretch_units
+
+    text = ("The Aldwych Barrage holds 4.2 million cubic metres. Upstream, the Kessel Weir releases "
+            "120 cubic metres per second in spring. The Marrow Lock lifts barges 9 metres. ") * 6
+    doc = DocIndex.build(text)
+    _, starts, ends = tokens.document.document_tokens(doc, "cl100k_base")
+    facts = facts_of(doc)
+    assert facts
+    for f in facts:
+        a, z = f.stretch
+        touched = sum(1 for s, e in zip(starts, ends) if s < z and e > a)
+        assert stretch_units(doc, "tokens", a, z, {"tokenizer": "cl100k_base"}) == touched > 0
+    result = audit({"documents": [{"id": "d", "title": "d", "text": text}],
+                    "chunking": {"strategy": "window", "unit": "tokens", "size": 24}, "overlaps": [0, 4, 12, 20]})
+    assert "error" not in result
+    assert any(row["destroyed"] for row in result["rows"])
+    assert all(row["destroyed_within_overlap"] == 0 for row in result["rows"])
