@@ -13,6 +13,7 @@ import zlib
 from urllib.parse import parse_qs
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ragsim import api, question_io
 from test_collection_page import select_text as select
@@ -34,8 +35,17 @@ def restore(page, fragment="size=24"):
     """Back to the example (or `fragment`) through the URL, waiting until the page has applied it, so
     no late hashchange replaces what a test does next (`fragment` must not set k=7)."""
     for h, done in (("k=7", "=== 7"), (fragment, "!== 7")):
-        page.evaluate("h => { location.hash = h; }", h)
-        page.wait_for_function(f"() => window.ragsim.request().retrieval.k {done}")
+        # The page rewrites its own fragment once its controls rest (replaceState, no hashchange);
+        # a rewrite landing between our assignment and its hashchange replaces what we set, so a
+        # fragment not applied within a few seconds is set again.
+        for attempt in range(6):
+            page.evaluate("h => { location.hash = h; }", h)
+            try:
+                page.wait_for_function(f"() => window.ragsim.request().retrieval.k {done}", timeout=5_000)
+                break
+            except PlaywrightTimeout:
+                if attempt == 5:
+                    raise
     return settle(page)
 
 
