@@ -1,5 +1,9 @@
 """Plain helpers shared by the test folders (fixtures live in conftest.py files)."""
 
+import json
+
+from ragsim import api
+
 
 def make_request(text, query="", unit="words", size=24, overlap=6, k=2, span=None, fact=None, **extra):
     """A single-document request with the defaults the page opens with."""
@@ -25,3 +29,33 @@ DENSE_TEXTS = [
     "Ünïcödé façade naïve café — 東京 and ΑΘΗΝΑ, emoji 🙂 and tabs\tand\nnewlines.",
     DENSE_LONG,
 ]
+
+
+# Browser tests: what the page shows against CPython's core for the request the page sent.
+
+def shown_stats(page):
+    """The stats table's cells as {stat: value} (data-stat, data-value as JSON)."""
+    cells = page.eval_on_selector_all("#stats [data-stat]", "els => els.map(e => [e.dataset.stat, e.dataset.value])")
+    return {key: json.loads(value) for key, value in cells}
+
+
+def assert_shows_the_core(page, overlap_and_code=False):
+    """The picture's data and every stat shown are the core's for the request on screen (to the last
+    bit: the core's ln is correctly rounded, so Pyodide and CPython agree). With `overlap_and_code`,
+    also the overlap-that-happened stats and the "Equivalent code" panel. Returns (request, expected)."""
+    request = page.evaluate("window.ragsim.request()")
+    expected = api.simulate(request)
+    assert "error" not in expected, expected
+    assert page.evaluate("window.ragsim.response().chunks") == expected["chunks"]
+    shown = shown_stats(page)
+    for key, value in expected["stats"].items():
+        if key in shown:
+            assert shown[key] == value, key
+    if overlap_and_code:
+        for key in ["overlap_min", "overlap_median", "overlap_max", "boundaries_without_overlap"]:
+            assert key in shown, key
+        assert shown["overlap_asked"] == request["chunking"]["overlap"]
+        assert shown["boundaries"] == sum(c["overlap_prev"] is not None for c in expected["chunks"])
+        code = json.loads(api.equivalent_code_json(json.dumps(request)))["code"]
+        page.wait_for_function("text => document.getElementById('code').textContent === text", arg=code)
+    return request, expected

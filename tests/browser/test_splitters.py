@@ -4,11 +4,11 @@
 As in test_page.py, every number the page shows is checked against CPython's `ragsim.api` for the
 request the page sent, so the page can only pass by showing what the core computed."""
 
-import json
 from urllib.parse import quote
 
 import pytest
 
+from helpers import assert_shows_the_core
 from ragsim import api
 from test_page import INDEX, page_request, reopen, restore, settle, written_hash
 
@@ -65,35 +65,6 @@ def set_slider(page, label, value):
     settle(page)
 
 
-def shown_stats(page):
-    cells = page.eval_on_selector_all("#stats [data-stat]", "els => els.map(e => [e.dataset.stat, e.dataset.value])")
-    return {key: json.loads(value) for key, value in cells}
-
-
-def expected_code(request):
-    return json.loads(api.equivalent_code_json(json.dumps(request)))["code"]
-
-
-def assert_shows_the_core(page):
-    """The picture's data, every stat and the code panel are the core's for the request on screen."""
-    request = page_request(page)
-    expected = api.simulate(request)
-    assert "error" not in expected, expected
-    # To the last bit: the core's ln is correctly rounded, so Pyodide and CPython agree.
-    assert page.evaluate("window.ragsim.response().chunks") == expected["chunks"]
-    shown = shown_stats(page)
-    for key, value in expected["stats"].items():
-        if key in shown:
-            assert shown[key] == value, key
-    for key in ["overlap_min", "overlap_median", "overlap_max", "boundaries_without_overlap"]:
-        assert key in shown, key
-    assert shown["overlap_asked"] == request["chunking"]["overlap"]
-    assert shown["boundaries"] == sum(c["overlap_prev"] is not None for c in expected["chunks"])
-    code = expected_code(request)
-    page.wait_for_function("text => document.getElementById('code').textContent === text", arg=code)
-    return request, expected
-
-
 def red_ticks(page):
     """Runs of the no-overlap red (#b3261e) across the middle of the document strip of the canvas."""
     return page.evaluate("""() => {
@@ -133,13 +104,13 @@ def test_switching_splitter_on_the_example(page, strategy):
         assert page.get_by_label(label, exact=True).is_visible() == (label in FIELDS[strategy]), label
     size = DEFAULTS[strategy]["size"]
     assert page.locator("#param-size-value").inner_text() == f"{size} {UNITS[strategy]}"
-    assert_shows_the_core(page)
+    assert_shows_the_core(page, overlap_and_code=True)
     if SMALLER[strategy]:
         # Smaller chunks: several of them, of uneven lengths, drawn as the core cut them.
         set_slider(page, "Chunk size", SMALLER[strategy][0])
         set_slider(page, "Overlap", SMALLER[strategy][1])
         assert page_request(page)["chunking"]["size"] == SMALLER[strategy][0]
-        _, expected = assert_shows_the_core(page)
+        _, expected = assert_shows_the_core(page, overlap_and_code=True)
         assert expected["stats"]["chunks"] > 1
         if strategy != "haystack":
             assert len({c["end"] - c["start"] for c in expected["chunks"]}) > 1
@@ -165,7 +136,7 @@ def test_language_preset_replaces_the_separators(page):
     chunking = page_request(page)["chunking"]
     assert chunking["language"] == "markdown" and "separators" not in chunking and "is_separator_regex" not in chunking
     assert page.get_by_label("separators", exact=True).is_hidden()
-    assert_shows_the_core(page)
+    assert_shows_the_core(page, overlap_and_code=True)
     assert "Language.MARKDOWN" in page.locator("#code").text_content()
     restore(page)
 
@@ -194,7 +165,7 @@ def test_recursive_overlap_bigger_than_its_pieces_is_called_out(page):
     choose(page, "langchain-recursive")
     set_slider(page, "Chunk size", 300)
     set_slider(page, "Overlap", 100)
-    request, expected = assert_shows_the_core(page)
+    request, expected = assert_shows_the_core(page, overlap_and_code=True)
     missed = expected["stats"]["boundaries_without_overlap"]
     boundaries = expected["stats"]["chunks"] - 1
     assert 0 < missed <= boundaries
@@ -225,7 +196,7 @@ def test_bm25_variant_and_parameters_reach_the_core(page):
     settle(page)
     retrieval = page_request(page)["retrieval"]
     assert retrieval == {"k": 2, "variant": "bm25l", "k1": 1.5, "b": 0.75, "delta": 0.8, "terms": {"stopwords": "english"}}
-    assert_shows_the_core(page)
+    assert_shows_the_core(page, overlap_and_code=True)
     assert "method='bm25l'" in page.locator("#code").text_content()
     restore(page)
 
@@ -248,7 +219,7 @@ def test_turning_stemming_on_installs_the_stemmer_from_this_site(page, server, o
     assert "Loading the stemmer…" in page.evaluate("window.__notes")
     request = page_request(page)
     assert request["retrieval"]["terms"] == {"stemmer": "snowball-english"}
-    _, stemmed = assert_shows_the_core(page)
+    _, stemmed = assert_shows_the_core(page, overlap_and_code=True)
     # Stemming changes the scores, as the core says it does.
     assert [c["score"] for c in stemmed["chunks"]] != [c["score"] for c in plain["chunks"]]
     assert page.locator(".control-stem .needs-note").text_content() == ""
@@ -297,7 +268,7 @@ def test_the_new_fields_round_trip_through_a_link(page, server):
     restore(page, "#strategy=langchain-character&separator=" + quote('"\\n"') + "&size=200&overlap=0&keep_separator=end")
     chunking = page_request(page)["chunking"]
     assert chunking["separator"] == "\n" and chunking["keep_separator"] == "end" and chunking["size"] == 200
-    assert_shows_the_core(page)
+    assert_shows_the_core(page, overlap_and_code=True)
     restore(page)
 
 
@@ -319,5 +290,5 @@ def test_hostile_links_to_the_new_fields_fall_back_with_a_message(page, fragment
     restore(page, "#" + fragment)
     assert note in page.locator("#notice").inner_text()
     assert page.evaluate("document.querySelectorAll('img').length") == 0
-    assert_shows_the_core(page)
+    assert_shows_the_core(page, overlap_and_code=True)
     restore(page)

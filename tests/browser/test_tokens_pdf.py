@@ -7,12 +7,12 @@ Every number is checked against CPython's ragsim for the request the page sent, 
 documents against ragsim.pdf (itself held to PyPDFLoader in tests/conformance)."""
 
 import base64
-import json
 
 import pytest
 
+from helpers import assert_shows_the_core, shown_stats
 from pdf_maker import encrypt, make_pdf, sample_pages
-from ragsim import api, pdf
+from ragsim import pdf
 from test_page import INDEX, page_request, restore, settle
 
 pytest.importorskip("pypdf")
@@ -39,23 +39,6 @@ ALL_FIELDS = sorted({f for fs in FIELDS.values() for f in fs} | {"Unit", "length
 @pytest.fixture(scope="module")
 def page(booted_page):
     return booted_page(INDEX)
-
-
-def shown_stats(page):
-    cells = page.eval_on_selector_all("#stats [data-stat]", "els => els.map(e => [e.dataset.stat, e.dataset.value])")
-    return {key: json.loads(value) for key, value in cells}
-
-
-def assert_shows_the_core(page):
-    request = page_request(page)
-    expected = api.simulate(request)
-    assert "error" not in expected, expected
-    assert page.evaluate("window.ragsim.response().chunks") == expected["chunks"]
-    shown = shown_stats(page)
-    for key, value in expected["stats"].items():
-        if key in shown:
-            assert shown[key] == value, key
-    return request, expected
 
 
 def watch_notes(page, selector):
