@@ -9,6 +9,7 @@ re-uses the index (a drag never re-tokenizes the text); without one, everything 
 and the response is identical.
 """
 
+import base64
 import json
 from collections import OrderedDict
 
@@ -115,8 +116,29 @@ def json_call(function, request_json: str, *args) -> str:
 
 
 def simulate_json(request_json: str, session: Session | None = None) -> str:
-    """`simulate`, string to string, for the worker."""
-    return json_call(simulate, request_json, session)
+    """`simulate`, string to string (a `"wire": "binary"` response's bytes as base64 in `chunk_bytes.data`)."""
+    def run(request, session):
+        out = simulate(request, session)
+        data = encode.take_data(out)
+        if data is not None:
+            out["chunk_bytes"]["data"] = base64.b64encode(data).decode("ascii")
+        return out
+
+    return json_call(run, request_json, session)
+
+
+def simulate_packed(request_json: str, session: Session | None = None) -> tuple[str, bytes | None]:
+    """`simulate` for the worker: (the response's JSON, the bytes of `"wire": "binary"`'s columns,
+    None for any other wire or a refusal), so the bytes reach JavaScript without a JSON list."""
+    data = None
+
+    def run(request, session):
+        nonlocal data
+        out = simulate(request, session)
+        data = encode.take_data(out)
+        return out
+
+    return json_call(run, request_json, session), data
 
 
 def equivalent_code(request: dict) -> dict:

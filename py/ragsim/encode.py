@@ -1,11 +1,17 @@
 """Step 3 of `api.simulate`: a judged corpus -> the response (SPEC section 6), as plain dicts.
 
-The chunks go out as SPEC's list of objects, or, when the request asks for `"wire": "columns"` (the
-page's worker does), as the same values in columns, `chunk_columns`.
+The chunks go out as SPEC's list of objects; as the same values in JSON columns, `chunk_columns`,
+when the request asks for `"wire": "columns"`; or, for `"wire": "binary"` (the page's worker), as
+`chunk_bytes`: the per-chunk numbers packed in one little-endian byte string (`data`, which
+`api.simulate_packed` hands over beside the JSON) and in JSON only what needs a rank: the top k in
+rank order and the ranks of the chunks holding the span or the fact. Nothing here sorts the whole
+corpus for it. docs/wire.md describes the layout.
 """
 
+import array
 import math
 import statistics
+import sys
 
 from . import dense, explore
 from . import tokens as ragsim_tokens
@@ -36,17 +42,27 @@ def response(req: Request, judged: Judged) -> dict:
         "documents": judged.corpus.documents,
         "query_terms": req.query_terms,
         "at_k": explore.at_k_table(None if req.span is None else whole_ranks(judged),
-                                   None if req.fact is None else [judged.ranks[p] for p in judged.answering],
+                                   None if req.fact is None else [rank_of(judged)(p) for p in judged.answering],
                                    req.k),
     }
     if req.wire == "columns":
         del out["chunks"]
         out["chunk_columns"] = chunk_columns(req, judged)
+    elif req.wire == "binary":
+        del out["chunks"]
+        out["chunk_columns"] = {}  # dense.encode adds `read_end` here; packed below
     else:
         out["chunks"] = chunk_objects(req, judged)
     if judged.dense is not None:
         dense.encode(req, judged, out)
+    if req.wire == "binary":
+        out["chunk_bytes"] = chunk_bytes(req, judged, out.pop("chunk_columns").get("read_end"))
     return out
+
+
+def rank_of(judged: Judged):
+    """`position -> rank` without sorting every chunk when the pipeline can say it (`Judged.rank_of`)."""
+    return getattr(judged, "rank_of", None) or judged.ranks.__getitem__
 
 
 def chunk_objects(req: Request, judged: Judged) -> list[dict]:
@@ -68,6 +84,65 @@ def chunk_columns(req: Request, judged: Judged) -> dict:
     return {"ids": [d["id"] for d in req.docs], "doc": c.doc_of, "start": c.starts, "end": c.ends,
             "units": c.units, "score": judged.scores, "rank": judged.ranks,
             "holds": {str(p): h for p, h in judged.held.items()}, "overlap_prev": judged.shared}
+
+
+# The binary wire: (name, array typecode, the type named on the wire), in byte order of the data.
+# The float column goes first, so every column starts aligned to its own item size.
+BYTE_COLUMNS = (("score", "d", "f64"), ("doc", "i", "i32"), ("start", "i", "i32"), ("end", "i", "i32"),
+                ("units", "i", "i32"), ("overlap_prev", "i", "i32"))
+assert array.array("i").itemsize == 4 and array.array("d").itemsize == 8
+
+
+def _packed(typecode: str, values) -> bytes:
+    a = array.array(typecode, values)
+    if sys.byteorder == "big":
+        a.byteswap()
+    return a.tobytes()
+
+
+def _none_as(values: list, missing: int, where) -> list:
+    """`values` with None (expected only at positions `where`) replaced by `missing`."""
+    out = list(values)
+    for p in where:
+        if p < len(out) and out[p] is None:
+            out[p] = missing
+    if None in out:  # anywhere else too
+        out = [missing if v is None else v for v in out]
+    return out
+
+
+def chunk_bytes(req: Request, judged: Judged, read_end: list | None = None) -> dict:
+    """The chunks for `"wire": "binary"`: `data` holds each column of BYTE_COLUMNS (and `read_end`
+    for dense and hybrid requests) one after the other, little-endian, `count` values each, starting
+    at the byte offsets `columns` gives; None (a first chunk's overlap_prev, a chunk read whole) is -1.
+    `top` is the retrieved positions (0-based) in rank order, `ranks` the rank of each chunk that
+    holds the span or the fact, by position; any other chunk's rank follows from the scores (best
+    score first, ties by position), and a chunk is retrieved when its position is in `top`."""
+    c = judged.corpus
+    n = len(c.starts)
+    values = {"score": judged.scores, "doc": c.doc_of, "start": c.starts, "end": c.ends, "units": c.units,
+              "overlap_prev": _none_as(judged.shared, -1, c.first_chunk)}
+    specs = list(BYTE_COLUMNS)
+    if read_end is not None:
+        values["read_end"] = _none_as(read_end, -1, ())
+        specs.append(("read_end", "i", "i32"))
+    parts, columns, at = [], {}, 0
+    for name, code, kind in specs:
+        part = _packed(code, values[name])
+        columns[name] = [kind, at]
+        parts.append(part)
+        at += len(part)
+    rank = rank_of(judged)
+    ranked = sorted(set(judged.held) | set(judged.answering))
+    return {"count": n, "ids": [d["id"] for d in req.docs], "columns": columns,
+            "holds": {str(p): h for p, h in judged.held.items()}, "top": list(judged.top),
+            "ranks": {str(p): rank(p) for p in ranked}, "data": b"".join(parts)}
+
+
+def take_data(response: dict) -> bytes | None:
+    """Take the binary wire's bytes out of `response` (None for any other wire, or a refusal)."""
+    packed = response.get("chunk_bytes")
+    return packed.pop("data", None) if isinstance(packed, dict) else None
 
 
 def stats(req: Request, judged: Judged, sent: str, best_rank) -> dict:

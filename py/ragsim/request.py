@@ -14,8 +14,9 @@ from .index import terms
 
 DEFAULT_PRICE = 3.0
 # How the response carries its chunks: SPEC section 6's list of objects, or (asked for by the page's
-# worker, which rebuilds the objects in JavaScript) the same values as columns, `chunk_columns`.
-WIRES = ("objects", "columns")
+# worker, which rebuilds the objects in JavaScript) the same values as columns, `chunk_columns`, or
+# packed bytes, `chunk_bytes` (encode.chunk_bytes, docs/wire.md).
+WIRES = ("objects", "columns", "binary")
 
 
 @dataclass

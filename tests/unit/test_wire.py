@@ -1,0 +1,122 @@
+"""The binary wire (`"wire": "binary"`, docs/wire.md): the page's form of the chunks carries the same
+values as SPEC section 6's objects. Decoded here as the page decodes it (assets/js/worker-client.js):
+the columns from the bytes, `retrieved` from `top`, and the rank of a chunk that holds nothing from
+the scores (best first, ties by position)."""
+
+import array
+import base64
+import json
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import make_request
+from ragsim import api
+
+TYPES = {"f64": "d", "i32": "i"}
+
+
+def decode(packed: dict, data: bytes) -> list[dict]:
+    """The objects the page would build from `chunk_bytes` and its bytes."""
+    n = packed["count"]
+    cols = {}
+    for name, (kind, at) in packed["columns"].items():
+        a = array.array(TYPES[kind])
+        a.frombytes(data[at: at + n * a.itemsize])
+        if sys.byteorder == "big":
+            a.byteswap()
+        cols[name] = a.tolist()
+    top = packed["top"]
+    scores = cols["score"]
+
+    def rank(p):
+        if str(p) in packed["ranks"]:
+            return packed["ranks"][str(p)]
+        if p in top:
+            return top.index(p) + 1
+        s = scores[p]
+        return 1 + sum(1 for q, t in enumerate(scores) if t > s or (t == s and q < p))
+
+    out = []
+    for p in range(n):
+        o = cols["overlap_prev"][p]
+        c = {"doc": packed["ids"][cols["doc"][p]], "number": p + 1, "start": cols["start"][p], "end": cols["end"][p],
+             "units": cols["units"][p], "score": scores[p], "rank": rank(p), "retrieved": p in top,
+             "holds": packed["holds"].get(str(p)), "overlap_prev": None if o < 0 else o}
+        if "read_end" in cols:
+            e = cols["read_end"][p]
+            c["read_end"] = None if e < 0 else e
+            c["truncated"] = e >= 0
+        out.append(c)
+    return out
+
+
+def binary(request):
+    text, data = api.simulate_packed(json.dumps({**request, "wire": "binary"}), api.Session())
+    return json.loads(text), data
+
+
+def assert_same(request):
+    objects = api.simulate(request)
+    assert "error" not in objects, objects
+    out, data = binary(request)
+    packed = out.pop("chunk_bytes")
+    assert len(data) == packed["count"] * (8 + 4 * (len(packed["columns"]) - 1))
+    assert decode(packed, data) == objects.pop("chunks")
+    assert out == objects  # everything else is the same
+    assert len(packed["top"]) == objects["stats"]["retrieved"]
+
+
+TEXT = "alpha beta gamma delta epsilon zeta eta theta iota kappa " * 20
+
+
+def test_binary_wire_carries_the_same_chunks_with_ties_span_and_fact():
+    # the text repeats, so many chunks tie on score: their ranks follow position
+    a = TEXT.index("gamma")
+    assert_same(make_request(TEXT, query="gamma kappa", size=7, overlap=2, k=3, span=(a, a + 20),
+                             fact=((a, a + 5), (a + 30, a + 35))))
+    assert_same(make_request(TEXT, query="nothing matches", size=5, overlap=0, k=4))  # every score 0
+
+
+def test_binary_wire_over_a_collection_and_characters():
+    req = make_request(TEXT, query="theta", unit="chars", size=60, overlap=15, k=5)
+    req["documents"].append({"id": "e", "title": "two", "text": "theta 🙂 iota " * 40})
+    req["span"] = {"doc": "e", "start": 6, "end": 20}
+    assert_same(req)
+
+
+def test_binary_wire_refusals_and_json_form():
+    out, data = binary(make_request(TEXT, query="gamma", size=0))
+    assert data is None and "error" in out
+    req = {**make_request(TEXT, query="gamma", size=7, overlap=2), "wire": "binary"}
+    text_form = json.loads(api.simulate_json(json.dumps(req)))
+    _, data = binary(req)
+    assert base64.b64decode(text_form["chunk_bytes"]["data"]) == data
+
+
+def test_binary_wire_with_dense_read_ends():
+    from test_dense import FakeHost, session_with
+
+    text = "word " * 300 + "The answer is here. " + "short text here. " * 40
+    start = text.index("The answer")
+    req = {"documents": [{"id": "a", "text": text}], "query": "answer",
+           "span": {"doc": "a", "start": start, "end": start + 19},
+           "chunking": {"unit": "chars", "size": 2_000, "overlap": 0}, "retrieval": {"k": 1, "method": "dense"}}
+    objects = api.simulate(req, session_with(FakeHost()))
+    text_out, data = api.simulate_packed(json.dumps({**req, "wire": "binary"}), session_with(FakeHost()))
+    out = json.loads(text_out)
+    packed = out.pop("chunk_bytes")
+    assert "read_end" in packed["columns"]
+    assert decode(packed, data) == objects.pop("chunks")
+    assert out == objects
+
+
+@settings(max_examples=25, deadline=None)
+@given(size=st.integers(2, 30), overlap=st.integers(0, 10), k=st.integers(1, 12), words=st.integers(5, 120),
+       seed=st.integers(0, 5))
+def test_binary_wire_equals_objects_for_any_window(size, overlap, k, words, seed):
+    vocab = ["alpha", "beta", "gamma", "delta", "the", "a", "river", "stone"]
+    text = " ".join(vocab[(i * (seed + 3) + i // 7) % len(vocab)] for i in range(words))
+    assert_same(make_request(text, query="gamma river the", size=size, overlap=min(overlap, size - 1), k=k,
+                             span=(0, min(len(text), 17))))
