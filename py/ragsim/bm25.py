@@ -8,7 +8,9 @@ and `bm25+`; Lucene's own `lucene`.
 
 from decimal import Context, Decimal
 from functools import lru_cache
-from itertools import compress
+from heapq import nlargest
+from itertools import compress, islice, repeat
+from operator import eq, lt
 
 from .errors import RequestError
 from .fields import shown
@@ -186,3 +188,22 @@ def rank(scores: list[float]) -> list[int]:
         return sorted(range(len(scores)), key=lambda d: (-scores[d], d))
     scored.sort(key=scores.__getitem__, reverse=True)
     return scored + [d for d, s in enumerate(scores) if not s]
+
+
+def top(scores: list[float], k: int) -> list[int]:
+    """The first `k` of `rank(scores)`, without ranking the rest.
+
+    `heapq.nlargest(k, ..., key=...)` is documented equal to `sorted(..., key=..., reverse=True)[:k]`,
+    a stable sort, so tied chunks stay in position order exactly as in `rank`.
+    """
+    if k <= 0:
+        return []
+    return nlargest(k, range(len(scores)), key=scores.__getitem__)
+
+
+def rank_of(scores: list[float], p: int) -> int:
+    """Position `p`'s 1-based place in `rank(scores)`: one plus the chunks scoring above it, plus the
+    chunks before it scoring the same (ties by position), both counted at C speed."""
+    s = scores[p]
+    above = len(list(compress(scores, map(lt, repeat(s), scores))))
+    return 1 + above + len(list(compress(scores, map(eq, repeat(s), islice(scores, p)))))

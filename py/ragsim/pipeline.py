@@ -30,19 +30,55 @@ class Corpus:
     units_in_documents: int
 
 
-@dataclass
 class Judged:
-    """A scored and ranked corpus, and what its chunks hold of the marked span and fact."""
+    """A scored and ranked corpus, and what its chunks hold of the marked span and fact.
 
-    corpus: Corpus
-    scores: list[float]
-    order: list[int]  # positions, best first
-    ranks: list[int]  # per position, 1-based
-    top: list[int]  # the first k of `order`
-    held: dict  # position -> "whole" / "part" (chunks meeting the span)
-    answering: list[int]  # positions holding the fact's name-to-value stretch
-    shared: list  # per position: characters shared with the previous chunk of its document, or None
-    dense: dict | None = None  # dense or hybrid retrieval's report (dense.rerank), None for BM25
+    A slider move needs the top k and the ranks of a few chunks, not a full ranking: `top` is found
+    without sorting the rest and `rank_of(p)` counts; `order` (positions, best first) and `ranks`
+    (per position, 1-based) are computed on first access, for callers that want every chunk's rank.
+    """
+
+    COUNT_LIMIT = 16  # ranks counted one by one (each a pass over the scores) before ranking every chunk
+    __slots__ = ("corpus", "scores", "top", "held", "answering", "shared", "dense", "_order", "_ranks", "_asked")
+
+    def __init__(self, corpus: Corpus, scores: list[float], top: list[int], held: dict, answering: list[int],
+                 shared: list, dense: dict | None = None, order: list[int] | None = None):
+        self.corpus = corpus
+        self.scores = scores
+        self.top = top  # the first k positions of `order`
+        self.held = held  # position -> "whole" / "part" (chunks meeting the span)
+        self.answering = answering  # positions holding the fact's name-to-value stretch
+        self.shared = shared  # per position: characters shared with the previous chunk of its document, or None
+        self.dense = dense  # dense or hybrid retrieval's report (dense.rerank), None for BM25
+        self._order = order
+        self._ranks = None
+        self._asked = 0  # ranks counted one by one so far
+
+    @property
+    def order(self) -> list[int]:
+        """Positions, best first (score descending, ties by position)."""
+        if self._order is None:
+            self._order = bm25.rank(self.scores)
+        return self._order
+
+    @property
+    def ranks(self) -> list[int]:
+        """Per position, its 1-based rank."""
+        if self._ranks is None:
+            order = self.order
+            ranks = [0] * len(order)
+            deque(map(ranks.__setitem__, order, range(1, len(order) + 1)), maxlen=0)  # ranks[order[i]] = i + 1
+            self._ranks = ranks
+        return self._ranks
+
+    def rank_of(self, pos: int) -> int:
+        """The 1-based rank of position `pos`, without ranking every chunk (unless that is done already)."""
+        if self._ranks is not None:
+            return self._ranks[pos]
+        self._asked += 1
+        if self._order is not None or self._asked > self.COUNT_LIMIT:
+            return self.ranks[pos]  # a given order (dense, hybrid) is the ranking; many asked: rank them all
+        return bm25.rank_of(self.scores, pos)
 
 
 def split_and_layout(doc: DocIndex, chunking: dict):
@@ -56,17 +92,13 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
     corpus = split_all(req, session, req.chunking if chunking is None else chunking)
     scores = bm25.score_all(req.query_terms, corpus.lengths, corpus.occurrences, req.variant, req.k1, req.b,
                             req.delta)
-    report = None
     if req.retriever.method != "bm25":  # SPEC section 10: the host's similarities, alone or fused
         scores, order, report = dense.rerank_corpus(req, corpus, scores, session)
+        top = order[: req.k]
     else:
-        order = bm25.rank(scores)
-    n = len(scores)
-    ranks = [0] * n
-    deque(map(ranks.__setitem__, order, range(1, n + 1)), maxlen=0)  # ranks[order[i]] = i + 1
-    return Judged(corpus=corpus, scores=scores, order=order, ranks=ranks, top=order[: req.k],
-                  held=_held(req, corpus), answering=_answering(req, corpus), shared=_shared(corpus),
-                  dense=report)
+        order, report, top = None, None, bm25.top(scores, req.k)
+    return Judged(corpus=corpus, scores=scores, top=top, held=_held(req, corpus), answering=_answering(req, corpus),
+                  shared=_shared(corpus), dense=report, order=order)
 
 
 def split_all(req: Request, session, chunking: dict) -> Corpus:
@@ -148,7 +180,12 @@ def _shared(corpus: Corpus) -> list:
 
 def whole_ranks(judged: Judged) -> list[int]:
     """The ranks of the chunks holding the whole span."""
-    return [judged.ranks[p] for p, h in judged.held.items() if h == "whole"]
+    return [judged.rank_of(p) for p, h in judged.held.items() if h == "whole"]
+
+
+def answering_ranks(judged: Judged) -> list[int]:
+    """The ranks of the chunks answering the fact (holding its name and value together)."""
+    return [judged.rank_of(p) for p in judged.answering]
 
 
 def verdict(req: Request, judged: Judged) -> dict:
@@ -156,16 +193,18 @@ def verdict(req: Request, judged: Judged) -> dict:
     if req.span is None:
         return {"kind": None, "best_rank": None, "parts": 0, "parts_retrieved": 0, "coverage_sent": None,
                 "whole_chunks": [], "part_chunks": [], "parts_retrieved_chunks": []}
-    c, ranks, k = judged.corpus, judged.ranks, req.k
+    c, k = judged.corpus, req.k
     di, s, t = req.span
     wr = whole_ranks(judged)
     parts = sorted(p for p, h in judged.held.items() if h == "part")
+    top = set(judged.top)
+    retrieved_parts = [p for p in parts if p in top]  # rank <= k
     sent = [(c.starts[p], c.ends[p]) for p in judged.top if c.doc_of[p] == di]
-    out = spans.verdict(wr, any(r <= k for r in wr), len(parts), sum(1 for p in parts if ranks[p] <= k),
+    out = spans.verdict(wr, any(r <= k for r in wr), len(parts), len(retrieved_parts),
                         spans.covered(sent, s, t) / (t - s))
     out["whole_chunks"] = sorted(p + 1 for p, h in judged.held.items() if h == "whole")
     out["part_chunks"] = [p + 1 for p in parts]
-    out["parts_retrieved_chunks"] = [p + 1 for p in parts if ranks[p] <= k]
+    out["parts_retrieved_chunks"] = [p + 1 for p in retrieved_parts]
     return out
 
 
@@ -173,11 +212,11 @@ def fact_verdict(req: Request, judged: Judged) -> dict | None:
     """Whether a chunk holding the fact's name and value together is retrieved (None without a fact)."""
     if req.fact is None:
         return None
-    answering_ranks = [judged.ranks[p] for p in judged.answering]
+    ranks = answering_ranks(judged)
     return {
-        "kind": spans.fact_kind(answering_ranks, req.k),
+        "kind": spans.fact_kind(ranks, req.k),
         "answering": [p + 1 for p in judged.answering],
-        "best_rank": min(answering_ranks) if answering_ranks else None,
+        "best_rank": min(ranks) if ranks else None,
     }
 
 
