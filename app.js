@@ -16,18 +16,19 @@
 
 import { $ } from "./assets/js/dom.js";
 import { buildRequest, parseParam, settle, unitName } from "./assets/js/params.js";
-import { defaultOverlaps, defaultState, stashSelected, sweepOverlaps } from "./assets/js/state.js";
+import { defaultOverlaps, defaultState, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
 import { Persist } from "./assets/js/persist.js";
 import { guardPaste, totalChars } from "./assets/js/limits.js";
+import { BigText } from "./assets/js/big-text.js";
 import { Computer } from "./assets/js/compute.js";
 import { Controls } from "./assets/js/controls.js";
 import { Marks } from "./assets/js/marks.js";
 import { Documents } from "./assets/js/documents.js";
 import { Share, startResizeMessages } from "./assets/js/share.js";
-import { renderBoot, watchSlowBoot } from "./assets/js/render/boot.js";
+import { renderBoot, renderRestart, watchSlowBoot } from "./assets/js/render/boot.js";
 import { linkNotes, showMessage } from "./assets/js/render/messages.js";
 import { buildStats } from "./assets/js/render/stats.js";
 import { Picture } from "./assets/js/render/picture.js";
@@ -65,6 +66,9 @@ const marks = new Marks({ store, docInput, changed, sync, syncList: () => docume
 const documents = new Documents({ store, sync, changed, docInput, info: (note) => marks.info(note),
   onList: () => { if (results.investigate) results.investigate.sync(store.state, sweepOverlaps(store.state)); marks.show(); } });
 
+// A document over a million characters stays out of the Document box, which shows its start (big-text.js).
+const bigText = new BigText({ input: docInput, info: (note) => marks.info(note), onEdit: (text, caret) => editDocument(text, caret),
+  current: () => ({ id: selectedId(store.state), title: store.state.docs[store.state.sel].title, text: store.state.doc }) });
 const persist = new Persist({ store, onLoad: (state, notes) => useState(state, notes), info: (note) => marks.info(note) });
 let supervisor = null; // the worker, kept alive (supervisor.js)
 
@@ -110,10 +114,11 @@ function onControl(p) {
   changed();
 }
 
-function editDocument() {
-  const state = store.state, text = docInput.value;
-  marks.followEdit(lastDoc, text, docInput.selectionEnd);
-  questionSet.followEdit(lastDoc, text, docInput.selectionEnd);
+/** The selected document edited in the box (or, from big-text.js, a big paste kept out of it). */
+function editDocument(text = docInput.value, caret = docInput.selectionEnd) {
+  const state = store.state;
+  marks.followEdit(lastDoc, text, caret);
+  questionSet.followEdit(lastDoc, text, caret);
   lastDoc = text;
   state.doc = text;
   stashSelected(state);
@@ -125,7 +130,7 @@ function editDocument() {
 
 /** Show the state in the controls (the document only when asked: it may be megabytes) and the mark line. */
 function sync({ withDoc = false } = {}) {
-  controls.sync(store.state, { withDoc });
+  controls.sync(store.state, { withDoc: withDoc && !bigText.show() }); // a big document: its start, read-only
   if (withDoc) lastDoc = store.state.doc;
   if (withDoc) questionSet.draw();
   marks.show();
@@ -203,12 +208,12 @@ function onStatus(status) {
 
 /** The worker was lost and a new one is booting: say why, grey the last result until it is ready,
  * and forget what the old worker had loaded (the current state is computed again at "ready"). */
-function onRestart(sentence) {
+function onRestart(sentence, reason) {
   computer.ready = false;
   computer.installs = {};
   computer.tokenizers = {};
   document.body.dataset.state = "loading";
-  renderBoot({ stage: "runtime" });
+  renderRestart(reason); // "Restarting Python after a memory error: …"
   showMessage(sentence, store.last !== null);
 }
 

@@ -10,6 +10,7 @@ import { EXAMPLE } from "./examples.js";
 import { MAX_DOCUMENTS, loadCollection, readFiles, uniqueId } from "./collection.js";
 import { selectIndex, stashSelected, useCollection } from "./state.js";
 import { linkNotes } from "./render/messages.js";
+import { BIG_CHARS, megabytes, progress } from "./big-text.js";
 
 export class Documents {
   /** store: {state, memo}; sync({withDoc}): show the state in the controls; changed(): recompute;
@@ -115,8 +116,14 @@ export class Documents {
   async addFiles(files) {
     if (!files || !files.length) return;
     const room = MAX_DOCUMENTS - (this.onlyTheExample() ? 0 : this.state.docs.length);
+    const bytes = [...files].reduce((n, f) => n + f.size, 0);
+    if (bytes > BIG_CHARS) progress.say(`Reading ${files.length} ${plural(files.length, "file", "files")} (${megabytes(bytes)})…`);
     const { added, problems } = await readFiles(files, room);
     this.add(added, problems);
+    // Sent and indexed next: the bar follows the computation (and goes when the result is shown).
+    const chars = added.reduce((n, d) => n + d.text.length, 0);
+    if (chars > BIG_CHARS) progress.follow(chars);
+    else if (bytes > BIG_CHARS) progress.done();
   }
 
   addEmpty() {

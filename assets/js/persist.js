@@ -16,11 +16,13 @@
 // anything unusable dropped with a sentence saying so.
 
 import { PARAMS, settle } from "./params.js";
+import { downloadFile } from "./dom.js";
 import { defaultState } from "./state.js";
 import { MAX_DOCUMENTS } from "./collection.js";
 import { settingsFromParams } from "./url-state.js";
 import { MAX_CHARS, totalChars } from "./limits.js";
 import { refFits, textsOf } from "./question-wire.js";
+import { BIG_CHARS, megabytes, progress } from "./big-text.js";
 
 const DB = "ragsim", STORE = "state", KEY = "current";
 const SAVE_DELAY = 800; // ms after the last change
@@ -194,14 +196,7 @@ export class Persist {
 
   /** "Download state": the whole state as a JSON file. */
   download() {
-    const blob = new Blob([JSON.stringify(toSaved(this.store.state))], { type: "application/json" });
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = "ragsim-state.json";
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+    downloadFile(new Blob([JSON.stringify(toSaved(this.store.state))], { type: "application/json" }), "ragsim-state.json");
     this.info("State downloaded as ragsim-state.json: “Load state…” reads it back, here or in another browser.");
   }
 
@@ -212,11 +207,14 @@ export class Persist {
       this.info(`“${file.name}” was not loaded: a state file is at most ${MAX_STATE_FILE_BYTES / 1024 / 1024} MB.`);
       return;
     }
+    const big = file.size > BIG_CHARS;
+    if (big) progress.say(`Reading the state in “${file.name}” (${megabytes(file.size)})…`);
     let obj;
     try { obj = JSON.parse(await file.text()); } catch { obj = null; }
     const { state, notes, problem } = obj ? fromSaved(obj) : { problem: "This file is not JSON, so it is not a ragsim state (use a file made with “Download state”)." };
-    if (problem) { this.info(`“${file.name}” was not loaded: ${problem}`); return; }
+    if (problem) { if (big) progress.done(); this.info(`“${file.name}” was not loaded: ${problem}`); return; }
     this.onLoad(state, notes);
+    if (big) progress.follow(totalChars(state));
     this.info(`Loaded the state from “${file.name}”.`);
   }
 }

@@ -3,7 +3,9 @@
 //
 //   const gate = Supervisor.start();
 //   gate.onstatus = (status) => ...      // every worker's boot stages, the restarted ones' too
-//   gate.onrestart = (sentence) => ...   // a worker was lost; a new one is booting
+//   gate.onrestart = (sentence, reason) => ...  // a worker was lost; a new one is booting
+//   gate.afterRestart(() => ...)         // a restarted worker is ready (after onstatus "ready"):
+//                                        // re-run what was on screen (the audit panel does)
 //   const reply = await gate.submit(message);  // as Gate.submit, or {ok: false, lost: true, error}
 //
 // A worker is lost, terminated and replaced by a fresh one when
@@ -34,6 +36,16 @@ const SENTENCES = {
   fatal: "Python stopped after a fatal error and was restarted; change the settings that caused it (a larger chunk size or a smaller document usually helps).",
   garbage: "Python gave a reply that could not be read, so it was restarted; use a larger chunk size or a smaller document.",
   died: "The page's worker stopped, so it was restarted; change the settings that caused it and try again.",
+};
+
+// The same, as the few words of the boot line while the new worker loads ("Restarting Python after …").
+const REASONS = {
+  regex: "a separator pattern that backtracked catastrophically",
+  deadline: "a request that missed its deadline",
+  memory: "a memory error",
+  fatal: "a fatal error",
+  garbage: "a reply that could not be read",
+  died: "the worker stopped",
 };
 
 const MEMORY = /MemoryError|out of memory|Out of bounds memory|memory access out of bounds|Maximum call stack/i;
@@ -82,6 +94,7 @@ export class Supervisor {
     this.calls = new Set(); // {type, message, resolve, gate} not yet answered
     this.killers = []; // [{type, message, sentence}] the requests that lost a worker, newest last
     this.lastLoss = null; // the last sentence, for tests and the page
+    this.restarted = []; // afterRestart's callbacks
     this.boot();
   }
 
@@ -103,6 +116,7 @@ export class Supervisor {
     let wasReady = false;
     gate.onstatus = (status) => {
       if (gate !== this.gate) return;
+      const firstReady = status.stage === "ready" && !wasReady;
       if (status.stage === "ready") wasReady = true;
       if (status.stage === "failed" && wasReady) { // Python's fatal error: the runtime is gone
         const running = [...this.calls].find((c) => c.gate === gate && c.type === "simulate") || [...this.calls].find((c) => c.gate === gate);
@@ -110,7 +124,13 @@ export class Supervisor {
         return;
       }
       if (this.onstatus) this.onstatus(status);
+      if (firstReady && this.restarts > 0) for (const f of this.restarted) f();
     };
+  }
+
+  /** Call `f` each time a worker booted after a loss is ready. */
+  afterRestart(f) {
+    this.restarted.push(f);
   }
 
   submit(message) {
@@ -172,7 +192,7 @@ export class Supervisor {
     gate.worker.terminate();
     gate.fail(sentence);
     this.boot();
-    if (this.onrestart) this.onrestart(sentence);
+    if (this.onrestart) this.onrestart(sentence, REASONS[kind]);
   }
 
   /** A reply the caller could not parse (the runtime is broken): lose the worker that sent it. */

@@ -123,6 +123,44 @@ def test_a_missed_deadline_restarts_the_worker_says_so_and_shows_the_old_result_
     assert page.evaluate("window.ragsim.restarts()") == restarts + 1
 
 
+def test_a_restart_says_why_while_python_loads_then_runs_the_interrupted_audit_again(page):
+    open_fragment(page, "size=24")
+    settle(page)
+    page.wait_for_timeout(800)  # the code panel and the sweep ask their questions first
+    restarts = page.evaluate("window.ragsim.restarts()")
+    page.evaluate("""() => { window.__boot = []; window.__audit = [];
+      const watch = (id, list) => new MutationObserver(() => list.push(document.getElementById(id).textContent))
+        .observe(document.getElementById(id), {childList: true, characterData: true, subtree: true});
+      watch("boot-text", window.__boot); watch("audit-status", window.__audit); }""")
+    # In one task: the audit's first question goes to the worker with the usual deadline, then a
+    # question edit's request with a deadline it must miss. That request loses the worker; the audit,
+    # waiting behind it, did nothing wrong.
+    page.evaluate("""() => {
+      document.getElementById("audit-run").click();
+      window.ragsim.setDeadline(1);
+      const q = document.getElementById("param-q");
+      q.value = "How long are monthly snapshots kept?";
+      q.dispatchEvent(new Event("input", {bubbles: true})); }""")
+    page.wait_for_function(f"() => window.ragsim.restarts() > {restarts}", timeout=30_000)
+    page.evaluate("window.ragsim.setDeadline(null)")
+    page.wait_for_function("() => document.getElementById('audit').dataset.state === 'done'", timeout=120_000)
+    boot = page.evaluate("window.__boot")
+    assert boot[0] == "Restarting Python after a request that missed its deadline: loading the Python runtime…", boot
+    assert "Loading the Python runtime…" not in boot  # never the first boot's words
+    audit = page.evaluate("window.__audit")
+    waiting = [i for i, t in enumerate(audit) if t.startswith("Python was restarted")]
+    assert waiting, audit
+    # Run again from its first overlap on the new worker, to the end.
+    assert any(t.startswith("Checking overlap ") and "(1 of " in t for t in audit[waiting[0]:]), audit
+    assert page.evaluate("window.ragsim.audit().rows.length") == page.evaluate("document.querySelectorAll('#audit-table tbody tr').length") > 1
+    assert page.evaluate("window.ragsim.restarts()") == restarts + 1
+    # The current state is computed on the new worker (the request that lost a worker was refused
+    # at once with its sentence; a new question is computed).
+    page.get_by_label("Question", exact=True).fill("How long are yearly snapshots kept?")
+    settle(page)
+    assert message(page) == ""
+
+
 SUPERVISE = """async (kind) => {
   const build = await (await fetch("/build.json")).json();
   const { Gate } = await import("/" + build.assets["assets/js/worker-client.js"]);
@@ -234,13 +272,41 @@ def test_a_document_over_the_limit_is_refused_before_work_and_the_old_verdict_go
     settle(page)
 
 
-def test_a_5_megabyte_paste_leaves_the_page_interactive_while_the_worker_computes(page):
+LONG_TASK_MS = 250  # the issue asks for about 100 ms; the margin is for a loaded CI machine
+
+
+def clipboard(page, text_js):
+    """A clipboard holding the text a JS expression makes, in a task of its own (the test's work,
+    not the page's)."""
+    page.evaluate(f"() => {{ window.__clip = new DataTransfer(); window.__clip.setData('text/plain', {text_js}); }}")
+
+
+def paste_clipboard(page):
+    """Paste the clipboard into the Document box as the browser delivers a paste (clipboardData)."""
+    page.evaluate("""() => document.getElementById("param-doc").dispatchEvent(
+      new ClipboardEvent("paste", { clipboardData: window.__clip, bubbles: true, cancelable: true }))""")
+
+
+def watch_long_tasks_and_progress(page):
+    """From now on: the page's long tasks (ms) in window.__long, the big-text progress line's
+    sentences in window.__progress."""
+    page.evaluate("""() => { window.__long = []; window.__progress = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(Math.round(e.duration)); })
+        .observe({ type: "longtask" });
+      const box = document.getElementById("text-controls");
+      new MutationObserver(() => { const p = document.getElementById("big-progress");
+          if (p && !p.hidden && window.__progress.at(-1) !== p.textContent) window.__progress.push(p.textContent); })
+        .observe(box, { childList: true, characterData: true, subtree: true, attributes: true }); }""")
+
+
+def test_a_5_megabyte_paste_stays_out_of_the_box_shows_progress_and_never_blocks_the_page(page, tmp_path):
     open_fragment(page, "size=24")
     settle(page)
-    page.evaluate("""() => { window.__long = [];
-      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(Math.round(e.duration)); })
-        .observe({ type: "longtask" }); }""")
-    paste(page, "('Restores read from object storage and can take minutes. '.repeat(10) + '\\n\\n').repeat(9000)")
+    clipboard(page, "('Restores read from object storage and can take minutes. '.repeat(10) + '\\n\\n').repeat(9000)")
+    length = 9000 * (56 * 10 + 2)
+    page.locator("#param-doc").evaluate("ta => ta.select()")  # the paste replaces the example
+    watch_long_tasks_and_progress(page)
+    paste_clipboard(page)
     page.get_by_label("Chunk size", exact=True).fill("300")
     page.wait_for_function("() => document.body.dataset.state === 'computing'")
     # While the worker chews on 5 MB, a click is handled: the mark is cleared at once.
@@ -248,9 +314,73 @@ def test_a_5_megabyte_paste_leaves_the_page_interactive_while_the_worker_compute
     assert page.evaluate("window.ragsim.request().span") is None
     assert page.evaluate("document.body.dataset.state") == "computing"
     settle(page, timeout=180_000)
-    assert page.evaluate("window.ragsim.request().documents[0].text.length") > 5_000_000
     longest = page.evaluate("Math.max(0, ...window.__long)")
     print(f"\nlong tasks during a 5 MB paste and its computation: {page.evaluate('window.__long')} ms (longest {longest})")
+    assert longest < LONG_TASK_MS
+    progress = page.evaluate("window.__progress")
+    assert progress == ["Sending 5.1 MB to Python…", "Python is chunking and indexing 5.1 MB…"], progress
+    assert page.locator("#big-progress").is_hidden()  # gone once the result is shown
+    # The whole text is the document; the box holds its first 100,000 characters, read-only.
+    assert page.evaluate("window.ragsim.shownRequest().documents[0].text.length") == length
+    box = page.locator("#param-doc")
+    assert box.evaluate("ta => ta.readOnly && ta.value.length === 100000 && window.ragsim.request().documents[0].text.startsWith(ta.value)")
+    line = page.locator("#big-doc").inner_text()
+    assert "5.1 MB document (5,058,000 characters) is kept in full" in line and "first 100,000 characters" in line, line
+    # A selection in the preview has the document's offsets: it marks the answer there.
+    box.evaluate("ta => { ta.focus(); ta.setSelectionRange(562, 617); }")
+    page.click("#mark-selection")
+    span = page.evaluate("window.ragsim.request().span")
+    assert (span["start"], span["end"]) == (562, 617)
+    settle(page, timeout=180_000)
+    # Nothing lost: the state file holds the whole text, and a reload brings it back from IndexedDB.
+    with page.expect_download() as info:
+        page.click("#download-state")
+    info.value.save_as(tmp_path / "state.json")
+    assert len(json.loads((tmp_path / "state.json").read_text())["docs"][0]["text"]) == length
+    with page.expect_download() as info:  # the bar's "Download": the document as a text file
+        page.locator("#big-doc").get_by_role("button", name="Download").click()
+    info.value.save_as(tmp_path / "doc.txt")
+    assert len((tmp_path / "doc.txt").read_text()) == length
+    page.evaluate("window.ragsim.stored()")
+    page.reload()
+    page.wait_for_function(BOOTED, timeout=BOOT_TIMEOUT_MS)
+    settle(page, timeout=180_000)
+    assert page.evaluate("window.ragsim.shownRequest().documents[0].text.length") == length
+    assert page.evaluate("window.ragsim.shownRequest().span") == span
+    assert box.evaluate("ta => ta.readOnly && ta.value.length") == 100_000
+    # A 20 MB paste goes over the page's limit: refused at once, and the page never blocks.
+    clipboard(page, "'Compaction merges hourly snapshots. '.padEnd(40).repeat(500_000)")
+    watch_long_tasks_and_progress(page)
+    paste_clipboard(page)
+    page.wait_for_timeout(500)
+    longest = page.evaluate("Math.max(0, ...window.__long)")
+    print(f"long tasks during a 20 MB paste: {page.evaluate('window.__long')} ms (longest {longest})")
+    assert longest < LONG_TASK_MS
+    assert "The paste was not inserted" in message(page) and "25,058,000 characters" in message(page)
+    assert page.evaluate("window.ragsim.request().documents[0].text.length") == length
+    # A link with settings only brings back an ordinary, editable box with the example.
+    open_fragment(page, "size=24")
+    settle(page)
+    assert box.evaluate("ta => !ta.readOnly && ta.value === window.ragsim.request().documents[0].text")
+    assert page.locator("#big-doc").is_hidden()
+
+
+def test_a_3_megabyte_file_shows_progress_while_it_is_read_and_indexed(page, tmp_path):
+    open_fragment(page, "size=24")
+    settle(page)
+    path = tmp_path / "big-notes.txt"
+    path.write_text("Snapshots older than thirty days are compacted into weekly ones.\n" * 48_000)  # 3.1 MB
+    watch_long_tasks_and_progress(page)
+    page.set_input_files("#add-files", str(path))
+    page.wait_for_function("() => window.ragsim.request().documents[0].text.length === 3120000")
+    settle(page, timeout=180_000)
+    longest = page.evaluate("Math.max(0, ...window.__long)")
+    print(f"\nlong tasks while a 3 MB file is read and computed: {page.evaluate('window.__long')} ms (longest {longest})")
+    assert longest < LONG_TASK_MS
+    progress = page.evaluate("window.__progress")
+    assert progress[0] == "Reading 1 file (3.1 MB)…" and progress[-1] == "Python is chunking and indexing 3.1 MB…", progress
+    assert page.locator("#big-progress").is_hidden()
+    assert page.locator("#param-doc").evaluate("ta => ta.readOnly && ta.value.length") == 100_000
     open_fragment(page, "size=24")
     settle(page)
 

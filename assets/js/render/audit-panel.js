@@ -5,6 +5,9 @@
 // of the list, as the core does within one call: facts found in the top k at the first overlap,
 // still answered by some chunk, and no longer in the top k.
 //
+// A worker lost while the audit runs (supervisor.js) leaves it waiting; when the new worker is
+// ready the audit runs again from the start (a finished table stays: it is still the core's answer).
+//
 // Each destroyed fact is a button: it selects the fact's document, marks its name and value, and
 // brings the picture into view (the `follow` callback the page passes in).
 
@@ -50,6 +53,12 @@ export class AuditPanel {
     this.result = null;
     this.key = null;
     $("audit-run").addEventListener("click", () => this.start());
+    if (deps.gate && deps.gate.afterRestart) deps.gate.afterRestart(() => this.resume());
+  }
+
+  /** A restarted worker is ready: run again the audit the lost one interrupted. */
+  resume() {
+    if (["running", "waiting"].includes($("audit").dataset.state)) this.start();
   }
 
   static keyOf(request) {
@@ -83,6 +92,12 @@ export class AuditPanel {
       status.textContent = `Checking overlap ${o} (${j + 1} of ${overlaps.length})…`;
       const reply = await this.deps.simulate(auditRequest(request, o)); // dense, hybrid: with each fact name's cosines
       if (run !== this.run) return; // a newer run took over
+      if (reply.lost && !reply.culprit && !reply.known) { // another request lost the worker: run again on the new one
+        section.dataset.state = "waiting";
+        bar.hidden = true;
+        status.textContent = "Python was restarted (the message above says why): the audit runs again once it is ready…";
+        return;
+      }
       if (!reply.ok) {
         section.dataset.state = "error";
         bar.hidden = true;

@@ -11,10 +11,21 @@ const STAGES = {
   ready: [100, "Python is ready."],
 };
 const SLOW_BOOT_MS = 90_000;
+// While a worker lost by the supervisor is replaced: why ("a memory error"), for every stage's line.
+let restarting = null;
+
+/** A worker was lost and a fresh one boots: the boot line says so, then follows its stages. */
+export function renderRestart(reason) {
+  restarting = reason || "an error";
+  $("boot").classList.remove("failed");
+  $("boot-progress").hidden = false;
+  renderBoot({ stage: "runtime" });
+}
 
 /** Show a boot stage. */
 export function renderBoot({ stage, message }) {
   const text = $("boot-text"), bar = $("boot-progress");
+  if (stage === "ready" || stage === "failed") restarting = null;
   if (stage === "failed") {
     $("boot").classList.add("failed");
     bar.hidden = true;
@@ -24,7 +35,8 @@ export function renderBoot({ stage, message }) {
   }
   const [value, words] = STAGES[stage] || [Number(bar.value) + 5, `Loading (${stage})…`];
   bar.value = value;
-  text.textContent = words;
+  // "Restarting Python after a memory error: loading the Python runtime…"
+  text.textContent = restarting ? `Restarting Python after ${restarting}: ${words[0].toLowerCase()}${words.slice(1)}` : words;
 }
 
 /** Pyodide does not always reject when its runtime cannot be fetched; say so instead of waiting
