@@ -39,6 +39,7 @@ class Words:
         for index in indexes:
             self.base.append(n)
             n += index.n_words
+        self.n_words = n
         self._postings: dict[str, list[int]] = {}
 
     def postings(self, t: str) -> list[int]:
@@ -100,6 +101,8 @@ class Setting:
         self.frequencies_cache: dict = {}
         self.kth: dict = {}
         self.approximate = self.weight is bm25.weight_lucene
+        self.posted = 0  # postings looked up so far
+        self.word_chunks = None  # per word, the bisections of `frequencies`, once enough are asked
 
     # --- each term's chunks and weights -------------------------------------------------------
 
@@ -108,8 +111,17 @@ class Setting:
         postings = self.words.postings(t)
         if self.monotone and len(postings) < self.n:
             # Word w lies in the chunks [first with inner_to > w, first with inner_from > w).
-            found = Counter(chain.from_iterable(map(range, map(bisect_right, repeat(self.inner_to), postings),
-                                                        map(bisect_right, repeat(self.inner_from), postings))))
+            self.posted += len(postings)
+            if self.word_chunks is None and self.posted > self.words.n_words // 4:
+                self.word_chunks = (_counts_at_most(self.inner_to, self.words.n_words),
+                                    _counts_at_most(self.inner_from, self.words.n_words))
+            if self.word_chunks is not None:  # many terms asked for: those first chunks looked up
+                lo, hi = self.word_chunks
+                found = Counter(chain.from_iterable(map(range, map(lo.__getitem__, postings),
+                                                            map(hi.__getitem__, postings))))
+            else:
+                found = Counter(chain.from_iterable(map(range, map(bisect_right, repeat(self.inner_to), postings),
+                                                            map(bisect_right, repeat(self.inner_from), postings))))
         else:
             # Chunk c holds the postings in words [inner_from[c], inner_to[c]): counted by bisection.
             tf = list(map(sub, map(bisect_left, repeat(postings), self.inner_to),
@@ -188,6 +200,15 @@ class Setting:
         return [(s, e) for s, e in zip(starts, ends) if s <= b and a <= e]
 
 
+def _counts_at_most(sorted_values: list[int], n: int) -> list[int]:
+    """`bisect_right(sorted_values, w)` for every w in range(n), at C speed."""
+    inc = [0] * (n + 1)
+    for v in sorted_values:
+        if v <= n:
+            inc[v] += 1
+    return list(accumulate(inc))[:n]
+
+
 class NearTie(Exception):
     """Approximate scores came within TOLERANCE of each other where the ranking compares them."""
 
@@ -195,6 +216,8 @@ class NearTie(Exception):
 # Approximate and exact scores differ by a few units in the last place (about 1e-15 relative):
 # any two scores further apart than this compare the same way under both.
 TOLERANCE = 1e-9
+# A query's candidates are narrowed term by term down to about this many before exact scoring.
+REFINE = 8
 
 
 class Query:
@@ -296,7 +319,21 @@ class _Ranking:
         if k and len(partial) >= k:
             theta = max(theta, heapq.nlargest(k, partial.values())[-1])
         reach = theta * (1 - TOLERANCE) - self.bounds[left] * (1 + TOLERANCE)
-        return list(compress(partial, map(ge, partial.values(), repeat(reach))))
+        chunks = list(compress(partial, map(ge, partial.values(), repeat(reach))))
+        sums = list(map(partial.__getitem__, chunks))
+        # The terms left only add to these chunks: each is looked up for them alone, and the chunks
+        # that can no longer reach theta dropped, until few are left for exact scoring.
+        while left and len(chunks) > REFINE:
+            left -= 1
+            t = self.order[left]
+            got = map(self.entries[t][2].get, chunks, repeat(0.0))
+            times = self.times[t]
+            sums = list(map(add, sums, map(mul, got, repeat(times)) if times > 1 else got))
+            reach = theta * (1 - TOLERANCE) - self.bounds[left] * (1 + TOLERANCE)
+            keep = list(map(ge, sums, repeat(reach)))
+            chunks = list(compress(chunks, keep))
+            sums = list(compress(sums, keep))
+        return chunks
 
     def top(self, k: int) -> list[int]:
         if self.full is not None:
