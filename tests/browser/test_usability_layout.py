@@ -11,7 +11,7 @@ import pytest
 from a11y import boxes, load_collection, off_screen, settle
 
 INDEX = "index.html"
-SIZES = [(1366, 768), (1440, 900), (768, 1024), (390, 844), (320, 640)]
+SIZES = [(1366, 768), (1440, 900), (768, 1024), (390, 844), (320, 640), (320, 568)]
 STAGE = ["#verdict", "#picture"]
 SLIDERS = ["#param-size", "#param-overlap", "#param-k"]
 # What a finger can tap on a phone (visible ones only); a checkbox counts with its label.
