@@ -38,7 +38,7 @@ import { CodePanel } from "./assets/js/render/code-panel.js";
 import { Investigate } from "./assets/js/render/investigate.js";
 import { AuditPanel } from "./assets/js/render/audit-panel.js";
 import { QuestionSet } from "./assets/js/questions.js";
-import { renderQuestionResults } from "./assets/js/render/question-set.js";
+import { QuestionScores } from "./assets/js/question-scores.js";
 import { SettingsMap, defaultGrid, parseNumbers, MAX_CELLS } from "./assets/js/render/settings-map.js";
 
 // state: what the controls set; embed: the page is embedded (#embed=1); memo: each splitter's
@@ -75,6 +75,7 @@ let supervisor = null; // the worker, kept alive (supervisor.js)
 const questionSet = new QuestionSet({ store, changed, sync, syncList: () => documents.syncList(), info: (note) => marks.info(note),
   send: (m) => (computer.gate ? computer.gate.send(m) : Promise.resolve({ ok: false, error: { message: "Python is still loading; try again in a moment." } })) });
 let settingsMap = null; // the heatmap, once the worker runs
+let questionScores = null; // the set's scores, asked for after each result (once the worker runs)
 
 /** Recompute, and rewrite the URL and the stored state once the controls rest. */
 function changed() {
@@ -146,7 +147,7 @@ function mapGrid(s) {
 
 /** After each result: the set's verdicts, summary and table, then the map (started or kept). */
 function showQuestions(last) {
-  renderQuestionResults(last);
+  if (questionScores) questionScores.update(last);
   if (!settingsMap) return;
   const s = store.state, req = last.request;
   const count = req.questions ? req.questions.length : 0;
@@ -234,10 +235,15 @@ async function applyFragment(event) {
 /** The panels that ask the worker themselves: the investigation and the corpus audit. */
 function startPanels(gate) {
   let findTimer = 0;
+  const busy = () => { const g = gate.gate || gate; return Boolean(g.inFlight || g.queued); }; // a simulation in flight or queued
+  questionScores = new QuestionScores({
+    simulate: (request) => computer.dense.simulate((r) => gate.send({ type: "simulate", request: JSON.stringify(r) }), request, "questions"),
+    busy,
+  });
   settingsMap = new SettingsMap({
     gate,
     simulate: (request) => computer.dense.simulate((r) => gate.send({ type: "simulate", request: JSON.stringify(r) }), request, "map"),
-    busy: () => { const g = gate.gate || gate; return Boolean(g.inFlight || g.queued); }, // a simulation in flight or queued
+    busy,
     onPick: pickSetting,
   });
   $("map-sizes").addEventListener("change", editGrid);
@@ -324,6 +330,9 @@ window.ragsim = Object.freeze({
   dense: () => ({ state: computer.dense.state, ...computer.dense.stats }),
   // issue 11: the question set (UTF-16 offsets) and the map ({state, done, grid, cells})
   questions: () => store.state.questions,
+  // the set's scores, asked for after the drag's result: {state: "stale" | "fresh" | ..., response, log}
+  questionScores: () => (questionScores ? { state: questionScores.state, response: questionScores.shown && questionScores.shown.response, log: questionScores.log.slice() } : null),
+  bands: () => picture.scene().bands, // the picture's answer bands, [x0, x1] each
   map: () => (settingsMap ? { state: settingsMap.state, done: settingsMap.done, grid: settingsMap.grid, cells: settingsMap.cells } : null),
   // issue 9: workers lost and restarted, the last sentence about it, a fixed deadline (ms; null for
   // the scaled one) for the tests of the deadline, and the state stored (resolves once written)

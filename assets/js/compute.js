@@ -13,6 +13,7 @@ import { cap } from "./format.js";
 import { chunksFromColumns, simulateMessage } from "./worker-client.js";
 import { sizeProblem } from "./limits.js";
 import { DenseClient } from "./dense-client.js";
+import { mainRequest } from "./question-wire.js";
 
 /** Why the state cannot be computed at all, as a sentence, or null. */
 export function inputProblem(s) {
@@ -68,7 +69,8 @@ export class Computer {
     const snap = snapshot(state, request);
     this.setBodyState("computing");
     this.dense.use(state.model);
-    const message = simulateMessage(this.dense.prepare(request)); // + the cosines known (dense, hybrid)
+    const sent = mainRequest(request, state); // the question set is scored after the result (question-scores.js)
+    const message = simulateMessage(this.dense.prepare(sent)); // + the cosines known (dense, hybrid)
     let reply = await this.gate.submit(message);
     if (reply.dropped) return;
     if (reply.lost && !reply.culprit && !reply.known) return; // the worker was lost under another call: recomputed when the new one is ready
@@ -89,7 +91,7 @@ export class Computer {
     this.renderedAt = seq;
     this.onResult({ request, response: chunksFromColumns(response, request.retrieval.k), snap, ms: reply.ms });
     if (seq === this.sequence) this.setBodyState("ready");
-    if (response.dense && response.dense.pending) this.followDense(seq, request, response);
+    if (response.dense && response.dense.pending) this.followDense(seq, sent, response);
   }
 
   /** Dense or hybrid: BM25's ranking is on screen; embed the chunks the core named, then compute

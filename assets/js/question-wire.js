@@ -83,3 +83,36 @@ export function questionsFromLink(raw, texts) {
   const dropped = wire.reduce((n, q) => n + q.references.length, 0) - questions.reduce((n, q) => n + q.refs.length, 0);
   return { questions, dropped };
 }
+
+// The answer on screen and the two requests of a drag ------------------------------------------
+
+const same = (a, b) => a.doc === b.doc && a.start === b.start && a.end === b.end;
+
+/** The marked answer's spans (UTF-16): every span of a loaded multi-span question while the first is
+ * still the one marked (`state.spans`), else the marked span alone; [] when nothing is marked. */
+export function answerSpans(s) {
+  if (!s.span) return [];
+  const span = { ...s.span, doc: s.span.doc ?? s.docs[s.sel].id };
+  return s.spans && s.spans.length > 1 && same(s.spans[0], span) ? s.spans : [span];
+}
+
+export const ANSWER_ID = "answer"; // the main request's one question for a multi-span answer
+
+/** The drag's own request: the set left out (it is scored by a second request once the result is
+ * shown, question-scores.js); a multi-span answer becomes its one question, so the core's question
+ * verdict (SPEC section 8: intact only when every span is) is the main verdict. `request.span` stays
+ * the first span: the chunks' `holds` and the picture's colours follow it. */
+export function mainRequest(request, s) {
+  const { questions: _set, ...main } = request;
+  const spans = answerSpans(s);
+  if (spans.length < 2) return main;
+  const texts = textsOf(s);
+  const refs = spans.filter((r) => refFits(texts, r)).map((r) => toCp(texts, r));
+  return refs.length > 1 ? { ...main, questions: [{ id: ANSWER_ID, query: s.q, references: refs }] } : main;
+}
+
+/** The set's request: the page's request for the set alone (no investigation, chunks as columns). */
+export function setRequest(request) {
+  const { cuts: _c, find: _f, expand: _e, ...rest } = request;
+  return { ...rest, wire: "columns" };
+}

@@ -1,7 +1,7 @@
 // The question set on the page (issue 11): the state `state.questions` and what a person does with
 // it. "Add to question set" makes the marked answer and the Question box a question; "Add another
 // span to this answer" adds the marked answer as one more place the last question needs. Each
-// question in the list can be clicked (its query and first span loaded and marked), edited (its
+// question in the list can be clicked (its query loaded and all its spans marked), edited (its
 // query) and removed. Import reads our JSON or Chroma's CSV (ragsim.question_io in the worker: bad
 // rows are named and skipped, the rest kept); export writes either.
 //
@@ -102,24 +102,28 @@ export class QuestionSet {
     this.changed();
   }
 
-  /** A question clicked: its query into the Question box, its first span's document selected and
-   * that span marked (and selected in the Document box). */
+  /** A question clicked: its query into the Question box and every span of its answer marked
+   * (`state.spans`; the picture draws a band for each, and the verdict is the core's question
+   * verdict: intact only when every span is); the first span's document selected and that span
+   * selected in the Document box. */
   load(id) {
     const s = this.state;
     const q = s.questions.find((x) => x.id === id);
     if (!q) return;
     const texts = textsOf(s);
-    const ref = q.refs.find((r) => refFits(texts, r));
+    const refs = q.refs.filter((r) => refFits(texts, r));
+    const ref = refs[0];
     this.active = id;
     s.q = q.query;
     if (ref) {
       const i = s.docs.findIndex((d) => d.id === ref.doc);
       if (i !== s.sel) selectIndex(s, i);
       s.span = { ...ref };
+      s.spans = refs.length > 1 ? refs.map((r) => ({ ...r })) : [];
     }
     this.sync({ withDoc: true });
     this.syncList();
-    const more = q.refs.length > 1 ? ` (its first of ${q.refs.length} spans marked)` : "";
+    const more = refs.length > 1 ? ` (all ${refs.length} spans of its answer marked)` : "";
     this.info(ref ? `Loaded question ${id}${more}.` : `Loaded question ${id}; none of its spans fits its document any more.`);
     this.draw();
     this.changed();
@@ -145,6 +149,13 @@ export class QuestionSet {
       });
       return { ...q, refs };
     });
+    // The spans of a loaded multi-span answer follow too; one an edit hits leaves the marked span alone.
+    const spans = (s.spans || []).map((r) => {
+      if (r.doc !== id) return r;
+      const moved = followSpan(old, neu, r, caret);
+      return moved && { doc: id, ...moved };
+    });
+    s.spans = spans.every(Boolean) ? spans : [];
     if (hit) {
       this.info(`Your edit changed ${hit} ${plural(hit, "span", "spans")} of the question set, so ${plural(hit, "it was", "they were")} dropped.`);
       this.draw();
@@ -217,7 +228,7 @@ export class QuestionSet {
       if (q.id === this.active) li.classList.add("active");
       const head = document.createElement("div");
       head.className = "qs-head";
-      const load = cell("button", `Question ${q.id}`, { type: "button", class: "link qs-load", "aria-label": `Load question ${q.id}: its query and its answer's first span` });
+      const load = cell("button", `Question ${q.id}`, { type: "button", class: "link qs-load", "aria-label": `Load question ${q.id}: its query and its answer's spans` });
       load.addEventListener("click", () => this.load(q.id));
       const verdict = cell("span", "", { class: "qs-verdict", "data-verdict": "" });
       const query = document.createElement("input");

@@ -4,6 +4,8 @@
 //                      document's text, also kept (when not selected) in state.docs
 //   state.docs, .sel   the collection and the selected document's index
 //   state.span         the marked answer {start, end, doc}, UTF-16 offsets, or null
+//   state.spans        a loaded question's spans when its answer needs several places (the first
+//                      is state.span; question-wire.js answerSpans), else []
 //   state.fact         {doc, name: {start, end} | null, value: {start, end} | null}, UTF-16 offsets
 //   state.example      "collection" while the built-in collection is loaded and unedited
 //   state.find         the phrase to find; empty means the marked answer
@@ -18,6 +20,7 @@
 import { EXAMPLE } from "./examples.js";
 import { PARAMS, settle, unitName } from "./params.js";
 import { collectionFact } from "./collection.js";
+import { answerSpans } from "./question-wire.js";
 import { factComplete, markedText } from "./spans.js";
 
 export const DOC_ID = "doc";
@@ -39,6 +42,7 @@ export function defaultState() {
   state.expand = "none";
   state.overlaps = null;
   state.questions = [];
+  state.spans = [];
   state.mapSizes = null;
   state.mapOverlaps = null;
   state.map = false;
@@ -93,7 +97,10 @@ export function snapshot(s, request) {
     marks[f.doc] = { start: Math.min(...parts.map((p) => p.start)), end: Math.max(...parts.map((p) => p.end)) };
   }
   if (s.span) marks[s.span.doc ?? docId] = { start: s.span.start, end: s.span.end };
+  const spans = answerSpans(s), bands = {}; // every span of the answer, by document (the picture's bands)
+  for (const sp of spans) (bands[sp.doc] ??= []).push({ start: sp.start, end: sp.end });
   return {
+    spans, bands,
     doc: s.doc, span: s.span, k: s.k, unit: s.unit, size: s.size, overlap: s.overlap, strategy: s.strategy, split_by: s.split_by,
     docId, texts, marks, fact, factText,
     ids: request.documents.map((d) => d.id),

@@ -154,7 +154,9 @@ def test_a_question_set_and_the_map_rank_each_question_densely(page):
     request = page_request(page)
     assert len(request["questions"]) == 2
     expected = api.simulate(request)
-    shown = page.evaluate("window.ragsim.response()")
+    # The set is scored by a second request after the drag's result (question-scores.js).
+    page.wait_for_function("() => { const q = window.ragsim.questionScores(); return q && q.state === 'fresh'; }", timeout=180_000)
+    shown = page.evaluate("window.ragsim.questionScores().response")
     assert shown["dense"]["questions_pending"] is False
     assert [q["retrieved"] for q in shown["questions"]] == [q["retrieved"] for q in expected["questions"]]
     assert [q["verdict"] for q in shown["questions"]] == [q["verdict"] for q in expected["questions"]]

@@ -17,13 +17,22 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ragsim import api, question_io
 from test_collection_page import select_text as select
-from test_page import INDEX, page_request, settle, written_hash
+from test_page import INDEX, page_request, written_hash
+from test_page import settle as settle_result
 
 HOURLY = "Hourly snapshots are kept for 48 hours, after which the nightly compaction job merges them into a single daily snapshot."
 COMPACTION = "Compaction runs at 02:00 in the volume's own time zone"
 BUSY = "If a volume is busy for more than ten minutes"
 RESTORE = "Restoring a snapshot creates a new volume and leaves the original untouched."
 MAP_DONE = "() => { const m = window.ragsim.map(); return m && m.state === 'done'; }"
+SCORED = "() => { const q = window.ragsim.questionScores(); return q !== null && q.state !== 'stale'; }"
+
+
+def settle(page):
+    """The drag's result on screen, then the question set's scores for it (a second request)."""
+    settle_result(page)
+    page.wait_for_function(SCORED, polling=50)
+    return page
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +108,7 @@ def test_two_question_set_built_by_selecting_text(page):
     # Editing a question's query, and clicking a question: its query and first span come back.
     page.get_by_label("Question 2's query").fill("When is compaction?")
     page.get_by_label("Question 2's query").press("Enter")
-    page.get_by_role("button", name="Load question 1: its query and its answer's first span").click()
+    page.get_by_role("button", name="Load question 1: its query and its answer's spans").click()
     settle(page)
     req = page_request(page)
     assert req["query"] == "How long do hourly snapshots last?"
@@ -108,6 +117,54 @@ def test_two_question_set_built_by_selecting_text(page):
     page.get_by_role("button", name="Remove question 1").click()
     settle(page)
     assert [q["id"] for q in page_request(page)["questions"]] == ["2"]
+
+
+def test_clicking_a_two_span_question_marks_both_spans(page):
+    build_two(page)
+    page.get_by_role("button", name="Load question 1: its query and its answer's spans").click()
+    settle(page)
+    assert len(page.evaluate("window.ragsim.bands()")) == 1
+    page.get_by_role("button", name="Load question 2: its query and its answer's spans").click()
+    settle(page)
+    req = page_request(page)
+    assert req["query"] == "When does compaction run?"
+    assert (req["span"]["start"], req["span"]["end"]) == (ref(req, COMPACTION)["start"], ref(req, COMPACTION)["end"])
+    # Both spans drawn as bands, left to right as in the text (COMPACTION comes before BUSY).
+    bands = page.evaluate("window.ragsim.bands()")
+    assert len(bands) == 2 and bands[0][1] <= bands[1][0]
+    assert "all 2 spans of its answer marked" in page.locator("#mark-info").inner_text()
+    # The verdict is the core's verdict for the question (every span must reach the model whole).
+    expected = next(q for q in api.simulate(req)["questions"] if q["id"] == "2")
+    assert page.locator("[role=status][data-verdict]").get_attribute("data-verdict") == expected["verdict"]
+    assert page.evaluate("window.ragsim.response()")["questions"][0]["verdict"] == expected["verdict"]
+    assert "2 spans" in page.locator("#verdict-text").inner_text()
+    # Marking something else leaves one span again.
+    page.get_by_role("button", name="Load question 1: its query and its answer's spans").click()
+    settle(page)
+    assert len(page.evaluate("window.ragsim.bands()")) == 1
+    assert "questions" not in page.evaluate("window.ragsim.response()")
+
+
+def test_a_drag_result_does_not_wait_for_the_set(page):
+    build_two(page)
+    log_from = len(page.evaluate("window.ragsim.questionScores().log"))
+    page.evaluate("""() => { const s = document.querySelector('#param-size');
+        s.value = String(Number(s.value) + 4); s.dispatchEvent(new Event('input', { bubbles: true })); }""")
+    settle(page)
+    req = page_request(page)
+    # The drag's own response has no set in it: the core ranked only the marked answer's query.
+    main = page.evaluate("window.ragsim.response()")
+    assert "question_stats" not in main and "questions" not in main
+    # The set came in a second request, sent only after the drag's result was shown.
+    log = page.evaluate("window.ragsim.questionScores().log")[log_from:]
+    run = log[-1][1]
+    assert [what for what, r in log if r == run] == ["main", "sent", "set"]
+    scores = page.evaluate("window.ragsim.questionScores()")
+    assert scores["state"] == "fresh"
+    expected = api.simulate(req)
+    assert scores["response"]["questions"] == expected["questions"]
+    assert shown_verdicts(page) == [[q["id"], q["verdict"]] for q in expected["questions"]]
+    assert page.locator("#qs-list").get_attribute("data-stale") is None
 
 
 def chroma_csv(text, rows):

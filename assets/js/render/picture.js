@@ -46,6 +46,7 @@ export class Picture {
     this.docLength = snap.doc.length;
     this.total = response.chunks.length;
     this.span = snap.marks[snap.docId] || null; // the answer, or the marked fact's stretch, in this document
+    this.spans = (snap.bands && snap.bands[snap.docId]) || (this.span ? [this.span] : []); // every span of a multi-span answer
     this.chunks = response.chunks.filter((c) => c.doc === snap.docId) // the selected document; lanes.js shows the rest
       .map((c) => ({ ...c, s: map.toU16(c.start), e: map.toU16(c.end), r: c.read_end == null ? null : map.toU16(c.read_end) }));
     ({ rows: this.rows, rowCount: this.rowCount } = assignRows(this.chunks));
@@ -98,7 +99,7 @@ export class Picture {
     const strip = this.hoverSentence;
     return {
       L,
-      band: bandOf(L, this.span),
+      bands: (this.spans || []).map((sp) => bandOf(L, sp)).filter(Boolean),
       faint: this.chunks.filter((c) => !c.retrieved).map((c) => barOf(L, c)),
       retrieved: this.chunks.filter((c) => c.retrieved).map((c) => barOf(L, c)),
       unread: this.chunks.filter((c) => c.r != null).map((c) => { // dense: the tail the model never reads
@@ -210,18 +211,18 @@ function paint(ctx, s) {
   ctx.clearRect(0, 0, L.width, L.height);
   ctx.textBaseline = "middle";
   // The answer band behind the bars (so their colours stay true), faint bars, then retrieved ones.
-  if (s.band) {
+  for (const band of s.bands) {
     ctx.fillStyle = COLORS.band;
-    ctx.fillRect(s.band[0], 0, s.band[1] - s.band[0], L.stripTop + L.stripH);
+    ctx.fillRect(band[0], 0, band[1] - band[0], L.stripTop + L.stripH);
   }
   paintBars(ctx, s);
   paintUnread(ctx, s.unread, COLORS.hover, COLORS.faint);
   paintStrip(ctx, s);
   // The band's hard edges go over everything, so it reads as one stripe through every row.
-  if (s.band) {
+  for (const band of s.bands) {
     ctx.fillStyle = COLORS.bandEdge;
-    ctx.fillRect(s.band[0] - 1, 0, 2, L.stripTop + L.stripH);
-    ctx.fillRect(s.band[1] - 1, 0, 2, L.stripTop + L.stripH);
+    ctx.fillRect(band[0] - 1, 0, 2, L.stripTop + L.stripH);
+    ctx.fillRect(band[1] - 1, 0, 2, L.stripTop + L.stripH);
   }
   paintTicks(ctx, s);
   if (s.hoverSentence) { // the sentence a click would mark: its edges through every row, dashed

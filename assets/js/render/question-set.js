@@ -5,6 +5,7 @@
 
 import { $, cell } from "../dom.js";
 import { int, money, plural } from "../format.js";
+import { ANSWER_ID } from "../question-wire.js";
 
 const VERDICT_WORDS = { intact: "intact", ranked_out: "ranked out", cut: "cut" };
 const fixed = (x) => (x == null ? "–" : x.toFixed(2));
@@ -18,6 +19,22 @@ export function summaryWords(st) {
   const tokens = st.context_tokens_mean == null ? "" : ` · ${int(Math.round(st.context_tokens_mean))} tokens, ${money(st.cost_mean)} per query`;
   return `${kept}${lost ? ` (${lost})` : ""} · recall ${pm(st.recall_mean, st.recall_std)} · precision ${pm(st.precision_mean, st.precision_std)}` +
     ` · IoU ${pm(st.iou_mean, st.iou_std)} · precision Ω ${fixed(st.precision_omega_mean)}${tokens}`;
+}
+
+/** [kind, headline, sentence] for a marked answer of several spans (a loaded question that needs
+ * two places), from the core's question verdict for it (SPEC section 8); null for one span. */
+export function answerVerdictWords(response, snap) {
+  const n = (snap.spans || []).length;
+  const q = n > 1 && (response.questions || []).find((x) => x.id === ANSWER_ID);
+  if (!q) return null;
+  const k = snap.k;
+  if (q.verdict === "intact") {
+    return ["intact", "Present and intact", `Each of its ${n} spans is held whole by a chunk in your top ${k}; the last of them ranks #${q.needed_k}.`];
+  }
+  if (q.verdict === "ranked_out") {
+    return ["ranked_out", "Ranked out", `Each of its ${n} spans is held whole by some chunk, but not all of those rank inside your top ${k}: it needs k = ${q.needed_k}.`];
+  }
+  return ["cut", "Cut in half", `At least one of its ${n} spans is held whole by no chunk, so this answer cannot reach the model whole.`];
 }
 
 /** Fill the list's verdicts, the summary and the table; `last` null or without a set clears them. */

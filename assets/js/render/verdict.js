@@ -6,6 +6,7 @@ import { $ } from "../dom.js";
 import { listNumbers, plural } from "../format.js";
 import { announceWhenRested } from "./announce.js";
 import { denseSentences } from "./dense-words.js";
+import { answerVerdictWords } from "./question-set.js";
 
 /** [kind, headline, sentence] for the marked answer. */
 export function verdictWords(response, snap) {
@@ -16,6 +17,8 @@ export function verdictWords(response, snap) {
     return ["", "No answer marked",
       "Select the answer sentence in the document and press “Mark selection as answer”, or click a sentence in the picture."];
   }
+  const several = answerVerdictWords(response, snap); // a loaded question whose answer needs several places
+  if (several) return several;
   const whole = response.chunks.filter((c) => c.holds === "whole").sort((a, b) => a.rank - b.rank);
   if (v.kind === "intact") {
     const c = whole[0];

@@ -1,0 +1,73 @@
+// The question set's scores, off the drag's path (issue 11). A drag's request leaves the set out
+// (question-wire.js mainRequest), so its verdict never waits for 400 questions to be ranked; once
+// its result is on screen, this asks for the set at that result's settings in a second request,
+// sent only while the drag's gate is idle (a newer drag goes first). Until the scores arrive the
+// list and the table are marked stale; the latest wins: a newer result makes an older set's reply
+// be ignored, and one not yet sent is never sent.
+//
+//   result shown -> update(last) -> stale -> (gate idle) -> simulate(setRequest) -> render
+
+import { $ } from "./dom.js";
+import { setRequest } from "./question-wire.js";
+import { renderQuestionResults } from "./render/question-set.js";
+
+const POLL_MS = 10; // how often the drag's gate is looked at while it is busy
+
+export class QuestionScores {
+  /** simulate(request) -> the worker's reply (the dense round trip included); busy(): the drag's
+   * gate has a simulation in flight or queued. */
+  constructor({ simulate, busy }) {
+    Object.assign(this, { simulate, busy });
+    this.run = 0;
+    this.state = "none"; // "stale" (asked for, not arrived), "fresh", "error", "none" (no set)
+    this.shown = null; // {request, response} of the set on screen
+    this.log = []; // for tests: [what, run] in the order things happened ("main", "sent", "set")
+  }
+
+  /** After each result of the drag's request: the set's scores for that result's request. */
+  async update(last) {
+    const run = ++this.run;
+    const request = last.request;
+    this.note("main", run);
+    if (!request.questions || !request.questions.length) {
+      this.shown = null;
+      this.mark("none");
+      renderQuestionResults(null);
+      return;
+    }
+    this.mark("stale");
+    if (this.shown) renderQuestionResults(this.shown); // the last scores (greyed) on a list drawn since
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))); // the result painted first
+    while (run === this.run && this.busy()) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (run !== this.run) return; // a newer result: its own set is asked for instead
+    this.note("sent", run);
+    const reply = await this.simulate(setRequest(request));
+    if (run !== this.run) return; // a newer result took over while this one was computed
+    let response = null;
+    try { response = reply.ok ? JSON.parse(reply.result) : null; } catch { response = null; }
+    if (!response) {
+      this.mark("error");
+      $("qs-summary").textContent = `The question set was not scored: ${(reply.error && reply.error.message) || "the worker gave no reply that could be read."}`;
+      return;
+    }
+    this.note("set", run);
+    this.shown = { request, response };
+    this.mark("fresh");
+    renderQuestionResults(this.shown);
+  }
+
+  /** The list's verdicts and the table greyed (data-stale) while they are not for the current result. */
+  mark(state) {
+    this.state = state;
+    for (const id of ["qs-list", "qs-results"]) {
+      const el = $(id);
+      if (state === "stale" || state === "error") el.dataset.stale = "1";
+      else delete el.dataset.stale;
+    }
+  }
+
+  note(what, run) {
+    this.log.push([what, run]);
+    if (this.log.length > 200) this.log.splice(0, 100);
+  }
+}
