@@ -95,7 +95,9 @@ class Setting:
         self.shifted = r["variant"] in bm25.SHIFTED
         # k1 * (1 - b + b * dl / avgdl) per chunk: the very subexpression of bm25.score_all's lucene
         # weight, computed once, so each weight below has the same bits as there
-        self.norm = [r["k1"] * (1 - r["b"] + r["b"] * l_d / self.l_avg) for l_d in self.lengths] if self.l_avg else []
+        # (at C speed, the same operations in the same order: (1 - b) + (b * dl) / avgdl, times k1)
+        self.norm = list(map(mul, repeat(r["k1"]), map(add, repeat(1 - r["b"]), map(
+            truediv, map(mul, repeat(r["b"]), self.lengths), repeat(self.l_avg))))) if self.l_avg else []
         self.tables: dict = {}  # term -> exact weights
         self.rough: dict = {}  # term -> approximate weights (lucene)
         self.frequencies_cache: dict = {}
@@ -165,8 +167,8 @@ class Setting:
         least its weight for each term it holds, so the k-th best score is at least this."""
         key = (t, k, exact)
         if key not in self.kth:
-            w = sorted(self.table(t, exact)[2].values(), reverse=True)
-            self.kth[key] = w[k - 1] if len(w) >= k else 0.0
+            w = self.table(t, exact)[2]
+            self.kth[key] = heapq.nlargest(k, w.values())[-1] if len(w) >= k else 0.0
         return self.kth[key]
 
     def scores(self, query_terms: list[str]) -> list[float]:
