@@ -13,7 +13,7 @@ import { $, downloadFile } from "./dom.js";
 import { int } from "./format.js";
 
 export const BIG_CHARS = 1_000_000; // over this the box shows a preview (a paste is intercepted)
-export const PREVIEW_CHARS = 100_000;
+export const PREVIEW_CHARS = 50_000; // a text box lays out about a megabyte a second: some 50 ms
 
 /** "5.2 MB" for a text of `n` UTF-16 code units (as UTF-8 bytes of ASCII text: near enough to say). */
 export const megabytes = (n) => `${(n / 1e6).toFixed(1)} MB`;
@@ -89,6 +89,7 @@ export class BigText {
     this.full = false; // the user asked to edit this document in full, in the box
     this.shown = null; // the id of the document the box shows a preview of, or null
     this.id = null; // the id of the document last shown
+    this.previewed = null; // the text last shown in preview
     this.line = document.createElement("span");
     const button = (label, act) => {
       const b = document.createElement("button");
@@ -122,6 +123,7 @@ export class BigText {
       this.plain();
       return false;
     }
+    if (text !== this.previewed) progress.follow(text.length); // new to the box: a reload, a file, a state file
     this.preview(text);
     return true;
   }
@@ -139,6 +141,7 @@ export class BigText {
   preview(text) {
     const part = prefix(text, PREVIEW_CHARS);
     this.shown = this.id;
+    this.previewed = text;
     this.input.readOnly = true;
     this.input.classList.add("big");
     this.input.setAttribute("aria-describedby", "big-doc");
@@ -166,8 +169,8 @@ export class BigText {
     const text = before.slice(0, a) + pasted + before.slice(b);
     this.full = false;
     this.onEdit(text, a + pasted.length);
-    this.preview(text);
     progress.follow(text.length);
+    this.preview(text);
   }
 
   /** "Edit in full": the whole text into the box (the browser may freeze while it lays it out). */
