@@ -40,6 +40,7 @@ import { AuditPanel } from "./assets/js/render/audit-panel.js";
 import { QuestionSet } from "./assets/js/questions.js";
 import { QuestionScores } from "./assets/js/question-scores.js";
 import { SettingsMap, defaultGrid, parseNumbers, MAX_CELLS } from "./assets/js/render/settings-map.js";
+import "./assets/js/offline.js"; // issue 14: the service worker, registered once Python is ready
 
 // state: what the controls set; embed: the page is embedded (#embed=1); memo: each splitter's
 // size, overlap, ... as last left (params.js switchStrategy); last: {request, response, snap, ms}
@@ -340,6 +341,8 @@ window.ragsim = Object.freeze({
   lastLoss: () => (supervisor ? supervisor.lastLoss : null),
   setDeadline: (ms) => { if (supervisor) supervisor.deadlineMs = ms; },
   stored: () => persist.flush(),
+  // issue 14: resolves to Python's memory and start, {heap: bytes, boot: {path, ms, snapshotBytes}}
+  memory: async () => { const r = supervisor && await supervisor.send({ type: "memory" }); return r && r.ok ? JSON.parse(r.result) : null; },
 });
 
 main();

@@ -22,6 +22,9 @@ What dist/ holds and why:
                                       fetched by the worker when tokens are first used
     build.json                        versions and paths of all of the above, and a digest of the
                                       sources it was built from (tests use it to skip fresh builds)
+    sw.js                             the service worker (buildlib/offline.py): keeps the page, its
+                                      files, the runtime and the core wheel in the browser, so the page
+                                      opens offline; like index.html, served without long caching
 
 Two builds from the same sources produce byte-identical trees.
 
@@ -63,6 +66,7 @@ from buildlib.extras import (  # noqa: E402,F401  rank files, the dense model an
     DENSE_MODEL_ID, DENSE_MODEL_FILES, DENSE_NPM, npm_dist_files, dense_model_files,
     dense_dist_files)
 from buildlib.serving import Handler, Server, make_server  # noqa: E402,F401
+from buildlib.offline import service_worker  # noqa: E402  dist/sw.js, the offline copy (issue 14)
 
 
 # Files of the page. index.html is required; the rest are copied when present.
@@ -215,7 +219,7 @@ def source_digest(root: Path = ROOT) -> str:
     """A digest of every input of the build; dist/ is fresh when build.json carries the same one."""
     h = hashlib.sha256()
     inputs = [Path("build.py"), Path("pyproject.toml"), DENSE_TOOL.relative_to(ROOT)]
-    inputs += sorted(p.relative_to(ROOT) for p in (ROOT / "buildlib").glob("*.py"))
+    inputs += sorted(p.relative_to(ROOT) for p in (ROOT / "buildlib").glob("*") if p.suffix in (".py", ".js"))
     inputs += [p.relative_to(root) for p in core_sources(root)]
     with contextlib.suppress(BuildError):
         inputs += page_sources(root)
@@ -311,6 +315,7 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
         "dense": dense,
         "source_digest": source_digest(root),
     }, indent=2, sort_keys=True) + "\n").encode()
+    out["sw.js"] = service_worker(out, list(page_out), core_path)
     return out
 
 

@@ -1,11 +1,12 @@
 // The Web Worker that owns Pyodide and the ragsim core (an ES module worker).
 //
-// Boot: Pyodide starts loading (with micropip fetched from the lock file while the runtime
-// bootstraps) and, in parallel, the core wheel is fetched. Then micropip installs the core wheel
-// from Pyodide's in-memory file system (so it is downloaded once), and one `ragsim.api.Session()`
-// is created that keeps the indexed documents between requests.
-// Progress goes to the page as {type: "status", stage} with stage "runtime", "micropip", "core",
-// "ready", or {type: "status", stage: "failed", message} saying why.
+// Boot (warm-start.js): Python is restored from this browser's memory snapshot of this very build
+// when there is one, else Pyodide loads while the core wheel is fetched, the wheel is unpacked into
+// site-packages, the prelude below runs (one `ragsim.api.Session()` that keeps the indexed
+// documents between requests) and a snapshot is kept for the next visit.
+// Progress goes to the page as {type: "status", stage} with stage "runtime", "snapshot" (restoring),
+// "core", "ready" (with `boot: {path: "snapshot" | "files", ms}`), or {type: "status", stage:
+// "failed", message} saying why.
 //
 // Messages in (each with an `id` the reply echoes):
 //   {id, type: "simulate", request: "<request JSON>"}
@@ -24,6 +25,8 @@
 //       -> {type: "progress", id, stage: "pdf", done, total} every 10 pages (pypdf installed first time)
 //       -> {id, ok: true, result: "{\"documents\": [{title, text, ...}]}", ms}   (ragsim.pdf.read)
 //       -> {id, ok: false, error: {field: "file", message}}  (encrypted, broken, no text: one sentence)
+//   {id, type: "memory"} -> {id, ok: true, result: "{\"heap\": bytes, \"boot\": {path, ms, snapshotBytes}}"}
+//       (issue 14: the WebAssembly heap, Python's whole memory; it grows and never shrinks)
 //   anything else -> {id, ok: false, error: {field: "type", message}}
 // Strings cross the boundary as JSON, so no Python proxy ever leaves this file. A Python exception
 // reaches the page as one line, {field: "", message: "Internal error: ..."}; the traceback goes to
@@ -32,11 +35,11 @@
 // Where Pyodide and the wheels are comes from build-config.js, a module build.py generates (and,
 // like this file, renames by content hash).
 import config from "./build-config.js";
+import { startPython } from "./warm-start.js";
 
 const here = import.meta.url;
 const pyodideURL = new URL(config.pyodide, here).href;
 const coreWheelURL = new URL(config.coreWheel, here).href;
-const coreWheelName = coreWheelURL.split("/").pop();
 // Packages a page may ask for with {type: "install"}; each is in the rewritten pyodide-lock.json.
 const ON_DEMAND = new Set(Object.keys(config.onDemand || {}));
 
@@ -75,35 +78,20 @@ def _ragsim_pdf(path, name, mode, progress):
     return json.dumps({"documents": docs})
 `;
 
-async function fetchBytes(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
-  return new Uint8Array(await response.arrayBuffer());
-}
+// How Python started, for {type: "memory"}.
+let booted = null;
 
 async function boot() {
-  status("runtime");
-  // Started first so the download overlaps the runtime's own start-up.
-  const coreWheel = fetchBytes(coreWheelURL);
-  coreWheel.catch(() => {}); // reported when awaited below, not as an unhandled rejection
-  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
-  // `packages` makes Pyodide download micropip while it bootstraps itself.
-  const pyodide = await loadPyodide({ indexURL: pyodideURL, packages: ["micropip"] });
-  status("micropip");
-  const micropip = pyodide.pyimport("micropip");
-  status("core");
-  const path = `/tmp/${coreWheelName}`;
-  pyodide.FS.writeFile(path, await coreWheel);
-  try {
-    await micropip.install(`emfs:${path}`);
-  } finally {
-    micropip.destroy();
-  }
-  pyodide.runPython(PRELUDE);
+  // The snapshot's key names this build: the worker's file name carries a hash of its content, which
+  // covers the prelude, warm-start.js and build-config.js (Pyodide's version, the wheel's path).
+  const key = [config.pyodideVersion, config.coreWheel, here.split("/").pop()].join(" ");
+  const { pyodide, boot: how, save } = await startPython({ pyodideURL, coreWheelURL, key, prelude: PRELUDE, status });
+  booted = how;
+  if (save) setTimeout(() => save().catch((err) => console.warn(`ragsim: the snapshot was not kept: ${err.message}`)));
   const simulate = pyodide.globals.get("_ragsim_simulate");
   const audit = pyodide.globals.get("_ragsim_audit");
   const code = pyodide.globals.get("_ragsim_code");
-  status("ready", { versions: { pyodide: pyodide.version, ragsim: config.ragsimVersion } });
+  status("ready", { versions: { pyodide: pyodide.version, ragsim: config.ragsimVersion }, boot: { path: how.path, ms: how.ms } });
   return { pyodide, simulate, audit, code, tokenizer: pyodide.globals.get("_ragsim_tokenizer"), pdf: pyodide.globals.get("_ragsim_pdf") };
 }
 
@@ -236,6 +224,10 @@ const handlers = {
     }
     if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
     return { ok: true, result };
+  },
+  // Issue 14: Python's memory (the WebAssembly heap) and how it started.
+  async memory(msg, { pyodide }) {
+    return { ok: true, result: JSON.stringify({ heap: pyodide._module.HEAPU8.buffer.byteLength, boot: booted }) };
   },
   async install(msg, { pyodide }) {
     if (!ON_DEMAND.has(msg.package)) {

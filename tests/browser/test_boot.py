@@ -37,7 +37,7 @@ def real_request(**changes):
 
 
 def test_worker_boots_from_its_own_origin_only(harness, offsite, page_errors):
-    assert call(harness, "harness.stages") == ["runtime", "micropip", "core", "ready"]
+    assert call(harness, "harness.stages") == ["runtime", "core", "ready"]  # a fresh browser: from the files
     assert call(harness, "gate.stage") == "ready"
     assert offsite == []
     assert page_errors == []

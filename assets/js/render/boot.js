@@ -6,7 +6,7 @@ import { renderVerdictFailure } from "./verdict.js";
 
 const STAGES = {
   runtime: [15, "Loading the Python runtime…"],
-  micropip: [65, "Loading micropip…"],
+  snapshot: [60, "Restoring Python as this browser kept it…"],
   core: [85, "Installing the ragsim core…"],
   ready: [100, "Python is ready."],
 };

@@ -1,0 +1,143 @@
+// Python's start in the worker (issue 14): from this browser's memory snapshot of the same build
+// when there is a good one, else from the files. Imported by worker.js only.
+//
+// From the files ("cold"): Pyodide loads from this site while the core wheel is fetched; the wheel
+// is unpacked into site-packages (a pure-Python wheel needs nothing more, so micropip is not
+// loaded); the worker's prelude runs (ragsim imported, the session made); then Pyodide's
+// makeMemorySnapshot copies Python's whole memory (the WebAssembly heap, about 30 MB) and, once the
+// worker is ready, the copy is kept in Cache Storage ("ragsim-python", one entry), under a key that
+// names this build (Pyodide's version, the core wheel's path, which carries its content hash, and
+// the worker's own content-hashed file name), with its sha256.
+// From the snapshot ("warm"): the entry of exactly this key is read and its sha256 checked, Pyodide
+// starts from it (`_loadSnapshot`; Pyodide itself refuses a snapshot of another runtime build), the
+// wheel is unpacked again (the file system is not part of the snapshot, and ragsim imports some
+// modules lazily), and Python must answer with the key it was stored under and compute a small
+// simulation. Anything that fails deletes the entry and starts cold: a snapshot can make the start
+// faster, never make it fail.
+
+const SNAPSHOTS = "ragsim-python"; // the Cache Storage cache of the snapshot (sw.js leaves it alone)
+
+// Unpack a wheel into site-packages: what an installer does for a pure-Python wheel.
+const UNPACK = (path) => `
+import importlib, os, sysconfig, zipfile
+with zipfile.ZipFile(${JSON.stringify(path)}) as _wheel:
+    _wheel.extractall(sysconfig.get_paths()["purelib"])
+del _wheel
+os.unlink(${JSON.stringify(path)})
+importlib.invalidate_caches()
+`;
+
+// A restored interpreter must know the key it was stored under and compute a small simulation.
+const CHECK = `
+def _ragsim_check():
+    import json
+    from ragsim import api
+    request = {"documents": [{"id": "d", "title": "d", "text": "one two three"}], "query": "two",
+               "chunking": {"unit": "words", "size": 2, "overlap": 0}, "retrieval": {"k": 1},
+               "span": None, "fact": None, "price_per_million": 0}
+    first = json.loads(api.simulate_json(json.dumps(request)))["chunks"][0]
+    return _ragsim_snapshot_key if first["rank"] == 1 and first["score"] > 0 else ""
+_ragsim_check()
+`;
+
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function sha256(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The snapshot store: Cache Storage in this origin; absent where there is none (a page opened from
+ * disk, a browser that refuses storage). */
+class Snapshots {
+  constructor(key, base) {
+    this.key = key;
+    this.url = new URL(`ragsim-python-snapshot?key=${encodeURIComponent(key)}`, base).href;
+    this.available = typeof caches !== "undefined" && typeof crypto !== "undefined" && Boolean(crypto.subtle);
+  }
+
+  /** The stored snapshot of this key (a Response, its body not read yet); null when there is none. */
+  async find() {
+    if (!this.available) return null;
+    return (await (await caches.open(SNAPSHOTS)).match(this.url)) || null;
+  }
+
+  /** The bytes of a found snapshot, checked against its sha256. */
+  static async bytes(response) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (response.headers.get("x-ragsim-sha256") !== await sha256(bytes)) {
+      throw new Error("the stored snapshot is damaged (its sha256 differs)");
+    }
+    return bytes;
+  }
+
+  /** Keep `bytes` as the only snapshot. */
+  async write(bytes) {
+    const cache = await caches.open(SNAPSHOTS);
+    for (const old of await cache.keys()) await cache.delete(old);
+    await cache.put(this.url, new Response(bytes, {
+      headers: { "content-type": "application/octet-stream", "x-ragsim-sha256": await sha256(bytes) },
+    }));
+  }
+
+  async drop() {
+    if (this.available) await caches.delete(SNAPSHOTS);
+  }
+}
+
+/** Pyodide with the core installed and `prelude` run: {pyodide, boot, save}. boot is {path:
+ * "snapshot" | "files", ms, snapshotBytes}; save, when a snapshot was made, stores it and resolves
+ * to its size (the worker calls it once it has said it is ready). `status(stage)` reports "runtime",
+ * "snapshot" (a snapshot is being restored) and "core" (the wheel unpacked, the prelude run). */
+export async function startPython({ pyodideURL, coreWheelURL, key, prelude, status }) {
+  const started = performance.now();
+  status("runtime");
+  // Started first so the download overlaps the runtime's own start-up.
+  const coreWheel = fetchBytes(coreWheelURL);
+  coreWheel.catch(() => {}); // reported when awaited below, not as an unhandled rejection
+  const snapshots = new Snapshots(key, pyodideURL);
+  const found = snapshots.find();
+  found.catch(() => {}); // a refused storage is reported below
+  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
+  const unpack = async (pyodide) => {
+    const path = `/tmp/${coreWheelURL.split("/").pop()}`;
+    pyodide.FS.writeFile(path, await coreWheel);
+    pyodide.runPython(UNPACK(path));
+  };
+
+  try {
+    const response = await found;
+    if (response) {
+      status("snapshot");
+      // Read and checked while Pyodide loads its runtime script (loadPyodide awaits it after that).
+      const stored = Snapshots.bytes(response);
+      stored.catch(() => {}); // loadPyodide awaits it and fails with it
+      const pyodide = await loadPyodide({ indexURL: pyodideURL, _loadSnapshot: stored });
+      await unpack(pyodide);
+      if (pyodide.runPython(CHECK) !== key) throw new Error("the restored Python does not compute as it should");
+      pyodide.runPython("del _ragsim_check");
+      const snapshotBytes = (await stored).length;
+      return { pyodide, boot: { path: "snapshot", ms: performance.now() - started, snapshotBytes }, save: null };
+    }
+  } catch (err) {
+    console.warn(`ragsim: starting Python from the files: ${(err && err.message) || err}`);
+    await snapshots.drop().catch(() => {});
+  }
+
+  const pyodide = await loadPyodide({ indexURL: pyodideURL, _makeSnapshot: snapshots.available });
+  status("core");
+  await unpack(pyodide);
+  pyodide.runPython(prelude);
+  let save = null;
+  if (snapshots.available) {
+    pyodide.globals.set("_ragsim_snapshot_key", key);
+    // Taken now, before any request reaches the session; stored when the worker says it is ready.
+    const bytes = pyodide.makeMemorySnapshot();
+    save = () => snapshots.write(bytes).then(() => bytes.length);
+  }
+  return { pyodide, boot: { path: "files", ms: performance.now() - started, snapshotBytes: 0 }, save };
+}
