@@ -187,27 +187,30 @@ SUPERVISE = """async (kind) => {
   const statuses = [];
   const restarts = [];
   sup.onstatus = (s) => statuses.push(s.stage);
-  sup.onrestart = (s) => restarts.push(s);
+  sup.onrestart = (s, reason) => restarts.push([s, reason]);
+  let after = 0;
+  sup.afterRestart(() => { after++; });  // once the new worker is ready, not before
   await sup.ready;
   const first = sup.submit('"bad"');
   const queued = sup.submit('"queued"');
   const [a, b] = await Promise.all([first, queued]);
   const again = await sup.submit('"bad"');           // the request that lost a worker: refused at once
   const fine = await sup.submit('"fine"');           // anything else: answered by the new worker
-  return { a, b, again, fine, made, restarts, statuses, count: sup.restarts };
+  return { a, b, again, fine, made, restarts, statuses, after, count: sup.restarts };
 }"""
 
 
-@pytest.mark.parametrize("kind, words", [
-    ("memory", "more memory than the page has"),
-    ("garbage", "could not be read"),
-    ("fatal", "fatal error"),
-    ("hang", "longer than 0.2 seconds"),
+@pytest.mark.parametrize("kind, words, reason", [
+    ("memory", "more memory than the page has", "a memory error"),
+    ("garbage", "could not be read", "a reply that could not be read"),
+    ("fatal", "fatal error", "a fatal error"),
+    ("hang", "longer than 0.2 seconds", "a request that missed its deadline"),
 ])
-def test_the_supervisor_replaces_a_lost_worker_once_and_refuses_its_killer(page, kind, words):
+def test_the_supervisor_replaces_a_lost_worker_once_and_refuses_its_killer(page, kind, words, reason):
     out = page.evaluate(SUPERVISE, kind)
     assert out["count"] == 1 and out["made"] == 2 and len(out["restarts"]) == 1
-    assert words in out["restarts"][0]
+    assert words in out["restarts"][0][0] and out["restarts"][0][1] == reason
+    assert out["after"] == 1  # the panels that re-run what was on screen are told once
     assert out["a"]["lost"] and out["a"]["culprit"] and words in out["a"]["error"]["message"]
     # The queued request did not kill anything: it is answered "lost", not blamed, and not remembered.
     assert out["b"]["lost"] and not out["b"]["culprit"]
