@@ -8,9 +8,10 @@ page from the navigation's start: controls usable, and Python ready with the fir
 (`<body data-state="ready">`). Prints the medians, the ratio, how Python started on each visit,
 and the load average.
 
-Then, unless --no-memory, the worker's memory: the WebAssembly heap (Python's whole memory) after the
-page has computed a 500,000-word real-text document (bench_page.real_text), asked of the worker with
-window.ragsim.memory().
+Then, unless --no-memory, the worker's memory: the WebAssembly heap (Python's whole memory; it grows
+and never shrinks, so it is the peak) after the page has computed a 500,000-word real-text document
+(bench_page.real_text) and after a drag through eight chunk sizes (each split kept by the session),
+asked of the worker with window.ragsim.memory().
 
     python benchmarks/bench_start.py [--runs 3] [--words 500000] [--no-memory] [--dist DIR]
 """
@@ -30,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import build  # noqa: E402
-from bench_page import ARGS, BOOT, CHROMIUM, paste, real_text  # noqa: E402
+from bench_page import ARGS, BOOT, CHROMIUM, SAMPLE, paste, real_text  # noqa: E402
 
 # Resolves once this visit has left its offline copy: the service worker active with every file kept,
 # and Python's snapshot stored (the worker stores it just after "ready").
@@ -71,19 +72,27 @@ def visit(playwright, profile: str, url: str, *, keep: bool) -> dict:
         return times
 
 
-def memory(playwright, profile: str, url: str, words: int) -> tuple[dict, dict, int]:
-    """The worker's memory right after start and after computing a `words`-word document."""
+# Chunk sizes (words, overlap 6) the memory run drags through: each split is kept by the session.
+MEMORY_SIZES = (16, 20, 32, 48, 64, 100, 200, 25)
+
+
+def memory(playwright, profile: str, url: str, words: int) -> tuple[int, int, int, int]:
+    """The worker's heap (bytes) right after start, after computing a `words`-word document, and after
+    dragging the chunk size through MEMORY_SIZES; and the document's word count."""
     text = real_text(words)
+    heap = "async () => (await window.ragsim.memory()).heap"
     with opened(playwright, profile, url) as (page, _):
-        before = page.evaluate("() => window.ragsim.memory()")
+        start = page.evaluate(heap)
         paste(page, text)
-        after = page.evaluate("() => window.ragsim.memory()")
-        return before, after, len(text.split())
+        pasted = page.evaluate(heap)
+        for size in MEMORY_SIZES:
+            page.evaluate(SAMPLE, size)
+        return start, pasted, page.evaluate(heap), len(text.split())
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3, help="cold/warm pairs (0: memory only)")
     parser.add_argument("--words", type=int, default=500_000)
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--dist", type=pathlib.Path, help="a built site to serve (default: dist/, built when stale)")
@@ -110,22 +119,24 @@ def main():
                       f"(started from {first['boot']['path']}, {first['boot']['ms']:.0f} ms in the worker); "
                       f"warm  controls {second['controls']:.0f} ms, Python ready {second['python']:.0f} ms "
                       f"(started from {second['boot']['path']}, {second['boot']['ms']:.0f} ms in the worker)", flush=True)
-            med = {k: {m: statistics.median(v[m] for v in runs) for m in ("controls", "python")}
-                   for k, runs in (("cold", cold), ("warm", warm))}
-            print(f"median of {args.runs}: controls usable  cold {med['cold']['controls']:.0f} ms, "
-                  f"warm {med['warm']['controls']:.0f} ms")
-            print(f"median of {args.runs}: Python ready     cold {med['cold']['python']:.0f} ms, "
-                  f"warm {med['warm']['python']:.0f} ms ({med['cold']['python'] / med['warm']['python']:.1f}x faster warm)")
-            print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+            if args.runs:
+                med = {k: {m: statistics.median(v[m] for v in runs) for m in ("controls", "python")}
+                       for k, runs in (("cold", cold), ("warm", warm))}
+                print(f"median of {args.runs}: controls usable  cold {med['cold']['controls']:.0f} ms, "
+                      f"warm {med['warm']['controls']:.0f} ms")
+                print(f"median of {args.runs}: Python ready     cold {med['cold']['python']:.0f} ms, "
+                      f"warm {med['warm']['python']:.0f} ms ({med['cold']['python'] / med['warm']['python']:.1f}x faster warm)")
             if not args.no_memory:
                 profile = tempfile.mkdtemp(prefix="ragsim-memory-")
                 try:
-                    before, after, n = memory(p, profile, url, args.words)
+                    start, pasted, dragged, n = memory(p, profile, url, args.words)
                 finally:
                     shutil.rmtree(profile, ignore_errors=True)
                 mib = 1 << 20
-                print(f"worker memory (WebAssembly heap): {before['heap'] / mib:.0f} MiB after start, "
-                      f"{after['heap'] / mib:.0f} MiB after a {n:,}-word document (limit 1,024 MiB)")
+                print(f"worker memory (WebAssembly heap): {start / mib:.0f} MiB after start, {pasted / mib:.0f} MiB "
+                      f"after a {n:,}-word document, {dragged / mib:.0f} MiB after dragging the chunk size through "
+                      f"{len(MEMORY_SIZES)} sizes (limit 1,024 MiB)")
+            print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     finally:
         httpd.shutdown()
 
