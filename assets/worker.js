@@ -12,6 +12,8 @@
 //   {id, type: "simulate", request: "<request JSON>"}
 //       -> {id, ok: true, result: "<response JSON>", ms}
 //       -> {id, ok: false, error: {field, message}, ms}     (the core refused the request)
+//       -> {id, ok: true, result, columns: ArrayBuffer, ms} for "wire": "binary": the chunks' packed
+//          columns (docs/wire.md), transferred
 //   {id, type: "simulate", request, texts: [ArrayBuffer]}  (long documents: their UTF-8 bytes, in the
 //       order of request.documents, whose texts are left empty; handed over, not copied)
 //   {id, type: "audit", request} and {id, type: "code", request}: the same shape, answered by
@@ -53,6 +55,15 @@ _ragsim_session = _ragsim_api.Session()
 def _ragsim_simulate(request_json):
     return _ragsim_api.simulate_json(request_json, _ragsim_session)
 
+_ragsim_texts = []  # the long documents' texts, by slot, as Python strings kept between requests
+
+def _ragsim_hold_text(slot, text):
+    _ragsim_texts.extend([""] * (slot + 1 - len(_ragsim_texts)))
+    _ragsim_texts[slot] = text
+
+def _ragsim_simulate_packed(request_json, slots=0):
+    return _ragsim_api.simulate_packed(request_json, _ragsim_session, _ragsim_texts[:slots] if slots else None)
+
 def _ragsim_audit(request_json):
     from ragsim import audit
     return audit.audit_json(request_json, _ragsim_session)
@@ -92,7 +103,7 @@ async function boot() {
   const audit = pyodide.globals.get("_ragsim_audit");
   const code = pyodide.globals.get("_ragsim_code");
   status("ready", { versions: { pyodide: pyodide.version, ragsim: config.ragsimVersion }, boot: { path: how.path, ms: how.ms } });
-  return { pyodide, simulate, audit, code, tokenizer: pyodide.globals.get("_ragsim_tokenizer"), pdf: pyodide.globals.get("_ragsim_pdf") };
+  return { pyodide, simulate, simulatePacked: pyodide.globals.get("_ragsim_simulate_packed"), holdText: pyodide.globals.get("_ragsim_hold_text"), audit, code, tokenizer: pyodide.globals.get("_ragsim_tokenizer"), pdf: pyodide.globals.get("_ragsim_pdf") };
 }
 
 // One line for the page; the full text (a Python traceback, usually) for the console.
@@ -149,25 +160,80 @@ function tooDeep(json, limit = MAX_DEPTH) {
 // request whose documents' texts are empty: the full request JSON is built here, off the page's thread.
 function withTexts(json, texts) {
   const request = JSON.parse(json);
-  const decoder = new TextDecoder();
   if (!Array.isArray(request.documents) || !Array.isArray(texts) || texts.length !== request.documents.length) return json;
-  request.documents.forEach((d, i) => { d.text = texts[i] instanceof ArrayBuffer ? decoder.decode(texts[i]) : ""; });
+  request.documents.forEach((d, i) => { d.text = typeof texts[i] === "string" ? texts[i] : ""; });
   return JSON.stringify(request);
+}
+
+// The last text of each slot of `texts`: the page sends a text this worker already holds as null
+// (the page's worker client), so a drag over a book moves no text. `versions` counts each slot's
+// new texts, `inPython` the version Python holds (given to it only when it changed).
+const held = { texts: [], versions: [], inPython: [] };
+
+/** The texts of a message as strings, its new ones (ArrayBuffers of UTF-8) decoded and kept. Called
+ * as each message arrives, in the order the page posted them. */
+function holdTexts(texts) {
+  const decoder = new TextDecoder();
+  return texts.map((t, i) => {
+    if (t instanceof ArrayBuffer || typeof t === "string") {
+      held.texts[i] = typeof t === "string" ? t : decoder.decode(t);
+      held.versions[i] = (held.versions[i] || 0) + 1;
+    }
+    return held.texts[i] ?? "";
+  });
+}
+
+// A request the worker refuses before Python sees it, as the reply; null when it may go on.
+function refusal(msg) {
+  if (typeof msg.request !== "string") {
+    return { ok: false, error: { field: "", message: "The request must be sent as a JSON string." } };
+  }
+  if (tooDeep(msg.request)) {
+    return { ok: false, error: { field: "request", message: "The request is nested too deeply; send a flat request object." } };
+  }
+  return null;
 }
 
 // One Python entry point (string in, string out) behind a message type.
 function jsonCall(entry) {
   return async (msg, runtime) => {
-    if (typeof msg.request !== "string") {
-      return { ok: false, error: { field: "", message: "The request must be sent as a JSON string." } };
-    }
-    if (tooDeep(msg.request)) {
-      return { ok: false, error: { field: "request", message: "The request is nested too deeply; send a flat request object." } };
-    }
+    const refused = refusal(msg);
+    if (refused) return refused;
     const result = runtime[entry](msg.texts ? withTexts(msg.request, msg.texts) : msg.request);
     if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
     return { ok: true, result };
   };
+}
+
+// A simulation: the response's JSON and, for "wire": "binary" (docs/wire.md), its chunks' packed
+// bytes as `columns`, an ArrayBuffer handed over to the page (`transfer`), not copied.
+async function simulatePacked(msg, runtime) {
+  const refused = refusal(msg);
+  if (refused) return refused;
+  // Long texts go to Python as strings it keeps (only when new), not inside the request's JSON, so a
+  // drag parses a small request and the session finds its index by the same string object.
+  (msg.texts || []).forEach((text, i) => {
+    if (held.inPython[i] === msg.versions[i]) return;
+    runtime.holdText(i, text);
+    held.inPython[i] = msg.versions[i];
+  });
+  const out = runtime.simulatePacked(msg.request, msg.texts ? msg.texts.length : 0);
+  let result, data;
+  try {
+    result = out.get(0);
+    data = out.get(1);
+  } finally {
+    out.destroy();
+  }
+  if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
+  if (!data) return { ok: true, result };
+  let bytes;
+  try {
+    bytes = data.toJs(); // a Uint8Array of its own (a copy out of Python's memory)
+  } finally {
+    data.destroy();
+  }
+  return { ok: true, result, columns: bytes.buffer, transfer: [bytes.buffer] };
 }
 
 /** The body of `response` as bytes, `onbytes(loaded, total)` as they arrive (total from Content-Length, or 0). */
@@ -206,7 +272,7 @@ async function installPackage(pyodide, name) {
 const progressOf = (msg) => (extra) => self.postMessage({ type: "progress", id: msg.id, ...extra });
 
 const handlers = {
-  simulate: jsonCall("simulate"), // {id, type: "simulate", request} -> the response of api.simulate
+  simulate: simulatePacked, // {id, type: "simulate", request} -> the response of api.simulate (+ columns)
   audit: jsonCall("audit"), // {id, type: "audit", request} -> the table of ragsim.audit.audit
   code: jsonCall("code"), // {id, type: "code", request} -> {"code": "..."} from ragsim.codegen
   // Question sets in and out (issue 11): {id, type: "questions", op: "import" | "export", request}
@@ -286,6 +352,10 @@ const handlers = {
 self.onmessage = async (event) => {
   const msg = event.data || {};
   const id = msg.id;
+  if (Array.isArray(msg.texts)) { // before any await: in posting order
+    msg.texts = holdTexts(msg.texts);
+    msg.versions = msg.texts.map((_, i) => held.versions[i]);
+  }
   const handler = Object.prototype.hasOwnProperty.call(handlers, msg.type) ? handlers[msg.type] : null;
   if (!handler) {
     self.postMessage({
@@ -317,5 +387,6 @@ self.onmessage = async (event) => {
       status("failed", { message: fatal });
     }
   }
-  self.postMessage({ id, ...reply, ms: performance.now() - started });
+  const { transfer = [], ...answer } = reply; // ArrayBuffers handed over with the reply
+  self.postMessage({ id, ...answer, ms: performance.now() - started }, transfer);
 };

@@ -10,7 +10,8 @@
 import { PARAMS, FIELD_LABELS, applies, buildRequest, tokenizersNeeded } from "./params.js";
 import { snapshot } from "./state.js";
 import { cap } from "./format.js";
-import { chunksFromColumns, simulateMessage } from "./worker-client.js";
+import { simulateMessage } from "./worker-client.js";
+import { withColumns } from "./chunk-columns.js";
 import { sizeProblem } from "./limits.js";
 import { DenseClient } from "./dense-client.js";
 import { mainRequest } from "./question-wire.js";
@@ -89,7 +90,7 @@ export class Computer {
       return;
     }
     this.renderedAt = seq;
-    this.onResult({ request, response: chunksFromColumns(response, request.retrieval.k), snap, ms: reply.ms });
+    this.onResult({ request, response: withColumns(response, reply.columns), snap, ms: reply.ms });
     if (seq === this.sequence) this.setBodyState("ready");
     if (response.dense && response.dense.pending) this.followDense(seq, sent, response);
   }

@@ -2,10 +2,10 @@
 //
 //   import { Gate } from "./assets/js/worker-client.js";
 //   const gate = Gate.start();              // starts the worker; or `new Gate(existingWorker)`
-//   gate.onstatus = ({stage, message}) => ...  // "runtime" | "micropip" | "core" | "ready" | "failed"
+//   gate.onstatus = ({stage, message}) => ...  // "runtime" | "snapshot" | "core" | "ready" | "failed"
 //   await gate.ready;                       // resolves at "ready", rejects (Error) at "failed"
 //   const reply = await gate.submit(request);   // request: an object or a JSON string
-//     // reply: {ok: true, result: "<response JSON>", ms}
+//     // reply: {ok: true, result: "<response JSON>", columns?: ArrayBuffer (wire "binary"), ms}
 //     //     or {ok: false, error: {field, message}, ms}
 //     //     or {dropped: true} when a newer submit replaced this one before it was sent
 //   await gate.send({type: "install", package: "snowballstemmer"});  // bypasses the gate
@@ -40,6 +40,7 @@ export class Gate {
     this.deadline = null;
     this.onlate = null;
     this.timers = new Map(); // id -> {message, timer}
+    this.held = []; // the texts this worker holds, by slot (`texts` of the messages posted to it)
     this.ready = new Promise((resolve, reject) => {
       this.resolveReady = resolve;
       this.rejectReady = reject;
@@ -79,9 +80,14 @@ export class Gate {
       this.pending.set(id, resolve);
       if (onprogress) this.progress.set(id, onprogress);
       // Big texts travel as UTF-8 bytes handed over, not as a string copied (encoded at each post,
-      // so a message sent again after a restart still has them).
-      const texts = message.texts && message.texts.map((t) => (typeof t === "string" ? new TextEncoder().encode(t).buffer : t));
-      this.worker.postMessage(texts ? { ...message, texts, id } : { ...message, id }, texts ? [...transfer, ...texts] : transfer);
+      // so a message sent again after a restart still has them). The worker keeps the last text of
+      // each slot: a text it already holds goes as null, so a drag over a book sends no text at all.
+      let texts = null;
+      if (message.texts) {
+        texts = message.texts.map((t, i) => (typeof t !== "string" ? t : t === this.held[i] ? null : new TextEncoder().encode(t).buffer));
+        this.held = message.texts.map((t) => (typeof t === "string" ? t : undefined));
+      }
+      this.worker.postMessage(texts ? { ...message, texts, id } : { ...message, id }, texts ? [...transfer, ...texts.filter(Boolean)] : transfer);
       if (this.deadline) {
         this.timers.set(id, { message, timer: 0 });
         if (this.stage === "ready") this.arm(id);
@@ -160,36 +166,31 @@ export class Gate {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The simulate protocol: the page asks for the chunks as columns (`wire: "columns"`, a tenth of
-// the encoding work in Python) and rebuilds SPEC section 6's objects here, so everything past the
-// worker client sees the core's response as it is specified.
+// The simulate protocol: the page asks for the chunks as packed bytes (`wire: "binary"`,
+// docs/wire.md); the worker hands them over beside the JSON as `reply.columns`, and
+// chunk-columns.js's withColumns(response, reply.columns) gives the renderers typed arrays
+// (`response.cols`), SPEC section 6's objects (`response.chunks`) only when something reads them.
 
 // Documents longer than this together go to the worker as bytes (`texts`, handed over), not inside
 // the request's JSON: no giant string is built or copied on the main thread.
 export const BYTES_OVER = 1_000_000;
 
+/** Any other call that carries the page's documents (the sweep's and the map's simulations, the
+ * audit): {type, request} as the caller built it, with long documents' texts as `texts` as in
+ * simulateMessage (bytes handed over by send, or nothing when the worker holds them), so no giant
+ * JSON string is built on the page's thread. */
+export function documentsMessage(type, request) {
+  const total = request.documents.reduce((n, d) => n + d.text.length, 0);
+  if (total <= BYTES_OVER) return { type, request: JSON.stringify(request) };
+  const documents = request.documents.map((d) => ({ ...d, text: "" }));
+  return { type, request: JSON.stringify({ ...request, documents }), texts: request.documents.map((d) => d.text) };
+}
+
 /** The request as the worker is sent it: a JSON string, or {json, texts} when the documents are
  * long (the documents' texts left empty in `json`, in order in `texts`). */
 export function simulateMessage(request) {
   const total = request.documents.reduce((n, d) => n + d.text.length, 0);
-  if (total <= BYTES_OVER) return JSON.stringify({ ...request, wire: "columns" });
+  if (total <= BYTES_OVER) return JSON.stringify({ ...request, wire: "binary" });
   const documents = request.documents.map((d) => ({ ...d, text: "" }));
-  return { json: JSON.stringify({ ...request, documents, wire: "columns" }), texts: request.documents.map((d) => d.text) };
-}
-
-/** `response.chunk_columns` back into SPEC section 6's `chunks`: the same values, as objects. */
-export function chunksFromColumns(response, k) {
-  const c = response.chunk_columns;
-  if (!c) return response;
-  const chunks = new Array(c.start.length);
-  for (let i = 0; i < chunks.length; i++) {
-    chunks[i] = {
-      doc: c.ids[c.doc[i]], number: i + 1, start: c.start[i], end: c.end[i], units: c.units[i],
-      score: c.score[i], rank: c.rank[i], retrieved: c.rank[i] <= k, holds: c.holds[i] ?? null,
-      overlap_prev: c.overlap_prev[i],
-    };
-    if (c.read_end) { chunks[i].read_end = c.read_end[i]; chunks[i].truncated = c.read_end[i] !== null; } // dense, hybrid
-  }
-  const { chunk_columns: _, ...rest } = response;
-  return { chunks, ...rest };
+  return { json: JSON.stringify({ ...request, documents, wire: "binary" }), texts: request.documents.map((d) => d.text) };
 }

@@ -127,13 +127,21 @@ def simulate_json(request_json: str, session: Session | None = None) -> str:
     return json_call(run, request_json, session)
 
 
-def simulate_packed(request_json: str, session: Session | None = None) -> tuple[str, bytes | None]:
+def simulate_packed(request_json: str, session: Session | None = None,
+                    texts: list[str] | None = None) -> tuple[str, bytes | None]:
     """`simulate` for the worker: (the response's JSON, the bytes of `"wire": "binary"`'s columns,
-    None for any other wire or a refusal), so the bytes reach JavaScript without a JSON list."""
+    None for any other wire or a refusal), so the bytes reach JavaScript without a JSON list.
+    `texts`, when given, are the documents' texts in order (the request's own are left empty): the
+    worker keeps long texts as strings between requests instead of sending them inside the JSON."""
     data = None
 
     def run(request, session):
         nonlocal data
+        docs = request.get("documents") if isinstance(request, dict) else None
+        if texts is not None and isinstance(docs, list) and len(docs) == len(texts):
+            for d, text in zip(docs, texts):
+                if isinstance(d, dict):
+                    d["text"] = text
         out = simulate(request, session)
         data = encode.take_data(out)
         return out

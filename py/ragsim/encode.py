@@ -10,8 +10,8 @@ corpus for it. docs/wire.md describes the layout.
 
 import array
 import math
-import statistics
 import sys
+from collections import Counter
 
 from . import dense, explore
 from . import tokens as ragsim_tokens
@@ -87,9 +87,10 @@ def chunk_columns(req: Request, judged: Judged) -> dict:
 
 
 # The binary wire: (name, array typecode, the type named on the wire), in byte order of the data.
-# The float column goes first, so every column starts aligned to its own item size.
-BYTE_COLUMNS = (("score", "d", "f64"), ("doc", "i", "i32"), ("start", "i", "i32"), ("end", "i", "i32"),
-                ("units", "i", "i32"), ("overlap_prev", "i", "i32"))
+# The float column goes first, so every column starts aligned to its own item size. A chunk's
+# document and overlap_prev are not sent: they follow from `documents[].chunks` (chunks are in
+# document order) and from the previous chunk's end.
+BYTE_COLUMNS = (("score", "d", "f64"), ("start", "i", "i32"), ("end", "i", "i32"), ("units", "i", "i32"))
 assert array.array("i").itemsize == 4 and array.array("d").itemsize == 8
 
 
@@ -100,31 +101,18 @@ def _packed(typecode: str, values) -> bytes:
     return a.tobytes()
 
 
-def _none_as(values: list, missing: int, where) -> list:
-    """`values` with None (expected only at positions `where`) replaced by `missing`."""
-    out = list(values)
-    for p in where:
-        if p < len(out) and out[p] is None:
-            out[p] = missing
-    if None in out:  # anywhere else too
-        out = [missing if v is None else v for v in out]
-    return out
-
-
 def chunk_bytes(req: Request, judged: Judged, read_end: list | None = None) -> dict:
-    """The chunks for `"wire": "binary"`: `data` holds each column of BYTE_COLUMNS (and `read_end`
-    for dense and hybrid requests) one after the other, little-endian, `count` values each, starting
-    at the byte offsets `columns` gives; None (a first chunk's overlap_prev, a chunk read whole) is -1.
-    `top` is the retrieved positions (0-based) in rank order, `ranks` the rank of each chunk that
-    holds the span or the fact, by position; any other chunk's rank follows from the scores (best
-    score first, ties by position), and a chunk is retrieved when its position is in `top`."""
+    """The chunks for `"wire": "binary"` (docs/wire.md): `data` holds each column of BYTE_COLUMNS (and
+    `read_end` for dense and hybrid requests, -1 for a chunk read whole) one after the other,
+    little-endian, `count` values each, from the byte offsets `columns` gives. `top` is the retrieved
+    positions (0-based) in rank order, `ranks` the rank of each chunk that holds the span or the fact,
+    by position; any other chunk's rank follows from the scores (best score first, ties by position),
+    and a chunk is retrieved when its position is in `top`."""
     c = judged.corpus
-    n = len(c.starts)
-    values = {"score": judged.scores, "doc": c.doc_of, "start": c.starts, "end": c.ends, "units": c.units,
-              "overlap_prev": _none_as(judged.shared, -1, c.first_chunk)}
+    values = {"score": judged.scores, "start": c.starts, "end": c.ends, "units": c.units}
     specs = list(BYTE_COLUMNS)
     if read_end is not None:
-        values["read_end"] = _none_as(read_end, -1, ())
+        values["read_end"] = [-1 if e is None else e for e in read_end]
         specs.append(("read_end", "i", "i32"))
     parts, columns, at = [], {}, 0
     for name, code, kind in specs:
@@ -134,7 +122,7 @@ def chunk_bytes(req: Request, judged: Judged, read_end: list | None = None) -> d
         at += len(part)
     rank = rank_of(judged)
     ranked = sorted(set(judged.held) | set(judged.answering))
-    return {"count": n, "ids": [d["id"] for d in req.docs], "columns": columns,
+    return {"count": len(c.starts), "ids": [d["id"] for d in req.docs], "columns": columns,
             "holds": {str(p): h for p, h in judged.held.items()}, "top": list(judged.top),
             "ranks": {str(p): rank(p) for p in ranked}, "data": b"".join(parts)}
 
@@ -169,16 +157,30 @@ def stats(req: Request, judged: Judged, sent: str, best_rank) -> dict:
         "cost": tokens * req.price / 1_000_000,
         "price_per_million": req.price,
         "k": req.k,
-        **overlap_stats([o for o in judged.shared if o is not None]),
+        **overlap_stats(judged.shared),
     }
 
 
-def overlap_stats(overlaps: list[int]) -> dict:
-    if not overlaps:
+def overlap_stats(overlaps: list) -> dict:
+    """Min, median and max of the characters neighbouring chunks share, and how many share none;
+    None entries (a document's first chunk) are left out. Counted, not sorted: a few distinct values."""
+    counts = Counter(overlaps)
+    counts.pop(None, None)
+    n = sum(counts.values())
+    if not n:
         return {"overlap_min": None, "overlap_median": None, "overlap_max": None, "boundaries_without_overlap": 0}
+    values = sorted(counts)
+
+    def nth(i):  # the i-th smallest (0-based)
+        for v in values:
+            i -= counts[v]
+            if i < 0:
+                return v
+
+    median = nth(n // 2) if n % 2 else (nth(n // 2 - 1) + nth(n // 2)) / 2  # as statistics.median
     return {
-        "overlap_min": min(overlaps),
-        "overlap_median": statistics.median(overlaps),
-        "overlap_max": max(overlaps),
-        "boundaries_without_overlap": sum(1 for o in overlaps if o == 0),
+        "overlap_min": values[0],
+        "overlap_median": median,
+        "overlap_max": values[-1],
+        "boundaries_without_overlap": counts.get(0, 0),
     }

@@ -17,8 +17,8 @@ from ragsim import api
 TYPES = {"f64": "d", "i32": "i"}
 
 
-def decode(packed: dict, data: bytes) -> list[dict]:
-    """The objects the page would build from `chunk_bytes` and its bytes."""
+def decode(packed: dict, data: bytes, documents: list[dict]) -> list[dict]:
+    """The objects the page would build from `chunk_bytes`, its bytes and the response's documents."""
     n = packed["count"]
     cols = {}
     for name, (kind, at) in packed["columns"].items():
@@ -38,12 +38,15 @@ def decode(packed: dict, data: bytes) -> list[dict]:
         s = scores[p]
         return 1 + sum(1 for q, t in enumerate(scores) if t > s or (t == s and q < p))
 
+    doc_of = [i for i, d in enumerate(documents) for _ in range(d["chunks"])]  # chunks are in document order
+    assert len(doc_of) == n
     out = []
     for p in range(n):
-        o = cols["overlap_prev"][p]
-        c = {"doc": packed["ids"][cols["doc"][p]], "number": p + 1, "start": cols["start"][p], "end": cols["end"][p],
+        first = p == 0 or doc_of[p - 1] != doc_of[p]
+        o = None if first else max(0, cols["end"][p - 1] - cols["start"][p])
+        c = {"doc": packed["ids"][doc_of[p]], "number": p + 1, "start": cols["start"][p], "end": cols["end"][p],
              "units": cols["units"][p], "score": scores[p], "rank": rank(p), "retrieved": p in top,
-             "holds": packed["holds"].get(str(p)), "overlap_prev": None if o < 0 else o}
+             "holds": packed["holds"].get(str(p)), "overlap_prev": o}
         if "read_end" in cols:
             e = cols["read_end"][p]
             c["read_end"] = None if e < 0 else e
@@ -63,7 +66,8 @@ def assert_same(request):
     out, data = binary(request)
     packed = out.pop("chunk_bytes")
     assert len(data) == packed["count"] * (8 + 4 * (len(packed["columns"]) - 1))
-    assert decode(packed, data) == objects.pop("chunks")
+    assert list(packed["columns"]) == ["score", "start", "end", "units"]
+    assert decode(packed, data, out["documents"]) == objects.pop("chunks")
     assert out == objects  # everything else is the same
     assert len(packed["top"]) == objects["stats"]["retrieved"]
 
@@ -84,6 +88,14 @@ def test_binary_wire_over_a_collection_and_characters():
     req["documents"].append({"id": "e", "title": "two", "text": "theta 🙂 iota " * 40})
     req["span"] = {"doc": "e", "start": 6, "end": 20}
     assert_same(req)
+
+
+def test_texts_beside_the_request_are_the_documents():
+    req = {**make_request(TEXT, query="gamma", size=7, overlap=2, span=(6, 22)), "wire": "binary"}
+    bare = {**req, "documents": [{**req["documents"][0], "text": ""}]}
+    session = api.Session()
+    assert api.simulate_packed(json.dumps(bare), session, [TEXT]) == api.simulate_packed(json.dumps(req), session)
+    assert "error" in json.loads(api.simulate_packed(json.dumps(bare), session)[0])  # no text, no answer
 
 
 def test_binary_wire_refusals_and_json_form():
@@ -108,7 +120,7 @@ def test_binary_wire_with_dense_read_ends():
     out = json.loads(text_out)
     packed = out.pop("chunk_bytes")
     assert "read_end" in packed["columns"]
-    assert decode(packed, data) == objects.pop("chunks")
+    assert decode(packed, data, out["documents"]) == objects.pop("chunks")
     assert out == objects
 
 
@@ -120,3 +132,20 @@ def test_binary_wire_equals_objects_for_any_window(size, overlap, k, words, seed
     text = " ".join(vocab[(i * (seed + 3) + i // 7) % len(vocab)] for i in range(words))
     assert_same(make_request(text, query="gamma river the", size=size, overlap=min(overlap, size - 1), k=k,
                              span=(0, min(len(text), 17))))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(0, 40)), max_size=60))
+def test_overlap_stats_are_statistics_own(overlaps):
+    import statistics
+
+    from ragsim.encode import overlap_stats
+
+    kept = [o for o in overlaps if o is not None]
+    got = overlap_stats(overlaps)
+    if not kept:
+        assert got["overlap_median"] is None and got["boundaries_without_overlap"] == 0
+        return
+    assert got == {"overlap_min": min(kept), "overlap_median": statistics.median(kept), "overlap_max": max(kept),
+                   "boundaries_without_overlap": kept.count(0)}
+    assert type(got["overlap_median"]) is type(statistics.median(kept))

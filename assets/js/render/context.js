@@ -9,7 +9,8 @@ const CONTEXT_SHOW_LIMIT = 20_000; // characters of one chunk shown in the conte
 const SCROLLS_FROM = 400; // characters from which a chunk's text may overflow its box on a phone
 
 export function renderContext(response, snap) {
-  const items = response.chunks.filter((c) => c.retrieved).sort((a, b) => a.rank - b.rank);
+  const cols = response.cols;
+  const items = cols.top.map((p, i) => cols.object(p, i + 1)); // the retrieved chunks, in rank order
   const nodes = items.map((c) => chunkArticle(c, snap));
   if (!nodes.length) {
     const p = document.createElement("p");

@@ -19,9 +19,8 @@ export function denseSentences(response, snap) {
   if (!d) return "";
   const out = [];
   if (d.pending) out.push("Ranked by BM25 for now: the dense ranking follows once the chunks are embedded.");
-  const byNumber = new Map(response.chunks.map((c) => [c.number, c]));
-  const tail = (n) => {
-    const c = byNumber.get(n);
+  const tail = (n) => { // chunk number n's unread words
+    const c = n >= 1 && n <= response.cols.length ? response.cols.object(n - 1) : null;
     if (!c || c.read_end == null) return 0;
     return wordsBetween(snap.texts[c.doc] ?? "", c.read_end, c.end);
   };

@@ -139,11 +139,10 @@ export class Investigate {
     }
     const fact = response.fact;
     box.dataset.factVerdict = fact.kind;
-    const chunks = response.chunks.filter((c) => c.doc === f.doc);
-    const byNumber = new Map(response.chunks.map((c) => [c.number, c]));
+    const cols = response.cols; // one object per chunk only for the few named (chunk-columns.js)
     const label = `“${someWords(name, 8)}” … “${someWords(value, 8)}”`;
     if (fact.kind === "intact" || fact.kind === "ranked_out") {
-      const best = fact.answering.map((n) => byNumber.get(n)).sort((a, b) => a.rank - b.rank)[0];
+      const best = fact.answering.map((n) => cols.object(n - 1)).sort((a, b) => a.rank - b.rank)[0];
       const more = fact.answering.length > 1 ? ` (${fact.answering.length} chunks hold both)` : "";
       head.textContent = fact.kind === "intact" ? "Fact intact: name and value arrive together" : "Fact ranked out";
       text.textContent = fact.kind === "intact"
@@ -154,9 +153,12 @@ export class Investigate {
     head.textContent = "Fact destroyed: no chunk holds both the name and the value";
     const [a, z] = [Math.min(f.cp.name[0], f.cp.value[0]), Math.max(f.cp.name[1], f.cp.value[1])];
     // The last chunk that starts at or before the stretch, and the chunk after it: the cut between them.
+    const [from, to] = cols.range(cols.ids.indexOf(f.doc)), { start, end } = cols;
     let i = -1;
-    chunks.forEach((c, j) => { if (c.start <= a && (i < 0 || c.end >= chunks[i].end)) i = j; });
-    const c1 = chunks[i], c2 = chunks.slice(i + 1).find((c) => c.start > c1.start);
+    for (let p = from; p < to; p++) if (start[p] <= a && (i < 0 || end[p] >= end[i])) i = p;
+    let j = i < 0 ? to : i + 1;
+    while (j < to && !(start[j] > start[i])) j++;
+    const c1 = i >= 0 ? cols.object(i) : null, c2 = j < to ? cols.object(j) : null;
     if (!c1 || !c2) {
       text.textContent = `No chunk holds both ${label}.`;
       return;

@@ -26,7 +26,7 @@ export const lanes = {
     onSchemeChange(() => this.last && this.draw(this.last));
   },
 
-  /** data: {docs: [{id, title, length}] (length in code points), chunks (response), sel, bands: {id: [a, z]}} */
+  /** data: {docs: [{id, title, length}] (length in code points), cols (response.cols), sel, bands: {id: [a, z]}} */
   draw(data) {
     this.last = data;
     const wrap = this.canvas.parentElement;
@@ -46,12 +46,14 @@ export const lanes = {
 };
 
 /** Which documents get lanes, and where everything in them goes, for a canvas `w` px wide. */
-function layoutLanes({ docs, chunks, sel, bands }, w) {
-  const byDoc = new Map(docs.map((d) => [d.id, []]));
-  for (const c of chunks) byDoc.get(c.doc)?.push(c);
+function layoutLanes({ docs, cols, sel, bands }, w) {
+  // Each document's chunk positions [a, b), and its retrieved ones best rank first: [{p, rank}].
+  const span = new Map(docs.map((d) => [d.id, cols.range(cols.ids.indexOf(d.id))]));
+  const sent = new Map(docs.map((d) => [d.id, []]));
+  cols.top.forEach((p, i) => sent.get(cols.ids[cols.docOf(p)])?.push({ p, rank: i + 1 }));
   let shown = docs.map((d, i) => i);
   if (docs.length > MAX_LANES) {
-    const keep = (i) => i === sel || bands[docs[i].id] || byDoc.get(docs[i].id).some((c) => c.retrieved);
+    const keep = (i) => i === sel || bands[docs[i].id] || sent.get(docs[i].id).length > 0;
     shown = shown.filter(keep).slice(0, MAX_LANES);
   }
   const hidden = docs.length - shown.length;
@@ -59,18 +61,18 @@ function layoutLanes({ docs, chunks, sel, bands }, w) {
   const lanes = shown.map((i, row) => {
     const d = docs[i];
     const top = row * (LABEL + LANE + GAP);
-    const own = byDoc.get(d.id);
+    const [a, b] = span.get(d.id), count = b - a;
     const x = (o) => PAD + (d.length ? o / d.length : 0) * plotW;
-    const retrieved = own.filter((c) => c.retrieved).sort((a, b) => a.rank - b.rank);
+    const retrieved = sent.get(d.id);
     const ranks = retrieved.length ? ` · ${retrieved.map((c) => `#${c.rank}`).join(" ")}` : "";
-    const label = `${i + 1}. ${d.title || d.id} · ${own.length} ${own.length === 1 ? "chunk" : "chunks"}${ranks}${i === sel ? " · shown below" : ""}`;
+    const label = `${i + 1}. ${d.title || d.id} · ${count} ${count === 1 ? "chunk" : "chunks"}${ranks}${i === sel ? " · shown below" : ""}`;
     const band = bands[d.id];
     return {
       index: i, top, y: top + LABEL, selected: i === sel,
       label: label.length > 140 ? `${label.slice(0, 139)}…` : label,
-      starts: own.map((c) => x(c.start)),
+      starts: startTicks(cols.start, a, b, x, plotW),
       band: band ? [x(band[0]), Math.max(2, x(band[1]) - x(band[0]))] : null,
-      retrieved: retrieved.map((c) => [x(c.start), Math.max(2, x(c.end) - x(c.start))]),
+      retrieved: retrieved.map(({ p }) => [x(cols.start[p]), Math.max(2, x(cols.end[p]) - x(cols.start[p]))]),
     };
   });
   return {
@@ -79,6 +81,20 @@ function layoutLanes({ docs, chunks, sel, bands }, w) {
     hiddenTop: shown.length * (LABEL + LANE + GAP) + 2,
     label: `Lanes, one per document: ${shown.map((i) => docs[i].title || docs[i].id).join("; ")}.`,
   };
+}
+
+/** Where chunk starts [a, b) tick a lane: every one while they are fewer than its pixels, else one
+ * tick per pixel column that has any (70,000 chunks are a few hundred rectangles). */
+function startTicks(start, a, b, x, plotW) {
+  if (b - a <= plotW) return Array.from({ length: b - a }, (_, j) => x(start[a + j]));
+  const out = [];
+  let last = NaN;
+  for (let p = a; p < b; p++) {
+    const px = Math.floor(x(start[p]));
+    if (px !== last) out.push(px);
+    last = px;
+  }
+  return out;
 }
 
 function paintLanes(ctx, scene) {
@@ -122,6 +138,6 @@ export function lanesFrom(response, snap) {
   }
   return {
     docs: snap.ids.map((id, i) => ({ id, title: snap.titles[i], length: offsetMap(snap.texts[id]).cpLength })),
-    chunks: response.chunks, sel: snap.ids.indexOf(snap.docId), bands,
+    cols: response.cols, sel: snap.ids.indexOf(snap.docId), bands,
   };
 }

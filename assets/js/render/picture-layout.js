@@ -2,26 +2,34 @@
 // geometry for a width, where each bar, rank label, answer band and no-overlap tick goes, and what
 // lies under the pointer. Pure functions of the chunks and the sizes; picture.js paints them.
 //
-// Chunks here carry UTF-16 offsets `s` and `e` into the shown document, and `row` once assigned.
+// The shown chunks are columns, `C = {n, s, e, row, rows}`: UTF-16 offsets `s` and `e` into the
+// shown document (typed arrays, chunk i of the document at index i), and, once assigned, each
+// chunk's `row` and the chunk indexes of every row (assignRows). Nothing here builds an object per
+// chunk, and bars narrower than a pixel are merged (faintBars), so 70,000 chunks paint as a few
+// rectangles per pixel column.
 
 export const MAX_ROWS = 12;
 
-/** Greedy rows so overlapping chunks never share one; past MAX_ROWS chunks take turns. Sets each
- * chunk's `row`; returns {rows: chunk indexes by row, rowCount}. */
-export function assignRows(chunks) {
-  const ends = [];
+/** Greedy rows so overlapping chunks never share one; past MAX_ROWS chunks take turns.
+ * Returns {row: each chunk's row, rows: the chunk indexes of each row (in order), rowCount}. */
+export function assignRows(s, e) {
+  const n = s.length, row = new Uint8Array(n), ends = [];
   let greedy = true;
-  for (const c of chunks) {
-    let r = ends.findIndex((end) => end <= c.s);
-    if (r < 0) { if (ends.length >= MAX_ROWS) { greedy = false; break; } r = ends.length; ends.push(0); }
-    ends[r] = c.e;
-    c.row = r;
+  for (let i = 0; i < n; i++) {
+    let r = 0;
+    while (r < ends.length && ends[r] > s[i]) r++;
+    if (r === ends.length) { if (ends.length >= MAX_ROWS) { greedy = false; break; } ends.push(0); }
+    ends[r] = e[i];
+    row[i] = r;
   }
-  if (!greedy) chunks.forEach((c, i) => { c.row = i % MAX_ROWS; });
+  if (!greedy) for (let i = 0; i < n; i++) row[i] = i % MAX_ROWS;
   const rowCount = greedy ? Math.max(1, ends.length) : MAX_ROWS;
-  const rows = Array.from({ length: rowCount }, () => []);
-  chunks.forEach((c, i) => rows[c.row].push(i));
-  return { rows, rowCount };
+  const sizes = new Int32Array(rowCount);
+  for (let i = 0; i < n; i++) sizes[row[i]]++;
+  const rows = Array.from(sizes, (k) => new Int32Array(k));
+  sizes.fill(0);
+  for (let i = 0; i < n; i++) rows[row[i]][sizes[row[i]]++] = i;
+  return { row, rows, rowCount };
 }
 
 /** Where everything goes for a canvas `width` px wide: the rank lane on top, the rows of bars, the
@@ -40,10 +48,31 @@ export const xOf = (L, offset) => L.pad + (L.docLength ? offset / L.docLength : 
 export const offsetAt = (L, x) => Math.round(((x - L.pad) / L.plotW) * L.docLength);
 const rowY = (L, r) => L.rowsTop + r * (L.rowH + L.gap);
 
-/** A chunk's bar: [x, y, w, h], at least 1 px wide. */
-export function barOf(L, c) {
-  const x0 = xOf(L, c.s), x1 = Math.max(xOf(L, c.e), x0 + 1);
-  return [x0, rowY(L, c.row), x1 - x0, L.rowH];
+/** Chunk i's bar: [x, y, w, h], at least 1 px wide. */
+export function barOf(L, C, i) {
+  const x0 = xOf(L, C.s[i]), x1 = Math.max(xOf(L, C.e[i]), x0 + 1);
+  return [x0, rowY(L, C.row[i]), x1 - x0, L.rowH];
+}
+
+/** The faint bars of the chunks not `retrieved[i]`, row by row: {wide: [x, y, w, h] of bars 4 px
+ * or wider (drawn one by one, outlined), runs: [x, y, w, h] of narrower bars merged while less
+ * than a pixel apart}: at most a few rectangles per pixel column per row, however many chunks. */
+export function faintBars(L, C, retrieved) {
+  const wide = [], runs = [];
+  C.rows.forEach((members, r) => {
+    const y = rowY(L, r);
+    let a = 0, z = -Infinity; // the run being merged: [a, z)
+    for (const i of members) {
+      if (retrieved[i]) continue;
+      const x0 = xOf(L, C.s[i]), x1 = Math.max(xOf(L, C.e[i]), x0 + 1);
+      if (x1 - x0 >= 4) { wide.push([x0, y, x1 - x0, L.rowH]); continue; }
+      if (x0 <= z + 1) { z = Math.max(z, x1); continue; }
+      if (z > a) runs.push([a, y, z - a, L.rowH]);
+      a = x0; z = x1;
+    }
+    if (z > a) runs.push([a, y, z - a, L.rowH]);
+  });
+  return { wide, runs };
 }
 
 /** The marked span's band: [x0, x1], at least 2 px wide, or null. */
@@ -52,15 +81,15 @@ export function bandOf(L, span) {
   return [xOf(L, span.start), Math.max(xOf(L, span.end), xOf(L, span.start) + 2)];
 }
 
-/** Rank labels of the retrieved chunks, best rank first: inside the bar when it is wide enough,
- * else in the lane above, never overlapping another (then left out). `measure(text)` is its width. */
-export function placeLabels(L, chunks, measure) {
+/** Rank labels of the retrieved chunks `shown` ([{i, rank}], best rank first): inside the bar when
+ * it is wide enough, else in the lane above, never overlapping another (then left out).
+ * `measure(text)` is its width. */
+export function placeLabels(L, C, shown, measure) {
   const placed = [];
   const used = [];
-  const retrieved = chunks.filter((c) => c.retrieved).sort((a, b) => a.rank - b.rank);
-  for (const c of retrieved) {
-    const [x, y, w, h] = barOf(L, c);
-    const text = `#${c.rank}`;
+  for (const { i, rank } of shown) {
+    const [x, y, w, h] = barOf(L, C, i);
+    const text = `#${rank}`;
     const tw = measure(text);
     if (w >= tw + 6 && h >= 11) {
       placed.push({ text, x: x + 3, y: y + h / 2, inside: true });
@@ -74,14 +103,17 @@ export function placeLabels(L, chunks, measure) {
   return placed;
 }
 
-/** Boundaries whose chunks share nothing although overlap was asked for: [{x, label}], `label`
- * where there is room for a "0" beside the tick. */
-export function noOverlapTicks(L, chunks, overlapAsked) {
+/** Boundaries whose chunks share nothing although overlap was asked for (`overlap[i] === 0`, chunk
+ * i's characters shared with the one before): [{x, label}], one per pixel column, `label` where
+ * there is room for a "0" beside the tick. */
+export function noOverlapTicks(L, C, overlap, overlapAsked) {
   const ticks = [];
-  let lastLabel = -Infinity;
-  for (const c of overlapAsked > 0 ? chunks : []) {
-    if (c.overlap_prev !== 0) continue;
-    const x = Math.round(xOf(L, c.s));
+  let lastLabel = -Infinity, lastX = NaN;
+  for (let i = 0; overlapAsked > 0 && i < C.n; i++) {
+    if (overlap[i] !== 0) continue;
+    const x = Math.round(xOf(L, C.s[i]));
+    if (x === lastX) continue;
+    lastX = x;
     const label = x + 2 - lastLabel >= 12;
     if (label) lastLabel = x + 3;
     ticks.push({ x, label });
@@ -90,20 +122,20 @@ export function noOverlapTicks(L, chunks, overlapAsked) {
 }
 
 /** The index of the chunk under (mx, my), within 3 px for bars narrower than a pointer, or -1. */
-export function hitChunk(L, chunks, rows, mx, my) {
+export function hitChunk(L, C, mx, my) {
   if (my < L.rowsTop || my >= L.rowsBottom) return -1;
-  const row = rows[Math.floor((my - L.rowsTop) / (L.rowH + L.gap))];
+  const row = C.rows[Math.floor((my - L.rowsTop) / (L.rowH + L.gap))];
   if (!row || !row.length) return -1;
   const off = offsetAt(L, mx);
   let lo = 0, hi = row.length; // first chunk in the row with s > off
-  while (lo < hi) { const mid = (lo + hi) >> 1; if (chunks[row[mid]].s <= off) lo = mid + 1; else hi = mid; }
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (C.s[row[mid]] <= off) lo = mid + 1; else hi = mid; }
   let best = -1, bestDist = 3;
   for (const j of [lo - 1, lo, lo - 2]) {
     if (j < 0 || j >= row.length) continue;
-    const c = chunks[row[j]];
-    const x0 = xOf(L, c.s), x1 = Math.max(xOf(L, c.e), x0 + 1);
+    const i = row[j];
+    const x0 = xOf(L, C.s[i]), x1 = Math.max(xOf(L, C.e[i]), x0 + 1);
     const d = mx < x0 ? x0 - mx : mx > x1 ? mx - x1 : 0;
-    if (d < bestDist) { best = row[j]; bestDist = d; }
+    if (d < bestDist) { best = i; bestDist = d; }
   }
   return best;
 }

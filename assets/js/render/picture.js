@@ -2,19 +2,21 @@
 // answer an orange band through every row, the document a strip to click a sentence in. The canvas
 // takes focus and the arrow keys step through chunks, so thousands of chunks cost no DOM nodes.
 //
-// setData(response, snap) takes what to show; each draw computes the scene (picture-layout.js)
-// and then paints it. Hover and focus only repaint: they never reach the worker. Clicking a
-// sentence is reported through onMarkSentence(span, doc); the picture never changes the state.
+// setData(response, snap) takes what to show, as columns (response.cols, chunk-columns.js: no
+// object per chunk); each draw computes the scene (picture-layout.js) and then paints it. Hover
+// and focus only repaint: they never reach the worker. Clicking a sentence is reported through
+// onMarkSentence(span, doc); the picture never changes the state.
 
 import { int, plural } from "../format.js";
 import { offsetMap } from "../offsets.js";
 import { sentenceAt } from "../spans.js";
 import { COLORS, onSchemeChange } from "./palette.js";
 import { paintUnread } from "./dense-words.js";
-import { assignRows, bandOf, barOf, geometry, hitChunk, inStrip, noOverlapTicks, offsetAt, placeLabels, xOf } from "./picture-layout.js";
+import { assignRows, bandOf, barOf, faintBars, geometry, hitChunk, inStrip, noOverlapTicks, offsetAt, placeLabels, xOf } from "./picture-layout.js";
 
 const FONTS = { label: "600 11px system-ui, sans-serif", strip: "11px system-ui, sans-serif", tick: "700 10px system-ui, sans-serif" };
 const DETAIL_CHARS = 1200; // characters of a chunk or sentence quoted in the detail box
+const EMPTY = { n: 0, a: 0, s: [], e: [], r: null, row: [], rows: [[]], overlap: [] }; // no chunks shown
 
 export class Picture {
   /** canvas; wrap: the element whose width it follows; head, body: the detail box's lines;
@@ -23,7 +25,7 @@ export class Picture {
     Object.assign(this, { canvas, wrap, head, body, onMarkSentence });
     this.ctx = canvas.getContext("2d");
     this.width = 600; this.height = 120;
-    this.chunks = []; this.rows = []; this.rowCount = 1; this.docLength = 0; this.span = null; this.snap = null;
+    this.C = EMPTY; this.cols = null; this.shown = []; this.retrieved = new Uint8Array(0); this.rowCount = 1; this.docLength = 0; this.span = null; this.snap = null;
     this.hover = -1; this.focusIndex = -1; this.hoverSentence = null; this.layout = null;
     new ResizeObserver(() => this.resize()).observe(wrap);
     canvas.addEventListener("mousemove", (e) => this.onMove(e));
@@ -31,7 +33,7 @@ export class Picture {
     canvas.addEventListener("click", (e) => this.onClick(e));
     canvas.addEventListener("keydown", (e) => this.onKey(e));
     canvas.addEventListener("focus", () => {
-      if (this.focusIndex < 0 && this.chunks.length) this.focusIndex = this.firstRetrieved();
+      if (this.focusIndex < 0 && this.C.n) this.focusIndex = this.firstRetrieved();
       this.draw(); this.describe();
     });
     canvas.addEventListener("blur", () => this.draw());
@@ -44,13 +46,27 @@ export class Picture {
     if (this.snap && this.snap.doc !== snap.doc) this.focusIndex = -1; // a new text: start at rank #1 again
     this.snap = snap;
     this.docLength = snap.doc.length;
-    this.total = response.chunks.length;
+    const cols = response.cols;
+    this.cols = cols;
+    this.total = cols.length;
     this.span = snap.marks[snap.docId] || null; // the answer, or the marked fact's stretch, in this document
     this.spans = (snap.bands && snap.bands[snap.docId]) || (this.span ? [this.span] : []); // every span of a multi-span answer
-    this.chunks = response.chunks.filter((c) => c.doc === snap.docId) // the selected document; lanes.js shows the rest
-      .map((c) => ({ ...c, s: map.toU16(c.start), e: map.toU16(c.end), r: c.read_end == null ? null : map.toU16(c.read_end) }));
-    ({ rows: this.rows, rowCount: this.rowCount } = assignRows(this.chunks));
-    if (this.focusIndex >= this.chunks.length) this.focusIndex = this.chunks.length - 1;
+    // The selected document's chunks (lanes.js shows the rest): positions [a, b), here 0 .. n - 1.
+    const [a, b] = cols.range(snap.ids.indexOf(snap.docId)), n = b - a;
+    const s = new Float64Array(n), e = new Float64Array(n), r = cols.readEnd ? new Float64Array(n) : null;
+    for (let i = 0; i < n; i++) {
+      s[i] = map.toU16(cols.start[a + i]);
+      e[i] = map.toU16(cols.end[a + i]);
+      if (r) r[i] = cols.readEnd[a + i] < 0 ? -1 : map.toU16(cols.readEnd[a + i]);
+    }
+    const { row, rows, rowCount } = assignRows(s, e);
+    this.C = { n, a, s, e, r, row, rows, overlap: cols.overlap.subarray(a, b) };
+    this.rowCount = rowCount;
+    // The retrieved chunks of this document, best rank first, and a flag per chunk.
+    this.shown = [];
+    this.retrieved = new Uint8Array(n);
+    cols.top.forEach((p, j) => { if (p >= a && p < b) { this.shown.push({ i: p - a, rank: j + 1 }); this.retrieved[p - a] = 1; } });
+    if (this.focusIndex >= n) this.focusIndex = n - 1;
     this.hover = -1;
     this.resize();
     this.describe();
@@ -58,7 +74,9 @@ export class Picture {
 
   /** Focus the last chunk starting at or before code point `at` (a fact followed from the audit). */
   focusAt(at) {
-    const i = this.chunks.findLastIndex((c) => c.start <= at);
+    const { a, n } = this.C, start = this.cols.start;
+    let i = n - 1;
+    while (i >= 0 && start[a + i] > at) i--;
     if (i < 0) return;
     this.focusIndex = i;
     this.canvas.focus({ preventScroll: true });
@@ -67,8 +85,8 @@ export class Picture {
   }
 
   firstRetrieved() {
-    const i = this.chunks.findIndex((c) => c.rank === 1);
-    return i >= 0 ? i : 0;
+    const first = this.shown && this.shown[0];
+    return first && first.rank === 1 ? first.i : 0;
   }
 
   resize() {
@@ -93,26 +111,34 @@ export class Picture {
 
   /** Everything the paint needs, positioned: the layout step of each draw. */
   scene() {
-    const L = this.layout, ctx = this.ctx;
+    const L = this.layout, ctx = this.ctx, C = this.C;
     ctx.font = FONTS.label;
     const focused = document.activeElement === this.canvas;
     const strip = this.hoverSentence;
     return {
       L,
       bands: (this.spans || []).map((sp) => bandOf(L, sp)).filter(Boolean),
-      faint: this.chunks.filter((c) => !c.retrieved).map((c) => barOf(L, c)),
-      retrieved: this.chunks.filter((c) => c.retrieved).map((c) => barOf(L, c)),
-      unread: this.chunks.filter((c) => c.r != null).map((c) => { // dense: the tail the model never reads
-        const [x, y, w, h] = barOf(L, c), from = Math.min(xOf(L, c.r), x + w);
-        return [from, y, x + w - from, h];
-      }),
-      labels: placeLabels(L, this.chunks, (text) => ctx.measureText(text).width),
+      faint: faintBars(L, C, this.retrieved),
+      retrieved: this.shown.map(({ i }) => barOf(L, C, i)),
+      unread: this.unread(L),
+      labels: placeLabels(L, C, this.shown, (text) => ctx.measureText(text).width),
       hoverSentence: strip ? [xOf(L, strip.start), Math.max(xOf(L, strip.end), xOf(L, strip.start) + 2)] : null,
-      ticks: noOverlapTicks(L, this.chunks, this.snap ? this.snap.overlap : 0),
-      hover: this.chunks[this.hover] ? barOf(L, this.chunks[this.hover]) : null,
-      focus: focused && this.chunks[this.focusIndex] ? barOf(L, this.chunks[this.focusIndex]) : null,
+      ticks: noOverlapTicks(L, C, C.overlap || [], this.snap ? this.snap.overlap : 0),
+      hover: this.hover >= 0 && this.hover < C.n ? barOf(L, C, this.hover) : null,
+      focus: focused && this.focusIndex >= 0 && this.focusIndex < C.n ? barOf(L, C, this.focusIndex) : null,
       end: this.snap ? `end · ${int(offsetMap(this.snap.doc).cpLength)} characters` : null,
     };
+  }
+
+  /** Dense: the tails the model never reads, [x, y, w, h] per truncated chunk. */
+  unread(L) {
+    const C = this.C, out = [];
+    for (let i = 0; C.r && i < C.n; i++) {
+      if (C.r[i] < 0) continue;
+      const [x, y, w, h] = barOf(L, C, i), from = Math.min(xOf(L, C.r[i]), x + w);
+      out.push([from, y, x + w - from, h]);
+    }
+    return out;
   }
 
   point(e) {
@@ -123,7 +149,7 @@ export class Picture {
   onMove(e) {
     const [mx, my] = this.point(e);
     const L = this.layout;
-    const hover = hitChunk(L, this.chunks, this.rows, mx, my);
+    const hover = hitChunk(L, this.C, mx, my);
     const sentence = this.snap && inStrip(L, my) ? sentenceAt(this.snap.doc, offsetAt(L, mx)) : null;
     const same = (a, b) => (a && b ? a.start === b.start && a.end === b.end : a === b);
     if (hover === this.hover && same(sentence, this.hoverSentence)) return;
@@ -138,7 +164,7 @@ export class Picture {
     const [mx, my] = this.point(e);
     const L = this.layout;
     if (!this.snap || !inStrip(L, my)) {
-      const i = hitChunk(L, this.chunks, this.rows, mx, my);
+      const i = hitChunk(L, this.C, mx, my);
       if (i >= 0) { this.focusIndex = i; this.describe(); }
       return;
     }
@@ -147,7 +173,7 @@ export class Picture {
   }
 
   onKey(e) {
-    const n = this.chunks.length;
+    const n = this.C.n;
     if (!n) return;
     const moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, PageDown: 10, PageUp: -10 };
     let i = this.focusIndex < 0 ? this.firstRetrieved() : this.focusIndex;
@@ -165,14 +191,15 @@ export class Picture {
   /** The keyboard's way to mark: the first sentence that starts inside chunk `i` (the sentence at its
    * start when none does). */
   markFirstSentence(i) {
-    const c = this.chunks[i], doc = this.snap && this.snap.doc;
-    if (!c || !doc) return;
-    let s = sentenceAt(doc, c.s);
-    if (s && s.start < c.s) {
+    const doc = this.snap && this.snap.doc;
+    if (!(i >= 0 && i < this.C.n) || !doc) return;
+    const cs = this.C.s[i], ce = this.C.e[i];
+    let s = sentenceAt(doc, cs);
+    if (s && s.start < cs) {
       let j = s.end;
-      while (j < c.e && /\s/.test(doc[j])) j++;
-      const next = j < c.e ? sentenceAt(doc, j) : null;
-      if (next && next.start >= c.s && next.start < c.e) s = next;
+      while (j < ce && /\s/.test(doc[j])) j++;
+      const next = j < ce ? sentenceAt(doc, j) : null;
+      if (next && next.start >= cs && next.start < ce) s = next;
     }
     this.focusIndex = i;
     if (s) this.onMarkSentence(s, doc);
@@ -182,7 +209,8 @@ export class Picture {
   describe() {
     const focused = document.activeElement === this.canvas ? this.focusIndex : -1;
     const i = this.hover >= 0 ? this.hover : focused;
-    const [head, body] = i >= 0 && i < this.chunks.length ? chunkDetail(this.chunks[i], this.total, this.snap)
+    const C = this.C;
+    const [head, body] = i >= 0 && i < C.n ? chunkDetail(this.cols.object(C.a + i), C.s[i], C.e[i], this.total, this.snap)
       : this.hoverSentence ? ["Click to mark this sentence as the answer:",
         this.snap.doc.slice(this.hoverSentence.start, Math.min(this.hoverSentence.end, this.hoverSentence.start + DETAIL_CHARS))]
         : ["Hover over a chunk, or focus the picture and use the arrow keys; Enter marks the focused chunk's first sentence.", ""];
@@ -191,16 +219,16 @@ export class Picture {
   }
 }
 
-/** [heading, text] of the detail box for chunk `c` of `total`. */
-function chunkDetail(c, total, snap) {
+/** [heading, text] of the detail box for chunk `c` (its object, at UTF-16 [s, e)) of `total`. */
+function chunkDetail(c, s, e, total, snap) {
   const sent = c.retrieved ? `retrieved (in your top ${snap.k})` : "not retrieved";
   const holds = (c.holds === "whole" ? " · holds the whole answer" : c.holds === "part" ? " · holds part of the answer" : "")
-    + (c.r != null ? " · longer than the model reads: the hatched tail is invisible to dense retrieval" : "");
+    + (c.read_end != null ? " · longer than the model reads: the hatched tail is invisible to dense retrieval" : "");
   const shared = c.overlap_prev == null ? "" : c.overlap_prev === 0 ? ` · shares nothing with chunk ${c.number - 1}`
     : ` · shares ${int(c.overlap_prev)} ${plural(c.overlap_prev, "character", "characters")} with chunk ${c.number - 1}`;
-  const text = snap.doc.slice(c.s, Math.min(c.e, c.s + DETAIL_CHARS));
+  const text = snap.doc.slice(s, Math.min(e, s + DETAIL_CHARS));
   return [`Chunk ${c.number} of ${total} · rank #${c.rank} · score ${c.score.toFixed(3)} · ${sent}${holds}${shared}`,
-    c.e - c.s > DETAIL_CHARS ? `${text}…` : text];
+    e - s > DETAIL_CHARS ? `${text}…` : text];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,9 +278,10 @@ function paintBars(ctx, s) {
   ctx.strokeStyle = COLORS.faintEdge;
   ctx.lineWidth = 1;
   ctx.setLineDash([3, 2]);
-  for (const [x, y, w, h] of s.faint) {
+  for (const [x, y, w, h] of s.faint.runs) ctx.fillRect(x, y, w, h); // bars narrower than 4 px, merged
+  for (const [x, y, w, h] of s.faint.wide) {
     ctx.fillRect(x, y, w, h);
-    if (w >= 4) ctx.strokeRect(x + 0.5, y + 0.5, w - 1, h - 1);
+    ctx.strokeRect(x + 0.5, y + 0.5, w - 1, h - 1);
   }
   ctx.setLineDash([]);
   ctx.fillStyle = COLORS.retrieved;

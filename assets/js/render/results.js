@@ -74,12 +74,12 @@ export class Results {
 
 /** Each document's row in the list: its chunks, and the ranks of those retrieved. */
 function renderDocCounts(response, snap) {
-  const perDoc = new Map(snap.ids.map((id) => [id, { chunks: 0, ranks: [] }]));
-  for (const c of response.chunks) {
-    const d = perDoc.get(c.doc);
-    d.chunks++;
-    if (c.retrieved) d.ranks.push(c.rank);
-  }
+  const cols = response.cols;
+  const perDoc = new Map(snap.ids.map((id) => {
+    const [a, b] = cols.range(cols.ids.indexOf(id));
+    return [id, { chunks: b - a, ranks: [] }];
+  }));
+  cols.top.forEach((p, i) => perDoc.get(cols.ids[cols.docOf(p)])?.ranks.push(i + 1));
   for (const li of $("doc-list").children) {
     const d = perDoc.get(li.dataset.doc);
     if (!d) continue;

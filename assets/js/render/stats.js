@@ -36,8 +36,9 @@ const STATS = [
   { key: "ms", label: () => "Recompute time in the worker", value: (r, s, ms) => ms, show: (v) => `${v.toFixed(1)} ms` },
 ];
 
-/** Boundaries between neighbouring chunks of one document (each has an `overlap_prev`). */
-const boundaryCount = (r) => r.chunks.reduce((n, c) => n + (c.overlap_prev != null), 0);
+/** Boundaries between neighbouring chunks of one document (each chunk but a document's first has
+ * an `overlap_prev`). */
+const boundaryCount = (r) => r.documents.reduce((n, d) => n + Math.max(0, d.chunks - 1), 0);
 
 export function buildStats() {
   const dl = $("stats");

@@ -19,7 +19,8 @@ export function verdictWords(response, snap) {
   }
   const several = answerVerdictWords(response, snap); // a loaded question whose answer needs several places
   if (several) return several;
-  const whole = response.chunks.filter((c) => c.holds === "whole").sort((a, b) => a.rank - b.rank);
+  const cols = response.cols;
+  const whole = cols.holding("whole").map((p) => ({ number: p + 1, rank: cols.rank(p) })).sort((a, b) => a.rank - b.rank);
   if (v.kind === "intact") {
     const c = whole[0];
     return ["intact", "Present and intact",
@@ -34,9 +35,9 @@ export function verdictWords(response, snap) {
 
 /** Which chunks hold a piece of the cut answer, and which of them were sent. */
 function cutSentence(response) {
-  const parts = response.chunks.filter((c) => c.holds === "part");
-  const nums = parts.map((c) => c.number);
-  const sent = parts.filter((c) => c.retrieved).map((c) => c.number);
+  const cols = response.cols, parts = cols.holding("part");
+  const nums = parts.map((p) => p + 1);
+  const sent = parts.filter((p) => cols.retrieved(p)).map((p) => p + 1);
   if (parts.length === 1) return `only chunk ${nums[0]} holds part of it, and it was ${sent.length ? "" : "not "}sent.`;
   const split = `it is split across chunks ${listNumbers(nums)}, and `;
   if (sent.length === 0) return split + (parts.length === 2 ? "neither was sent." : "none of them was sent.");
