@@ -111,8 +111,8 @@ export function mainRequest(request, s) {
   return refs.length > 1 ? { ...main, questions: [{ id: ANSWER_ID, query: s.q, references: refs }] } : main;
 }
 
-/** The set's request: the page's request for the set alone (no investigation, chunks as columns). */
+/** The set's request: the page's request for the set alone (no investigation panels' questions). */
 export function setRequest(request) {
   const { cuts: _c, find: _f, expand: _e, ...rest } = request;
-  return { ...rest, wire: "columns" };
+  return rest;
 }
