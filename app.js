@@ -20,6 +20,7 @@ import { defaultOverlaps, defaultState, selectedId, stashSelected, sweepOverlaps
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
+import { documentsMessage } from "./assets/js/worker-client.js";
 import { Persist } from "./assets/js/persist.js";
 import { guardPaste, totalChars } from "./assets/js/limits.js";
 import { BigText } from "./assets/js/big-text.js";
@@ -247,7 +248,7 @@ function startPanels(gate) {
   });
   settingsMap = new SettingsMap({
     gate,
-    simulate: (request) => computer.dense.simulate((r) => gate.send({ type: "simulate", request: JSON.stringify(r) }), request, "map"),
+    simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("simulate", r)), request, "map"),
     busy,
     onPick: pickSetting,
   });
@@ -255,7 +256,7 @@ function startPanels(gate) {
   $("map-overlaps").addEventListener("change", editGrid);
   results.investigate = new Investigate({
     gate,
-    simulate: (request) => computer.dense.simulate((r) => gate.send({ type: "simulate", request: JSON.stringify(r) }), request, "sweep"),
+    simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("simulate", r)), request, "sweep"),
     onFind: (value) => { store.state.find = value; clearTimeout(findTimer); findTimer = setTimeout(changed, 250); },
     onOverlaps: (list) => {
       store.state.overlaps = list.join() === defaultOverlaps(store.state.unit).join() ? null : list;
@@ -266,7 +267,7 @@ function startPanels(gate) {
   results.investigate.sync(store.state, sweepOverlaps(store.state));
   results.audit = new AuditPanel({
     gate,
-    simulate: (request) => computer.dense.simulate((r) => gate.send({ type: "audit", request: JSON.stringify(r) }), request, "audit"),
+    simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("audit", r)), request, "audit"),
     request: () => buildRequest(store.state, { embed: store.embed }),
     overlaps: () => sweepOverlaps(store.state),
     follow: (f) => marks.followFact(f),
