@@ -62,6 +62,7 @@ export const progress = {
   follow(chars) {
     const size = megabytes(chars);
     const body = document.body;
+    if ($("boot").classList.contains("failed")) { this.done(); return; } // no Python: nothing will index it
     const sentence = () => (body.dataset.state === "loading"
       ? `${size} kept; Python is still loading and will chunk it when ready…`
       : body.dataset.state === "computing" ? `Python is chunking and indexing ${size}…` : `Sending ${size} to Python…`);

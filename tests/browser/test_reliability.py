@@ -394,6 +394,13 @@ def test_a_3_megabyte_file_shows_progress_while_it_is_read_and_indexed(page, tmp
     assert progress[0] == "Reading 1 file (3.1 MB)…" and progress[-1] == "Python is chunking and indexing 3.1 MB…", progress
     assert page.locator("#big-progress").is_hidden()
     assert page.locator("#param-doc").evaluate("ta => ta.readOnly && ta.value.length") == 50_000
+    # "Replace": the document emptied, the box editable and focused for the next paste.
+    page.locator("#big-doc").get_by_role("button", name="Replace").click()
+    assert page.evaluate("window.ragsim.request().documents[0].text") == ""
+    assert page.locator("#param-doc").evaluate("ta => !ta.readOnly && ta.value === '' && document.activeElement === ta")
+    assert "emptied" in page.locator("#mark-info").inner_text()
+    page.wait_for_function("() => document.body.dataset.state === 'error'")
+    assert "The document is empty" in message(page)
     open_fragment(page, "size=24")
     settle(page)
 
