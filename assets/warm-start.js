@@ -10,21 +10,36 @@
 // the worker's own content-hashed file name), with its sha256; its long runs of zeros are left out.
 // From the snapshot ("warm"): the entry of exactly this key is read and its sha256 checked, Pyodide
 // starts from it (`_loadSnapshot`; Pyodide itself refuses a snapshot of another runtime build), the
-// wheel is unpacked again (the file system is not part of the snapshot, and ragsim imports some
-// modules lazily), and Python must answer with the key it was stored under and compute a small
-// simulation. Anything that fails deletes the entry and starts cold: a snapshot can make the start
+// wheel is unpacked again when a module ragsim imports lazily is first needed (the file system is
+// not part of the snapshot), and Python must answer with the key it was stored under and compute a
+// small simulation. Anything that fails deletes the entry and starts cold: a snapshot can make the start
 // faster, never make it fail.
 
 const SNAPSHOTS = "ragsim-python"; // the Cache Storage cache of the snapshot (sw.js leaves it alone)
 
-// Unpack a wheel into site-packages: what an installer does for a pure-Python wheel.
-const UNPACK = (path) => `
+// The core wheel is unpacked into site-packages: what an installer does for a pure-Python wheel.
+// From the files, at once; after a restore (the file system is not part of the snapshot) only when
+// Python first imports a ragsim module the snapshot does not hold, so the warm start skips it.
+const UNPACK = `
 import importlib, os, sysconfig, zipfile
-with zipfile.ZipFile(${JSON.stringify(path)}) as _wheel:
-    _wheel.extractall(sysconfig.get_paths()["purelib"])
-del _wheel
-os.unlink(${JSON.stringify(path)})
-importlib.invalidate_caches()
+
+def _ragsim_unpack(path):
+    with zipfile.ZipFile(path) as wheel:
+        wheel.extractall(sysconfig.get_paths()["purelib"])
+    os.unlink(path)
+    importlib.invalidate_caches()
+
+class _RagsimWheel:
+    """First on sys.meta_path after a restore: unpacks the wheel at the first import of a ragsim
+    module that is not loaded yet, then lets the usual finders find it on disk."""
+    def __init__(self, path):
+        self.path = path
+
+    def find_spec(self, name, path=None, target=None):
+        if self.path and name.partition(".")[0] == "ragsim":
+            wheel, self.path = self.path, None
+            _ragsim_unpack(wheel)
+        return None
 `;
 
 // A restored interpreter must know the key it was stored under and compute a small simulation.
@@ -157,11 +172,7 @@ export async function startPython({ pyodideURL, coreWheelURL, key, prelude, stat
   const found = snapshots.find();
   found.catch(() => {}); // a refused storage is reported below
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
-  const unpack = async (pyodide) => {
-    const path = `/tmp/${coreWheelURL.split("/").pop()}`;
-    pyodide.FS.writeFile(path, await coreWheel);
-    pyodide.runPython(UNPACK(path));
-  };
+  const wheelPath = `/tmp/${coreWheelURL.split("/").pop()}`;
 
   try {
     const response = await found;
@@ -171,7 +182,8 @@ export async function startPython({ pyodideURL, coreWheelURL, key, prelude, stat
       const stored = Snapshots.bytes(response);
       stored.catch(() => {}); // loadPyodide awaits it and fails with it
       const pyodide = await loadPyodide({ indexURL: pyodideURL, _loadSnapshot: stored });
-      await unpack(pyodide);
+      pyodide.FS.writeFile(wheelPath, await coreWheel);
+      pyodide.runPython(`import sys; sys.meta_path.insert(0, _RagsimWheel(${JSON.stringify(wheelPath)}))`);
       if (pyodide.runPython(CHECK) !== key) throw new Error("the restored Python does not compute as it should");
       pyodide.runPython("del _ragsim_check");
       const snapshotBytes = (await stored).length;
@@ -184,11 +196,15 @@ export async function startPython({ pyodideURL, coreWheelURL, key, prelude, stat
 
   const pyodide = await loadPyodide({ indexURL: pyodideURL, _makeSnapshot: snapshots.available });
   status("core");
-  await unpack(pyodide);
+  pyodide.FS.writeFile(wheelPath, await coreWheel);
+  pyodide.runPython(UNPACK);
+  pyodide.runPython(`_ragsim_unpack(${JSON.stringify(wheelPath)})`);
   pyodide.runPython(prelude);
   let save = null;
   if (snapshots.available) {
     pyodide.globals.set("_ragsim_snapshot_key", key);
+    // What the first requests import is imported now, so a restore has it without the wheel.
+    pyodide.runPython(`${CHECK}\nimport ragsim.codegen`);
     // Taken now, before any request reaches the session; stored when the worker says it is ready.
     const bytes = pyodide.makeMemorySnapshot();
     save = () => snapshots.write(bytes).then(() => bytes.length);

@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 import build
+from helpers import make_request
+from ragsim import audit
 
 INDEX = "index.html"
+FIXTURES = Path(__file__).with_name("fixtures")  # the worker harness, at /__tests__/
 BOOT_TIMEOUT_MS = 120_000
 BOOTED = "() => ['ready', 'error'].includes(document.body.dataset.state)"
 
@@ -56,7 +59,7 @@ class Site:
         os.replace(tmp, self.link)
 
     def start(self) -> None:
-        self.httpd = build.make_server(self.link, self.port, quiet=True)
+        self.httpd = build.make_server(self.link, self.port, mounts={"/__tests__/": FIXTURES}, quiet=True)
         self.port = self.httpd.server_address[1]
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
@@ -129,6 +132,18 @@ def test_a_second_visit_restores_python_from_the_snapshot(tab):
     # The restored Python computes as a fresh one does: a change of the controls is answered.
     page.get_by_label("Chunk size", exact=True).fill("30")
     page.wait_for_function("() => document.body.dataset.state === 'ready' && window.ragsim.shownRequest().chunking.size === 30")
+    # A module the snapshot does not hold (the audit) is imported from the wheel, unpacked on demand.
+    harness = page.context.new_page()
+    try:
+        harness.goto(f"{page.url.rsplit('/', 1)[0]}/__tests__/worker.html")
+        harness.wait_for_function(BOOTED, timeout=BOOT_TIMEOUT_MS)
+        assert harness.evaluate("() => window.harness.stages") == ["runtime", "snapshot", "ready"]
+        request = json.dumps(make_request("The Galle Ring is 42,000 km long. Acme Corp built it in 1990.", query="ring"))
+        reply = harness.evaluate("(r) => window.harness.gate.send({type: 'audit', request: r})", request)
+        assert reply["ok"], reply
+        assert json.loads(reply["result"]) == json.loads(audit.audit_json(request))
+    finally:
+        harness.close()
     assert offsite == [] and errors == []
 
 
