@@ -95,6 +95,8 @@ assert array.array("i").itemsize == 4 and array.array("d").itemsize == 8
 
 
 def _packed(typecode: str, values) -> bytes:
+    if isinstance(values, array.array) and values.typecode == typecode and sys.byteorder == "little":
+        return values.tobytes()  # a column the core keeps as an array already: one copy
     a = array.array(typecode, values)
     if sys.byteorder == "big":
         a.byteswap()

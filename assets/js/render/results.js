@@ -59,11 +59,15 @@ export class Results {
     const fact = $("fact-verdict");
     announceWhenRested("fact", fact.hidden ? "" : `${$("fact-headline").textContent}. ${$("fact-text").textContent}`);
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
+    const later = () => {
+      // Still computing (a drag goes on, each move slower than the delay on a long document): wait
+      // again, so the panels' own worker calls (the sweep, the audit) never queue between its moves.
+      if (document.body.dataset.state === "computing") { this.timer = setTimeout(later, PANELS_DELAY); return; }
       this.table.render(last);
       if (this.investigate && !this.embed) this.investigate.render(last, last.snap.overlaps);
       if (this.audit) this.audit.check(last.request);
-    }, PANELS_DELAY);
+    };
+    this.timer = setTimeout(later, PANELS_DELAY);
   }
 
   /** After the next response for document `doc`: focus the chunk at code point `at`. */
