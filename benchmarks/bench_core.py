@@ -1,25 +1,33 @@
 """One slider move through `ragsim.api.simulate` against the usual way of doing the same work.
 
-Text: CPython's help topics (`pydoc_data.topics`, about 65,000 words). ragsim indexes the text
-once (a Session), then each move re-splits at the new size/overlap and re-scores. The usual way
+Text: CPython's help topics (`pydoc_data.topics`, about 65,000 words), and for book length the same
+followed by the docstrings of the standard library (modules, classes and functions, files in sorted
+order) up to 200,000 and 500,000 words: real prose, not the help topics repeated. ragsim indexes the
+text once (a Session), then each move re-splits at the new size/overlap and re-scores. The usual way
 slices the chunks, tokenizes them and builds a `rank_bm25.BM25Okapi` or a `bm25s` index, then
 scores. Every timed move really re-splits: the session keeps one split only and the moves
-alternate between the measured setting and a neighbour, so no cache answers a measured move.
+alternate between the measured setting and a neighbour, so no cache answers a measured move
+(the correctly rounded logarithms of idf are forgotten too, as a drag to a new setting needs new ones).
 
-    python benchmarks/bench_core.py [--repeat 15]
+    python benchmarks/bench_core.py [--repeat 15] [--sizes 65000,200000,500000]
 """
 
 import argparse
+import ast
 import json
 import pathlib
 import re
 import statistics
 import sys
+import sysconfig
 import time
+import tracemalloc
+import warnings
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "py"))
 
-from ragsim.api import Session, simulate, simulate_json  # noqa: E402
+from ragsim import bm25  # noqa: E402
+from ragsim.api import Session, simulate, simulate_json, simulate_packed  # noqa: E402
 
 QUERY = "How does the with statement call __enter__ and __exit__ on the context manager?"
 TERM = re.compile(r"\w+")
@@ -29,6 +37,41 @@ def corpus() -> str:
     from pydoc_data.topics import topics
 
     return "\n\n".join(topics[k] for k in sorted(topics))
+
+
+def book(words: int) -> str:
+    """At least `words` words of real text: the help topics, then the standard library's docstrings
+    (each module's, class's and function's, files in sorted order), then, if still short, its
+    comments; cut after the piece that reaches the count. The same text on every run of one Python."""
+    parts = [corpus()]
+    count = len(parts[0].split())
+    root = pathlib.Path(sysconfig.get_paths()["stdlib"])
+    files = [p for p in sorted(root.rglob("*.py")) if "site-packages" not in p.parts]
+
+    def add(piece: str) -> bool:
+        nonlocal count
+        parts.append(piece)
+        count += len(piece.split())
+        return count >= words
+
+    for path in files:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node)
+                if doc and add(doc):
+                    return "\n\n".join(parts)
+    for path in files:  # the comments, a file's comment lines as one piece
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        comments = [line.strip().lstrip("#").strip() for line in lines if line.strip().startswith("#")]
+        if comments and add("\n".join(c for c in comments if c)):
+            break
+    return "\n\n".join(parts)
 
 
 def request(text, unit, size, overlap, k):
@@ -84,51 +127,69 @@ def bench(text, unit, size, overlap, k, repeat):
     neighbour = request(text, unit, size - 1, overlap - 1, k + 1)
     simulate(measured, session)  # index the text once, as the page does when the document is pasted
 
+    def timed(run_neighbour, run_measured):
+        run_neighbour()  # evicts the measured split
+        bm25.ln.cache_clear()  # a new setting needs new logarithms
+        t = time.perf_counter()
+        run_measured()
+        return (time.perf_counter() - t) * 1000
+
     def move():
-        simulate(neighbour, session)  # evicts the measured split
-        t = time.perf_counter()
-        simulate(measured, session)
-        return (time.perf_counter() - t) * 1000
+        return timed(lambda: simulate(neighbour, session), lambda: simulate(measured, session))
 
-    def move_json():
-        simulate_json(json.dumps(neighbour), session)
-        wire = json.dumps(measured)
-        t = time.perf_counter()
-        simulate_json(wire, session)
-        return (time.perf_counter() - t) * 1000
+    def move_binary():  # the page's own path: JSON in, the per-chunk numbers as packed bytes out
+        n_wire, m_wire = json.dumps({**neighbour, "wire": "binary"}), json.dumps({**measured, "wire": "binary"})
+        return timed(lambda: simulate_packed(n_wire, session), lambda: simulate_packed(m_wire, session))
 
-    def move_columns():  # the page's own path: JSON in, the chunks as columns out
-        simulate_json(json.dumps({**neighbour, "wire": "columns"}), session)
-        wire = json.dumps({**measured, "wire": "columns"})
-        t = time.perf_counter()
-        simulate_json(wire, session)
-        return (time.perf_counter() - t) * 1000
+    def move_columns():
+        n_wire, m_wire = json.dumps({**neighbour, "wire": "columns"}), json.dumps({**measured, "wire": "columns"})
+        return timed(lambda: simulate_json(n_wire, session), lambda: simulate_json(m_wire, session))
 
     ours = statistics.median(move() for _ in range(repeat))
-    ours_json = statistics.median(move_json() for _ in range(repeat))
+    ours_binary = statistics.median(move_binary() for _ in range(repeat))
     ours_columns = statistics.median(move_columns() for _ in range(repeat))
-    rb = median_ms(lambda: usual_rank_bm25(text, unit, size, overlap, k), max(3, repeat // 3))
-    bs = median_ms(lambda: usual_bm25s(text, unit, size, overlap, k), max(3, repeat // 3))
+    slow = max(3, repeat // 3)
+    rb = median_ms(lambda: usual_rank_bm25(text, unit, size, overlap, k), slow)
+    bs = median_ms(lambda: usual_bm25s(text, unit, size, overlap, k), slow)
     chunks = simulate(measured, session)["stats"]["chunks"]
     print(f"{unit} {size}/{overlap}, k={k}: {chunks} chunks")
-    print(f"  ragsim simulate (indexed once)      {ours:8.2f} ms   (with JSON in and out: {ours_json:.2f} ms;"
-          f" the page's path, chunks as columns: {ours_columns:.2f} ms)")
-    print(f"  usual way, rank_bm25.BM25Okapi      {rb:8.2f} ms   ratio {rb / ours:6.1f}x")
-    print(f"  usual way, bm25s lucene             {bs:8.2f} ms   ratio {bs / ours:6.1f}x")
-    return ours, rb / ours, bs / ours
+    print(f"  ragsim, the page's path (binary)    {ours_binary:8.2f} ms   (every chunk as JSON objects: {ours:.2f} ms;"
+          f" as JSON columns: {ours_columns:.2f} ms)")
+    print(f"  usual way, rank_bm25.BM25Okapi      {rb:8.2f} ms   ratio {rb / ours_binary:6.1f}x  (objects {rb / ours:.1f}x)")
+    print(f"  usual way, bm25s lucene             {bs:8.2f} ms   ratio {bs / ours_binary:6.1f}x  (objects {bs / ours:.1f}x)")
+    return ours_binary, rb / ours_binary, bs / ours_binary
+
+
+def memory(text) -> None:
+    """The core's own memory for a document, without a worker: the traced peak of indexing it and one
+    move (Python allocations, as tracemalloc counts them), and what the index keeps afterwards."""
+    tracemalloc.start()
+    session = Session(splits=1)
+    simulate({**request(text, "words", 24, 6, 3), "wire": "binary"}, session)
+    held, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"  memory: index + one move peak {peak / 2**20:.0f} MiB, held after it {held / 2**20:.0f} MiB"
+          " (tracemalloc, the core alone)")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--sizes", default="65000,200000,500000",
+                        help="document sizes in words; 65000 is the help topics alone")
     args = parser.parse_args()
-    text = corpus()
-    print(f"corpus: pydoc_data.topics, {len(text.split()):,} words, {len(text):,} characters")
-    t = time.perf_counter()
-    Session().index(text)
-    print(f"indexing once: {(time.perf_counter() - t) * 1000:.1f} ms")
-    bench(text, "words", 24, 6, 3, args.repeat)
-    bench(text, "chars", 900, 150, 3, args.repeat)
+    for words in map(int, args.sizes.split(",")):
+        text = corpus() if words <= 65_000 else book(words)
+        print(f"\ncorpus: {len(text.split()):,} words, {len(text):,} characters"
+              f" ({'pydoc_data.topics' if words <= 65_000 else 'help topics + standard library docstrings'})")
+        t = time.perf_counter()
+        Session().index(text)
+        print(f"indexing once: {(time.perf_counter() - t) * 1000:.1f} ms")
+        repeat = args.repeat if words <= 65_000 else max(3, args.repeat * 65_000 // words)
+        bench(text, "words", 24, 6, 3, repeat)
+        bench(text, "chars", 900, 150, 3, repeat)
+        if words >= 500_000:
+            memory(text)
 
 
 if __name__ == "__main__":

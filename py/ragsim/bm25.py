@@ -6,11 +6,12 @@ Robertson et al. (1994) `robertson`; Trotman et al. (2014) `atire`; Lv & Zhai (2
 and `bm25+`; Lucene's own `lucene`.
 """
 
+from bisect import bisect_left, bisect_right
+from collections import Counter, deque
 from decimal import Context, Decimal
 from functools import lru_cache
-from heapq import nlargest
-from itertools import compress, islice, repeat
-from operator import eq, lt
+from itertools import compress, groupby, repeat
+from operator import add, le, mul, not_, setitem
 
 from .errors import RequestError
 from .fields import shown
@@ -133,12 +134,47 @@ def _check_lengths(variant: str, b: float, lengths) -> None:
                            "has no terms; lower b below 1 or choose another variant.")
 
 
+class _Weights(dict):
+    """One term's weights by `tf + K * dl`, each computed on first use by the variant's own formula
+    (so with the very bits a per-chunk computation gives); a split has few distinct (tf, dl) pairs.
+    A chunk without the term adds nothing unless the variant scores absent terms (SHIFTED): 0.0 is
+    added instead, which changes no bit (a score is never -0.0)."""
+
+    def __init__(self, weight, idf: float, K: int, shifted: bool, l_avg: float, k1: float, b: float, delta: float):
+        super().__init__()
+        self.weight, self.idf, self.K, self.shifted = weight, idf, K, shifted
+        self.l_avg, self.k1, self.b, self.delta = l_avg, k1, b, delta
+
+    def __missing__(self, key: int) -> float:
+        l_d, tf = divmod(key, self.K)
+        w = self[key] = self.weight(self.idf, tf, l_d, self.l_avg, self.k1, self.b, self.delta) if tf or self.shifted else 0.0
+        return w
+
+
+class _LuceneWeights(_Weights):
+    """`_Weights` of the default variant, its expression inlined: weight_lucene's, to the last bit."""
+
+    def __missing__(self, key: int) -> float:
+        l_d, tf = divmod(key, self.K)
+        if not tf:
+            self[key] = 0.0
+            return 0.0
+        k1, b = self.k1, self.b
+        w = self[key] = self.idf * tf / (tf + k1 * (1 - b + b * l_d / self.l_avg))
+        return w
+
+
 def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.75, delta=0.5) -> list[float]:
     """Scores of N chunks for a query.
 
     `lengths[d]` is chunk d's term count; `occurrences[t]` is, for each distinct query term, the
-    pair `(chunks, tfs)`: the positions of the chunks holding it (ascending) and how often.
+    pair `(chunks, tfs)`: the positions of the chunks holding it (distinct, in any order) and how
+    often, or `(None, tfs)` with `tfs[d]` for every chunk d, zeros included.
     Every chunk's score sums its query terms in query order, once per occurrence.
+
+    A weight depends on the chunk only through (tf, dl), so each term's weights come from a table
+    (`_Weights`) looked up at C speed, and a term found in most chunks is added to every score in
+    one pass (adding 0.0 where it is absent), a rarer one only to the chunks holding it.
     """
     idf_f, weight = formulas(variant)
     check_parameters(variant, k1, b, delta)
@@ -150,30 +186,42 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
     if l_avg == 0:
         return scores  # no chunk has a term, so no query term occurs anywhere
     shifted = variant in SHIFTED
-    if shifted and any(occurrences.get(t, ((),))[0] for t in query_terms):
-        _check_lengths(variant, b, lengths)
-    contributions = {}
+    present = {}
     for t in dict.fromkeys(query_terms):
         chunks, tfs = occurrences.get(t, ((), ()))
-        if not chunks:
-            continue  # a term absent from every chunk adds nothing (bm25s drops it too)
-        idf = idf_f(len(chunks), N)
-        if shifted:
-            w = [weight(idf, 0, l_d, l_avg, k1, b, delta) for l_d in lengths]
-            for d, tf in zip(chunks, tfs):
-                w[d] = weight(idf, tf, lengths[d], l_avg, k1, b, delta)
-            contributions[t] = (range(N), w)
-        elif weight is weight_lucene:
-            # The default, inlined: the very expression of weight_lucene over the chunks that hold t.
-            l_ds = map(lengths.__getitem__, chunks)
-            contributions[t] = (chunks, [idf * tf / (tf + k1 * (1 - b + b * l_d / l_avg)) for tf, l_d in zip(tfs, l_ds)])
-        else:
-            contributions[t] = (chunks, [weight(idf, tf, lengths[d], l_avg, k1, b, delta) for d, tf in zip(chunks, tfs)])
+        df = len(chunks) if chunks is not None else N - tfs.count(0)
+        if df:  # a term absent from every chunk adds nothing (bm25s drops it too)
+            present[t] = (chunks, tfs, df)
+    if shifted and present:
+        _check_lengths(variant, b, lengths)
+    K = max(lengths) + 1  # tf <= dl < K: `tf + K * dl` names the pair
+    dlK = list(map(mul, lengths, repeat(K)))
+    tables = {}
+    kind = _LuceneWeights if weight is weight_lucene else _Weights
+    for t, (chunks, tfs, df) in present.items():
+        tables[t] = kind(weight, idf_f(df, N), K, shifted, l_avg, k1, b, delta)
+        if chunks is not None and shifted:  # every chunk earns the absent term's weight: all of them
+            dense = [0] * N
+            deque(map(setitem, repeat(dense), chunks, tfs), maxlen=0)
+            present[t] = (None, dense, df)
+    repeated = {t for t, n in Counter(query_terms).items() if n > 1}
+    columns = {}  # a repeated common term's weights
+    untouched = True  # every score still 0.0, and 0.0 + x is x
     for t in query_terms:
-        if t in contributions:
-            chunks, w = contributions[t]
-            for d, x in zip(chunks, w):
-                scores[d] += x
+        if t not in tables:
+            continue
+        chunks, tfs, _ = present[t]
+        look = tables[t].__getitem__
+        if chunks is None:
+            weights = map(look, map(add, tfs, dlK))
+            if t in repeated:  # looked up once, added at each occurrence
+                weights = columns[t] if t in columns else columns.setdefault(t, list(weights))
+            scores = list(weights) if untouched else list(map(add, scores, weights))
+        else:  # scores[d] += x for each chunk d holding t, at C speed (operator.setitem: a bound
+            # __setitem__ would build an argument tuple per call)
+            weights = map(look, map(add, tfs, map(dlK.__getitem__, chunks)))
+            deque(map(setitem, repeat(scores), chunks, map(add, map(scores.__getitem__, chunks), weights)), maxlen=0)
+        untouched = False
     return scores
 
 
@@ -183,27 +231,48 @@ def rank(scores: list[float]) -> list[int]:
     Scores are never negative in any variant, so the chunks scoring 0 simply follow in order;
     a stable sort with `reverse=True` keeps tied chunks in position order.
     """
-    scored = list(compress(range(len(scores)), scores))
-    if any(scores[d] < 0 for d in scored):
-        return sorted(range(len(scores)), key=lambda d: (-scores[d], d))
+    positions = range(len(scores))
+    if scores and min(scores) < 0:
+        return sorted(positions, key=lambda d: (-scores[d], d))
+    scored = list(compress(positions, scores))
     scored.sort(key=scores.__getitem__, reverse=True)
-    return scored + [d for d, s in enumerate(scores) if not s]
+    scored.extend(compress(positions, map(not_, scores)))
+    return scored
 
 
-def top(scores: list[float], k: int) -> list[int]:
+def top(scores: list[float], k: int, ascending: list[float] | None = None) -> list[int]:
     """The first `k` of `rank(scores)`, without ranking the rest.
 
-    `heapq.nlargest(k, ..., key=...)` is documented equal to `sorted(..., key=..., reverse=True)[:k]`,
-    a stable sort, so tied chunks stay in position order exactly as in `rank`.
+    The k best scores come from the scores sorted alone (`ascending`, floats compared directly, no
+    key), then each is found in the column: tied chunks in position order, as in `rank`.
     """
-    if k <= 0:
+    n = len(scores)
+    if k <= 0 or n == 0:
         return []
-    return nlargest(k, range(len(scores)), key=scores.__getitem__)
+    if ascending is None:
+        ascending = sorted(scores)
+    best = ascending[: -k - 1 : -1]
+    groups = [(v, len(list(g))) for v, g in groupby(best)]
+    if len(groups) > 8:  # many distinct values: one pass for all of them
+        least = best[-1]
+        found = list(compress(range(n), map(le, repeat(least), scores)))
+        found.sort(key=scores.__getitem__, reverse=True)
+        return found[:k]
+    out = []
+    for v, count in groups:
+        at = -1
+        for _ in range(count):
+            at = scores.index(v, at + 1)
+            out.append(at)
+    return out
 
 
-def rank_of(scores: list[float], p: int) -> int:
+def rank_of(scores: list[float], p: int, ascending: list[float] | None = None) -> int:
     """Position `p`'s 1-based place in `rank(scores)`: one plus the chunks scoring above it, plus the
-    chunks before it scoring the same (ties by position), both counted at C speed."""
+    chunks before it scoring the same (ties by position); counted in `ascending`, the scores sorted."""
+    if ascending is None:
+        ascending = sorted(scores)
     s = scores[p]
-    above = len(list(compress(scores, map(lt, repeat(s), scores))))
-    return 1 + above + len(list(compress(scores, map(eq, repeat(s), islice(scores, p)))))
+    above = len(ascending) - bisect_right(ascending, s)
+    tied = bisect_right(ascending, s) - bisect_left(ascending, s) > 1
+    return 1 + above + (scores[:p].count(s) if tied else 0)

@@ -7,14 +7,27 @@ The index stores the first kind; `layout` tokenizes the second on the spot, once
 """
 
 import re
+from array import array
 from bisect import bisect_left, bisect_right
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
-from itertools import accumulate, compress, repeat
-from operator import gt, le, lt, or_, sub
+from itertools import accumulate, chain, compress, repeat
+from operator import add, floordiv, gt, le, lt, mod, or_, sub
+from typing import NamedTuple
 
 _WORD = re.compile(r"\S+")
 _TERM = re.compile(r"\w+")
+
+
+class WordRanges(NamedTuple):
+    """The first word and end word (exclusive) of every extent; `step` and `size` when the extents are
+    fixed windows of words (extent i holds words `[i*step, min(i*step + size, n))`), so the words'
+    counts can be read with slices and a word's windows found by arithmetic."""
+
+    firsts: list[int]
+    stops: list[int]
+    step: int | None = None
+    size: int | None = None
 
 
 def terms(text: str) -> list[str]:
@@ -114,9 +127,12 @@ class DocIndex:
         The extents come as two columns; `word_ranges` (first and end word of every extent, from
         word windows) spares the look-up. Clipped edge words are tokenized here, once per split.
         """
+        window = None
         if word_ranges is not None:
-            inner_from, inner_to = list(word_ranges[0]), list(word_ranges[1])
+            inner_from, inner_to = word_ranges[0], word_ranges[1]
             edges = {}
+            if getattr(word_ranges, "step", None) and inner_from:
+                window = (word_ranges.size, word_ranges.step, self.n_words)
         else:
             ws, we = self.word_starts, self.word_ends
             inner_from = list(map(bisect_left, repeat(ws), starts))
@@ -137,20 +153,25 @@ class DocIndex:
                 if j < i:  # one word holds the whole extent
                     inner_to[c] = i
         p = self.term_prefix
-        lengths = list(map(sub, map(p.__getitem__, inner_to), map(p.__getitem__, inner_from)))
+        if window is not None:  # fixed windows of words: every count a difference of two slices
+            lengths = list(map(sub, *window_slices(p, window, len(inner_from))))
+            monotone = True
+        else:
+            lengths = list(map(sub, map(p.__getitem__, inner_to), map(p.__getitem__, inner_from)))
+            monotone = all(map(le, inner_from, inner_from[1:])) and all(map(le, inner_to, inner_to[1:]))
         for c, ts in edges.items():
             lengths[c] += len(ts)
-        monotone = all(map(le, inner_from, inner_from[1:])) and all(map(le, inner_to, inner_to[1:]))
         # the clipped words' terms turned around: term -> {extent: count}, so a term looks up its own
         edge_index: dict[str, dict[int, int]] = {}
         for c, ts in edges.items():
             for t in ts:
                 counts = edge_index.setdefault(t, {})
                 counts[c] = counts.get(c, 0) + 1
-        return Layout(inner_from, inner_to, edges, lengths, monotone, edge_index)
+        return Layout(inner_from, inner_to, edges, lengths, monotone, edge_index, window)
 
-    def prefix(self, term: str) -> list[int]:
-        """Occurrences of `term` in words `0 .. i-1` for every i (cached for recently asked terms)."""
+    def prefix(self, term: str) -> array:
+        """Occurrences of `term` in words `0 .. i-1` for every i (cached for recently asked terms;
+        4 bytes a word, so the cache stays small even for a book)."""
         cache = self._prefix
         if term in cache:
             cache.move_to_end(term)
@@ -158,7 +179,7 @@ class DocIndex:
         counts = [0] * (len(self.word_starts) + 1)
         for w in self.postings.get(term, ()):
             counts[w + 1] += 1
-        pre = list(accumulate(counts))
+        pre = array("i", accumulate(counts))
         cache[term] = pre
         if len(cache) > self.PREFIX_LIMIT:
             cache.popitem(last=False)
@@ -170,39 +191,89 @@ class DocIndex:
             tf = [0] * len(layout.lengths)
         else:
             pre = self.prefix(term)
-            tf = list(map(sub, map(pre.__getitem__, layout.inner_to), map(pre.__getitem__, layout.inner_from)))
+            if layout.window is not None:
+                tf = list(map(sub, *window_slices(pre, layout.window, len(layout.lengths))))
+            else:
+                tf = list(map(sub, map(pre.__getitem__, layout.inner_to), map(pre.__getitem__, layout.inner_from)))
         for c, n in layout.edge_index.get(term, {}).items():
             tf[c] += n
         return tf
 
-    def sparse_frequencies(self, term: str, layout: "Layout") -> tuple[list[int], list[int]]:
-        """The extents holding `term` (ascending) and how often, found from the term's occurrences.
+    def sparse_frequencies(self, term: str, layout: "Layout", ordered: bool = True) -> tuple[list[int], list[int]]:
+        """The extents holding `term` and how often (ascending, unless `ordered` is false), found from
+        the term's occurrences.
 
         Cheaper than `term_frequencies` for a rare term: when the extents' word ranges only move
         forward, the extents holding word w are the contiguous run `[first with inner_to > w,
-        first with inner_from > w)`.
+        first with inner_from > w)`, and for fixed windows of words they are found by arithmetic.
         """
         postings = self.postings.get(term, ())
         if not layout.monotone and postings:
             tf = self.term_frequencies(term, layout)
             chunks = list(compress(range(len(tf)), tf))
             return chunks, [tf[c] for c in chunks]
-        counts: dict[int, int] = {}
-        inner_from, inner_to = layout.inner_from, layout.inner_to
-        for w in postings:
-            for c in range(bisect_right(inner_to, w), bisect_right(inner_from, w)):
-                counts[c] = counts.get(c, 0) + 1
-        for c, n in layout.edge_index.get(term, {}).items():
-            counts[c] = counts.get(c, 0) + n
-        chunks = sorted(counts)
-        return chunks, [counts[c] for c in chunks]
+        if layout.window is not None:
+            counts = Counter(chain.from_iterable(window_hits(postings, layout.window, len(layout.lengths))))
+            shuffled = layout.window[0] > layout.window[1]  # with overlap: one list per window back
+        else:
+            # Runs move forward with the word, so each extent is first met in ascending order.
+            los = map(bisect_right, repeat(layout.inner_to), postings)
+            his = map(bisect_right, repeat(layout.inner_from), postings)
+            counts = Counter(chain.from_iterable(map(range, los, his)))
+            shuffled = False
+        extra = layout.edge_index.get(term)
+        if extra:
+            counts.update(extra)
+            shuffled = True
+        if ordered and shuffled:
+            chunks = sorted(counts)
+            return chunks, list(map(counts.__getitem__, chunks))
+        return list(counts), list(counts.values())
+
+
+def window_slices(column, window: tuple, count: int):
+    """`column` read at every window's first word and at its end word, as two slices: the windows of
+    `window = (size, step, n)` start at `0, step, 2*step, ...` and end `size` words later, the last at n."""
+    size, step, n = window
+    firsts = column[0 : (count - 1) * step + 1 : step]
+    stops = column[size : (count - 2) * step + size + 1 : step]
+    stops.append(column[n])
+    return stops, firsts
+
+
+def window_hits(words: list[int], window: tuple, count: int) -> list:
+    """For each word of `words` (ascending, repeats allowed), the windows holding it, as lists whose
+    concatenation names every (window, word) pair once: window i holds word w when
+    `i*step <= w < i*step + size` (the last window holds every word from its first on).
+
+    Word w lies in window h = w // step and, while `w - h*step + j*step < size`, in window h - j:
+    one list of h, then one per further window back, each selected at C speed.
+    """
+    size, step, n = window
+    last = count - 1
+    hs = list(map(floordiv, words, repeat(step)))
+    out = [hs]
+    if size <= step:  # no overlap: each word lies in one window
+        for i in range(bisect_left(words, last * step), len(words)):
+            hs[i] = last
+        return out
+    rs = list(map(mod, words, repeat(step)))  # w - h*step
+    for i in range(bisect_left(words, last * step), len(words)):  # the last window runs to the end
+        hs[i], rs[i] = last, words[i] - last * step
+    j = 1
+    while j * step < size:
+        back = list(map(sub, compress(hs, map(lt, rs, repeat(size - j * step))), repeat(j)))
+        out.append(back[bisect_left(back, 0) :])  # no window before the first
+        j += 1
+    return out
 
 
 @dataclass(frozen=True, eq=False)
 class Layout:
     """A split seen by the index: per extent, the range of whole words inside it, the terms of its
     clipped edge words (only for extents that clip one), and its term count `dl`. `monotone`:
-    both word-range columns never go backwards (true for every splitter that walks forward)."""
+    both word-range columns never go backwards (true for every splitter that walks forward).
+    The word-range columns may be shared with the split: read them, never change them."""
 
     inner_from: list[int]
     inner_to: list[int]
@@ -210,3 +281,4 @@ class Layout:
     lengths: list[int]
     monotone: bool = True
     edge_index: dict = field(default_factory=dict)
+    window: tuple | None = None  # (size, step, n) for fixed windows of words (WordRanges), else None

@@ -6,8 +6,9 @@ column below has one entry per chunk. Nothing here knows the wire format (that i
 
 from collections import deque
 from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import sub
+from bisect import bisect_left, bisect_right
+from itertools import islice, repeat
+from operator import add, le, setitem, sub
 
 from . import bm25, dense, limits, spans, splitters
 from .index import DocIndex
@@ -23,11 +24,12 @@ class Corpus:
     ends: list[int]
     units: list[int]
     lengths: list[int]  # each chunk's `dl`, in terms
-    occurrences: dict  # term -> (chunk positions, term frequencies)
+    occurrences: dict  # term -> (chunk positions, term frequencies), or (None, tf of every chunk)
     first_chunk: list[int]  # per document: the position of its first chunk
     documents: list[dict]  # per document: {id, units, chunks}
     unit: str | None
     units_in_documents: int
+    ordered: bool = False  # every document's chunk starts and ends never go backwards (known, not checked)
 
 
 class Judged:
@@ -38,8 +40,8 @@ class Judged:
     (per position, 1-based) are computed on first access, for callers that want every chunk's rank.
     """
 
-    COUNT_LIMIT = 16  # ranks counted one by one (each a pass over the scores) before ranking every chunk
-    __slots__ = ("corpus", "scores", "top", "held", "answering", "shared", "dense", "_order", "_ranks", "_asked")
+    COUNT_LIMIT = 64  # ranks counted one by one (by bisection, but ties by a pass) before ranking every chunk
+    __slots__ = ("corpus", "scores", "top", "held", "answering", "shared", "dense", "_order", "_ranks", "_asked", "_ascending")
 
     def __init__(self, corpus: Corpus, scores: list[float], top: list[int], held: dict, answering: list[int],
                  shared: list, dense: dict | None = None, order: list[int] | None = None):
@@ -53,6 +55,7 @@ class Judged:
         self._order = order
         self._ranks = None
         self._asked = 0  # ranks counted one by one so far
+        self._ascending = None  # the scores sorted, for counting ranks
 
     @property
     def order(self) -> list[int]:
@@ -67,7 +70,7 @@ class Judged:
         if self._ranks is None:
             order = self.order
             ranks = [0] * len(order)
-            deque(map(ranks.__setitem__, order, range(1, len(order) + 1)), maxlen=0)  # ranks[order[i]] = i + 1
+            deque(map(setitem, repeat(ranks), order, range(1, len(order) + 1)), maxlen=0)  # ranks[order[i]] = i + 1
             self._ranks = ranks
         return self._ranks
 
@@ -78,7 +81,14 @@ class Judged:
         self._asked += 1
         if self._order is not None or self._asked > self.COUNT_LIMIT:
             return self.ranks[pos]  # a given order (dense, hybrid) is the ranking; many asked: rank them all
-        return bm25.rank_of(self.scores, pos)
+        return bm25.rank_of(self.scores, pos, self.ascending)
+
+    @property
+    def ascending(self) -> list[float]:
+        """The scores sorted ascending (by value alone: cheap)."""
+        if self._ascending is None:
+            self._ascending = sorted(self.scores)
+        return self._ascending
 
 
 def split_and_layout(doc: DocIndex, chunking: dict):
@@ -94,18 +104,22 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
                             req.delta)
     if req.retriever.method != "bm25":  # SPEC section 10: the host's similarities, alone or fused
         scores, order, report = dense.rerank_corpus(req, corpus, scores, session)
-        top = order[: req.k]
+        judged = Judged(corpus, scores, order[: req.k], {}, [], [], report, order)
     else:
-        order, report, top = None, None, bm25.top(scores, req.k)
-    return Judged(corpus=corpus, scores=scores, top=top, held=_held(req, corpus), answering=_answering(req, corpus),
-                  shared=_shared(corpus), dense=report, order=order)
+        judged = Judged(corpus, scores, [], {}, [], [])
+        judged.top = bm25.top(scores, req.k, judged.ascending)
+    judged.held, judged.answering, judged.shared = _held(req, corpus), _answering(req, corpus), _shared(corpus)
+    return judged
 
 
 def split_all(req: Request, session, chunking: dict) -> Corpus:
     """Split every document; gather the chunks as columns over the whole corpus, in document order."""
     wanted = tuple(dict.fromkeys(req.query_terms))
-    c = Corpus(doc_of=[], starts=[], ends=[], units=[], lengths=[], occurrences={t: ([], []) for t in wanted},
+    c = Corpus(doc_of=[], starts=[], ends=[], units=[], lengths=[], occurrences={},
                first_chunk=[], documents=[], unit=None, units_in_documents=0)
+    parts = []  # per document: (its index, its layout, its first position, its chunks, _spread)
+    # fixed windows walk forward by construction (SPEC section 2)
+    c.ordered = chunking.get("strategy", "window") == "window" and chunking.get("unit", "words") in ("words", "chars")
     for di, d in enumerate(req.docs):
         index = session.index(d["text"], req.analyzer)
         limits.check_chunks(len(c.starts) + splitters.estimate(index, chunking))  # before the work
@@ -116,29 +130,54 @@ def split_all(req: Request, session, chunking: dict) -> Corpus:
         c.unit = split.unit
         c.units_in_documents += split.units_in_document
         c.documents.append({"id": d["id"], "units": split.units_in_document, "chunks": len(split)})
-        c.doc_of.extend(repeat(di, len(split)))
-        c.starts.extend(split.starts)
-        c.ends.extend(split.ends)
-        c.units.extend(split.units)
-        c.lengths.extend(layout.lengths)
-        for t in wanted:
-            _gather(c.occurrences[t], index, t, layout, base, len(split))
+        if len(req.docs) == 1:  # one document: its split's columns are the corpus's (read, never changed)
+            c.doc_of, c.starts, c.ends, c.units, c.lengths = [0] * len(split), split.starts, split.ends, split.units, layout.lengths
+        else:
+            c.doc_of.extend(repeat(di, len(split)))
+            c.starts.extend(split.starts)
+            c.ends.extend(split.ends)
+            c.units.extend(split.units)
+            c.lengths.extend(layout.lengths)
+        parts.append((index, layout, base, len(split), _spread(layout)))
+    for t in wanted:
+        c.occurrences[t] = _gather(t, parts, len(c.starts))
     return c
 
 
-def _gather(occurrence, index: DocIndex, t: str, layout, base: int, chunks: int) -> None:
-    """Append the chunks of one document that hold term `t`, and how often, to `occurrence`."""
-    positions, counts = occurrence
-    if len(index.postings.get(t, ())) * 8 < chunks:
-        # a rare term: walk its occurrences
-        found, tfs = index.sparse_frequencies(t, layout)
-        positions.extend(p + base for p in found)
-        counts.extend(tfs)
-    else:
-        # a common one: one pass over every chunk with the term's prefix counts
-        tf = index.term_frequencies(t, layout)
-        positions.extend(compress(range(base, base + len(tf)), tf))
-        counts.extend(filter(None, tf))
+# A term whose occurrences fall in more than 1 / DENSE_SHARE of the chunks is counted in every chunk
+# (a few passes over all of them at C speed) rather than chunk by chunk (several passes over its hits).
+DENSE_SHARE = 3
+
+
+def _gather(t: str, parts: list, n: int) -> tuple:
+    """How often term `t` occurs in each chunk of the corpus: `(positions, tfs)` for the chunks holding
+    it, or `(None, tfs)` over every chunk when it is common enough that one pass over all costs less."""
+    # each occurrence of t lies in about `stored / in documents` chunks (more with overlap)
+    hits = sum(len(index.postings.get(t, ())) * spread for index, _, _, _, spread in parts)
+    if hits * DENSE_SHARE > n:
+        tfs = []
+        for index, layout, _, chunks, _ in parts:
+            if t in index.postings or t in layout.edge_index:
+                tfs.extend(index.term_frequencies(t, layout))
+            else:
+                tfs.extend(repeat(0, chunks))
+        return None, tfs
+    positions, tfs = [], []
+    for index, layout, base, _, _ in parts:
+        if t in index.postings or t in layout.edge_index:
+            found, counts = index.sparse_frequencies(t, layout, ordered=False)
+            positions.extend(map(add, found, repeat(base)) if base else found)
+            tfs.extend(counts)
+    return positions, tfs
+
+
+def _spread(layout) -> float:
+    """In how many chunks of a layout a word lies, on average."""
+    if layout.window is not None:
+        size, step, _ = layout.window
+        return size / step
+    words = (layout.inner_to[-1] - layout.inner_from[0]) if layout.lengths else 0
+    return sum(layout.lengths) / words if words > 0 else 1.0
 
 
 def doc_range(corpus: Corpus, d: int) -> range:
@@ -146,12 +185,27 @@ def doc_range(corpus: Corpus, d: int) -> range:
     return range(corpus.first_chunk[d], corpus.first_chunk[d] + corpus.documents[d]["chunks"])
 
 
+def _meeting(corpus: Corpus, d: int, s: int, t: int) -> range:
+    """Positions of document `d`'s chunks that may meet `[s, t)` (every one that does is inside):
+    when starts and ends never go backwards (every window and most splitters), by bisection."""
+    r = doc_range(corpus, d)
+    starts, ends = corpus.starts, corpus.ends
+    lo, hi = r.start, r.stop
+    if hi - lo > 64 and (corpus.ordered or _monotone(starts, lo, hi) and _monotone(ends, lo, hi)):
+        return range(bisect_right(ends, s, lo, hi), bisect_left(starts, t, lo, hi))
+    return r
+
+
+def _monotone(column: list, lo: int, hi: int) -> bool:
+    return all(map(le, islice(column, lo, hi - 1), islice(column, lo + 1, hi)))
+
+
 def _held(req: Request, corpus: Corpus) -> dict:
     """What each chunk holds of the span: only the chunks of its document that meet it are looked at."""
     held = {}
     if req.span is not None:
         di, s, t = req.span
-        for pos in doc_range(corpus, di):
+        for pos in _meeting(corpus, di, s, t):
             h = spans.holds(corpus.starts[pos], corpus.ends[pos], s, t)
             if h:
                 held[pos] = h
@@ -164,14 +218,18 @@ def _answering(req: Request, corpus: Corpus) -> list[int]:
         return []
     di, (ns, ne), (vs, ve) = req.fact
     a, z = min(ns, vs), max(ne, ve)
-    return [pos for pos in doc_range(corpus, di) if corpus.starts[pos] <= a and z <= corpus.ends[pos]]
+    return [pos for pos in _meeting(corpus, di, a, max(z, a + 1)) if corpus.starts[pos] <= a and z <= corpus.ends[pos]]
 
 
 def _shared(corpus: Corpus) -> list:
     """Characters each chunk shares with the previous chunk of its document (None for a first chunk)."""
     starts, ends = corpus.starts, corpus.ends
     n = len(starts)
-    shared = [None] + [o if o > 0 else 0 for o in map(sub, ends[:-1], starts[1:])] if n else []
+    if not n:
+        return []
+    shared = [None, *map(sub, islice(ends, n - 1), islice(starts, 1, n))]
+    if n > 1 and min(islice(shared, 1, n)) < 0:  # windows that do not touch share nothing
+        shared[1:] = map(max, islice(shared, 1, n), repeat(0))
     for pos in corpus.first_chunk:
         if pos < n:
             shared[pos] = None

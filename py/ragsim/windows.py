@@ -3,6 +3,7 @@
 from .errors import RequestError
 from .extents import Split
 from .fields import get_choice, get_int
+from .index import WordRanges
 
 UNITS = ("words", "chars", "tokens")  # tokens: chunking.tokenizer's (ragsim.tokens, issue 12)
 
@@ -21,8 +22,8 @@ def window_columns(n: int, size: int, overlap: int) -> tuple[list[int], list[int
     # The last window is the first whose end reaches n: a*step + size >= n.
     last = max(0, -(-(n - size) // step))
     firsts = list(range(0, last * step + 1, step))
-    ends = [a + size for a in firsts]
-    ends[-1] = n
+    ends = list(range(size, (last - 1) * step + size + 1, step))
+    ends.append(n)
     return firsts, ends
 
 
@@ -48,9 +49,15 @@ def split(doc, chunking: dict) -> Split:
         return windows(doc, size, overlap, read_tokenizer(chunking))
     n = doc.n_words if unit == "words" else len(doc.text)
     firsts, stops = window_columns(n, size, overlap)
-    units = [b - a for a, b in zip(firsts, stops)]
+    if not firsts:
+        return Split.columns([], [], [], unit, n, word_ranges=WordRanges([], []) if unit == "words" else None)
+    # every window holds `size` units but the last; extents read with slices (no per-chunk work)
+    units = [size] * (len(firsts) - 1)
+    units.append(stops[-1] - firsts[-1])
     if unit == "words":
-        starts = list(map(doc.word_starts.__getitem__, firsts))
-        ends = [doc.word_ends[b - 1] for b in stops]
-        return Split.columns(starts, ends, units, unit, n, word_ranges=(firsts, stops))
+        step = size - overlap
+        starts = doc.word_starts[0 : firsts[-1] + 1 : step]
+        ends = doc.word_ends[size - 1 : stops[-2] if len(stops) > 1 else 0 : step]
+        ends.append(doc.word_ends[n - 1])
+        return Split.columns(starts, ends, units, unit, n, word_ranges=WordRanges(firsts, stops, step, size))
     return Split.columns(firsts, stops, units, unit, n)
