@@ -11,7 +11,7 @@ from collections import Counter, deque
 from decimal import Context, Decimal
 from functools import lru_cache
 from itertools import compress, groupby, repeat
-from operator import add, le, mul, not_, setitem
+from operator import add, le, mul, not_, setitem, truediv
 
 from .errors import RequestError
 from .fields import shown
@@ -182,7 +182,8 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
     scores = [0.0] * N
     if N == 0:
         return scores
-    l_avg = sum(lengths) / N
+    total = sum(lengths)
+    l_avg = total / N
     if l_avg == 0:
         return scores  # no chunk has a term, so no query term occurs anywhere
     shifted = variant in SHIFTED
@@ -194,8 +195,7 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
             present[t] = (chunks, tfs, df)
     if shifted and present:
         _check_lengths(variant, b, lengths)
-    K = max(lengths) + 1  # tf <= dl < K: `tf + K * dl` names the pair
-    dlK = list(map(mul, lengths, repeat(K)))
+    K = total + 1  # tf <= dl <= total < K: `tf + K * dl` names the pair (no pass for the largest dl)
     tables = {}
     kind = _LuceneWeights if weight is weight_lucene else _Weights
     for t, (chunks, tfs, df) in present.items():
@@ -204,6 +204,14 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
             dense = [0] * N
             deque(map(setitem, repeat(dense), chunks, tfs), maxlen=0)
             present[t] = (None, dense, df)
+    norm = None
+    if weight is weight_lucene and len(set(lengths)) * 8 > N and k1 > 0 and (b < 1 or 0 not in lengths):
+        # Many distinct lengths (windows of characters): a table would miss about once per chunk, so
+        # the expression is computed at C speed instead, its parts in Python's own order:
+        # idf * tf / (tf + k1 * ((1 - b) + (b * l_d) / l_avg)), never dividing by zero here.
+        norm = list(map(mul, repeat(k1), map(add, repeat(1 - b), map(truediv, map(mul, repeat(b), lengths),
+                                                                      repeat(l_avg)))))
+    dlK = list(map(mul, lengths, repeat(K))) if norm is None else None
     repeated = {t for t, n in Counter(query_terms).items() if n > 1}
     columns = {}  # a repeated common term's weights
     untouched = True  # every score still 0.0, and 0.0 + x is x
@@ -212,14 +220,22 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
             continue
         chunks, tfs, _ = present[t]
         look = tables[t].__getitem__
+        if norm is not None:
+            idf = repeat(tables[t].idf)
+            if chunks is None:  # tf = 0 gives 0.0 / norm = 0.0
+                weights = map(truediv, map(mul, idf, tfs), map(add, tfs, norm))
+            else:
+                weights = map(truediv, map(mul, idf, tfs), map(add, tfs, map(norm.__getitem__, chunks)))
         if chunks is None:
-            weights = map(look, map(add, tfs, dlK))
+            if norm is None:
+                weights = map(look, map(add, tfs, dlK))
             if t in repeated:  # looked up once, added at each occurrence
                 weights = columns[t] if t in columns else columns.setdefault(t, list(weights))
             scores = list(weights) if untouched else list(map(add, scores, weights))
         else:  # scores[d] += x for each chunk d holding t, at C speed (operator.setitem: a bound
             # __setitem__ would build an argument tuple per call)
-            weights = map(look, map(add, tfs, map(dlK.__getitem__, chunks)))
+            if norm is None:
+                weights = map(look, map(add, tfs, map(dlK.__getitem__, chunks)))
             deque(map(setitem, repeat(scores), chunks, map(add, map(scores.__getitem__, chunks), weights)), maxlen=0)
         untouched = False
     return scores

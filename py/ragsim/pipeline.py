@@ -108,7 +108,8 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
     else:
         judged = Judged(corpus, scores, [], {}, [], [])
         judged.top = bm25.top(scores, req.k, judged.ascending)
-    judged.held, judged.answering, judged.shared = _held(req, corpus), _answering(req, corpus), _shared(corpus)
+    judged.held, judged.answering = _held(req, corpus), _answering(req, corpus)
+    judged.shared = _shared(corpus, req.chunking if chunking is None else chunking)
     return judged
 
 
@@ -221,15 +222,25 @@ def _answering(req: Request, corpus: Corpus) -> list[int]:
     return [pos for pos in _meeting(corpus, di, a, max(z, a + 1)) if corpus.starts[pos] <= a and z <= corpus.ends[pos]]
 
 
-def _shared(corpus: Corpus) -> list:
+def _shared(corpus: Corpus, chunking: dict | None = None) -> list:
     """Characters each chunk shares with the previous chunk of its document (None for a first chunk)."""
     starts, ends = corpus.starts, corpus.ends
     n = len(starts)
     if not n:
         return []
-    shared = [None, *map(sub, islice(ends, n - 1), islice(starts, 1, n))]
-    if n > 1 and min(islice(shared, 1, n)) < 0:  # windows that do not touch share nothing
-        shared[1:] = map(max, islice(shared, 1, n), repeat(0))
+    window = corpus.ordered and chunking is not None
+    overlap = chunking.get("overlap", 0) if window else None
+    if window and corpus.unit == "chars":  # every window shares exactly the overlap with the one before
+        shared = [None]
+        shared.extend(repeat(overlap, n - 1))
+    elif window and corpus.unit == "words" and overlap == 0:  # words apart: nothing shared
+        shared = [None]
+        shared.extend(repeat(0, n - 1))
+    else:
+        shared = [None, *map(sub, islice(ends, n - 1), islice(starts, 1, n))]
+        # windows sharing words always share characters; other splits may leave gaps
+        if not (window and corpus.unit == "words") and n > 1 and min(islice(shared, 1, n)) < 0:
+            shared[1:] = map(max, islice(shared, 1, n), repeat(0))
     for pos in corpus.first_chunk:
         if pos < n:
             shared[pos] = None

@@ -96,6 +96,9 @@ def test_a_move_scores_and_ranks_as_the_reference_does(texts, query, window, var
         if r.get("chunks") is not None:
             assert [(c["start"], c["end"]) for c in r["chunks"]] == [(a, z) for _, a, z in chunks]
             assert [c["score"] for c in r["chunks"]] == scores  # bit for bit
+            shared = [None if p == 0 or chunks[p - 1][0] != dd else max(0, chunks[p - 1][2] - a)
+                      for p, (dd, a, _) in enumerate(chunks)]
+            assert [c["overlap_prev"] for c in r["chunks"]] == shared
             rank = {p: i + 1 for i, p in enumerate(order)}
             assert [c["rank"] for c in r["chunks"]] == [rank[p] for p in range(len(chunks))]
         else:
@@ -116,3 +119,22 @@ def test_top_and_single_ranks_equal_the_full_ranking_with_many_ties(scores, k):
     order = bm25.rank(scores)
     assert bm25.top(scores, k) == order[:k]
     assert [bm25.rank_of(scores, p) for p in order] == list(range(1, len(scores) + 1))
+
+
+def test_a_long_text_with_few_distinct_chunk_lengths_scores_as_the_reference_does():
+    """Many chunks of few lengths: the weights come from the (tf, dl) tables, common terms are counted in
+    every chunk and rare ones chunk by chunk (the small texts above mostly take the other paths)."""
+    import random
+
+    rng = random.Random(14)
+    words = [rng.choice(COMMON) if rng.random() < 0.4 else rng.choice(RARE) for _ in range(3000)]
+    text = " ".join(words)
+    query = "the w1 and w2 the of w3 absent"
+    for variant in bm25.VARIANTS:
+        for unit, size, overlap in (("words", 10, 3), ("words", 7, 0), ("chars", 60, 20)):
+            chunks, scores, order = reference([text], query, unit, size, overlap, variant)
+            r = simulate({"documents": [{"id": "d", "title": "", "text": text}], "query": query,
+                          "chunking": {"unit": unit, "size": size, "overlap": overlap},
+                          "retrieval": {"k": 5, "variant": variant}})
+            assert [c["score"] for c in r["chunks"]] == scores, (variant, unit)
+            assert [c["rank"] for c in r["chunks"]] == [order.index(p) + 1 for p in range(len(chunks))]
