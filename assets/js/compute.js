@@ -25,6 +25,9 @@ export function inputProblem(s) {
   return sizeProblem(s); // the core's limits, before any work (limits.js)
 }
 
+/** What the retriever's note says when the model cannot load. */
+const turnedOff = (message) => `${message} BM25 ranks instead: choose dense or hybrid again to retry.`;
+
 export class Computer {
   /** store: {state, embed}; controls: for invalid fields and package notes; onResult(last),
    * onProblem(message) (null clears it), onTurnedOff(): a row was turned off because its package
@@ -40,7 +43,10 @@ export class Computer {
     this.renderedAt = 0;
     // Dense and hybrid (issue 13): the embedding worker, started when first needed; its state
     // (download, "Embedding 12 of 40 chunks…") beside the retriever.
-    this.dense = new DenseClient({ onStatus: ({ state, text }) => this.controls.note("method", state === "failed" ? "error" : "loading", text) });
+    // A failed model is said once, in the same words whichever reports it first (the status here or
+    // followDense below), so a later report never replaces the sentence with a shorter one.
+    this.dense = new DenseClient({ onStatus: ({ state, text }) => this.controls.note("method", state === "failed" ? "error" : "loading",
+      state === "failed" ? turnedOff(text) : text) });
   }
 
   /** data-state on <body>: "loading" until Python is ready, then "computing", "ready" or "error". */
@@ -104,7 +110,7 @@ export class Computer {
     if (r.cancelled || this.store.state.method === "bm25") return;
     this.store.state.method = "bm25";
     this.onTurnedOff();
-    this.controls.note("method", "error", `${r.message} BM25 ranks instead: choose dense or hybrid again to retry.`);
+    this.controls.note("method", "error", turnedOff(r.message));
     this.compute();
   }
 
