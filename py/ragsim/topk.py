@@ -20,12 +20,15 @@ Documents are laid end to end in one word space (document d's words follow those
 
 import heapq
 import math
+import re
 from bisect import bisect_left, bisect_right
-from collections import Counter
+from collections import Counter, deque
 from itertools import accumulate, chain, compress, filterfalse, repeat
-from operator import add, ge, gt, le, mul, neg, sub, truediv
+from operator import add, ge, gt, le, lt, mul, neg, setitem, sub, truediv
 
-from . import bm25
+from . import bm25, windows
+
+_TERM = re.compile(r"\w+")  # index.terms' pattern
 
 
 class Words:
@@ -41,6 +44,39 @@ class Words:
             n += index.n_words
         self.n_words = n
         self._postings: dict[str, list[int]] = {}
+        self._holding: dict[str, list[int]] = {}
+        self._chars = None
+
+    def chars(self):
+        """The documents laid end to end in one character space, for windows of characters: `(char
+        base per document, the lowered texts joined, word starts, word ends, terms before each word,
+        end of the word before each word, start of each word)`, all global; None when a clipped
+        word's terms could not be read from the joined lowered text (an analyzer, a character that
+        lower-cases to two, a capital sigma, whose lower case depends on the letters around it)."""
+        if self._chars is None:
+            ok = all(index.analyzer is None and "\u03a3" not in index.text for index in self.indexes)
+            lowered = [index.text.lower() for index in self.indexes] if ok else []
+            if ok and all(len(low) == len(index.text) for low, index in zip(lowered, self.indexes)):
+                cbase, ws, we, tp, n, terms = [], [], [], [0], 0, 0
+                for index in self.indexes:
+                    cbase.append(n)
+                    ws.extend(map(add, index.word_starts, repeat(n)) if n else index.word_starts)
+                    we.extend(map(add, index.word_ends, repeat(n)) if n else index.word_ends)
+                    tp.extend(map(add, index.term_prefix[1:], repeat(terms)) if terms else index.term_prefix[1:])
+                    n += len(index.text)
+                    terms = tp[-1]
+                # sentinels: end_before[i] is the end of word i - 1, start_after[j] the start of word j
+                self._chars = (cbase, "".join(lowered), ws, we, tp, [-1, *we], [*ws, n + 1])
+            else:
+                self._chars = False
+        return self._chars or None
+
+    def holding(self, t: str) -> list[int]:
+        """The positions of the documents holding term `t`."""
+        ds = self._holding.get(t)
+        if ds is None:
+            ds = self._holding[t] = [d for d, index in enumerate(self.indexes) if t in index.postings]
+        return ds
 
     def postings(self, t: str) -> list[int]:
         """The word space positions holding term `t`, once per occurrence, ascending."""
@@ -64,30 +100,15 @@ class Setting:
         self.retrieval = retrieval
         self.doc_of, self.starts, self.ends, self.units, self.lengths = [], [], [], [], []
         self.first, self.doc_starts, self.doc_ends, self.doc_monotone = [], [], [], []
-        inner_from, inner_to, edges = [], [], {}
-        self.unit, self.units_in_documents = None, 0
-        monotone = True
-        for di, (index, wbase) in enumerate(zip(words.indexes, words.base)):
-            split, layout = session.split(index, chunking)
-            base = len(self.starts)
-            self.first.append(base)
-            self.unit = split.unit
-            self.units_in_documents += split.units_in_document
-            self.doc_of.extend(repeat(di, len(split)))
-            self.starts.extend(split.starts)
-            self.ends.extend(split.ends)
-            self.units.extend(split.units)
-            self.lengths.extend(layout.lengths)
-            self.doc_starts.append(split.starts)
-            self.doc_ends.append(split.ends)
-            self.doc_monotone.append(all(map(le, split.starts, split.starts[1:]))
-                                     and all(map(le, split.ends, split.ends[1:])))
-            monotone = monotone and layout.monotone
-            inner_from.extend(map(add, layout.inner_from, repeat(wbase)))
-            inner_to.extend(map(add, layout.inner_to, repeat(wbase)))
-            for t, counts in layout.edge_index.items():
-                (edges.get(t) or edges.setdefault(t, [])).extend((c + base, m) for c, m in counts.items())
-        self.inner_from, self.inner_to, self.edges, self.monotone = inner_from, inner_to, edges, monotone
+        self.layouts = []
+        params = windows.read_params(chunking) if chunking.get("strategy", "window") == "window" else None
+        if params is not None and params[0] == "chars" and words.chars() is not None:
+            self._char_windows(*params[1:])
+        else:
+            self._split(chunking, session)
+        # fixed windows of words in every document: a term's windows found by arithmetic, document by document
+        self.word_windows = bool(self.layouts) and all(layout.window is not None or not layout.lengths
+                                                       for layout in self.layouts)
         self.n = n = len(self.starts)
         self.l_avg = sum(self.lengths) / n if n else 0.0
         r = retrieval
@@ -106,10 +127,88 @@ class Setting:
         self.posted = 0  # postings looked up so far
         self.word_chunks = None  # per word, the bisections of `frequencies`, once enough are asked
 
+    def _split(self, chunking: dict, session) -> None:
+        """Each document split by its splitter (through the session's cache), gathered as columns."""
+        inner_from, inner_to, edges = [], [], {}
+        self.unit, self.units_in_documents = None, 0
+        monotone = True
+        for di, (index, wbase) in enumerate(zip(self.words.indexes, self.words.base)):
+            split, layout = session.split(index, chunking)
+            self.layouts.append(layout)
+            base = len(self.starts)
+            self.first.append(base)
+            self.unit = split.unit
+            self.units_in_documents += split.units_in_document
+            self.doc_of.extend(repeat(di, len(split)))
+            self.starts.extend(split.starts)
+            self.ends.extend(split.ends)
+            self.units.extend(split.units)
+            self.lengths.extend(layout.lengths)
+            self.doc_starts.append(split.starts)
+            self.doc_ends.append(split.ends)
+            self.doc_monotone.append(all(map(le, split.starts, split.starts[1:]))
+                                     and all(map(le, split.ends, split.ends[1:])))
+            monotone = monotone and layout.monotone
+            inner_from.extend(map(add, layout.inner_from, repeat(wbase)))
+            inner_to.extend(map(add, layout.inner_to, repeat(wbase)))
+            for t, counts in layout.edge_index.items():
+                (edges.get(t) or edges.setdefault(t, [])).extend(
+                    chain.from_iterable(repeat(c + base, m) for c, m in counts.items()))
+        self.inner_from, self.inner_to, self.edges, self.monotone = inner_from, inner_to, edges, monotone
+
+    def _char_windows(self, size: int, overlap: int) -> None:
+        """Fixed windows of characters over every document at once, in the joined character space
+        (`Words.chars`): each window's whole words by bisection, the words clipped at its two edges
+        cut from the joined lowered text and tokenized, at C speed (as `DocIndex.layout` does it
+        window by window)."""
+        cbase, lowered, ws, we, tp, end_before, start_after = self.words.chars()
+        gs, ge = [], []
+        for d, index in enumerate(self.words.indexes):
+            firsts, stops = windows.window_columns(len(index.text), size, overlap)
+            self.first.append(len(self.starts))
+            self.doc_of.extend(repeat(d, len(firsts)))
+            self.starts.extend(firsts)
+            self.ends.extend(stops)
+            self.doc_starts.append(firsts)
+            self.doc_ends.append(stops)
+            self.doc_monotone.append(True)
+            b = cbase[d]
+            gs.extend(map(add, firsts, repeat(b)) if b else firsts)
+            ge.extend(map(add, stops, repeat(b)) if b else stops)
+        self.unit, self.units_in_documents = "chars", len(lowered)
+        self.units = list(map(sub, ge, gs))
+        inner_from = list(map(bisect_left, repeat(ws), gs))
+        # a window inside one word that runs past it: no whole word, only the one clipped at its start
+        inner_to = list(map(max, map(bisect_right, repeat(we), ge), inner_from))
+        lengths = list(map(sub, map(tp.__getitem__, inner_to), map(tp.__getitem__, inner_from)))
+        # the word cut by a window's start (read up to the window's end at most), and the one cut by its end
+        every = range(len(gs))
+        lefts = list(compress(every, map(gt, map(end_before.__getitem__, inner_from), gs)))
+        rights = list(compress(every, map(lt, map(start_after.__getitem__, inner_to), ge)))
+        left_terms = list(map(_TERM.findall, map(lowered.__getitem__, map(
+            slice, map(gs.__getitem__, lefts),
+            map(min, map(end_before.__getitem__, map(inner_from.__getitem__, lefts)), map(ge.__getitem__, lefts))))))
+        right_terms = list(map(_TERM.findall, map(lowered.__getitem__, map(
+            slice, map(start_after.__getitem__, map(inner_to.__getitem__, rights)), map(ge.__getitem__, rights)))))
+        edges: dict[str, list[int]] = {}  # term -> the windows holding it in a clipped word, once per occurrence
+        for cs, found in ((lefts, left_terms), (rights, right_terms)):
+            deque(map(setitem, repeat(lengths), cs, map(add, map(lengths.__getitem__, cs), map(len, found))), maxlen=0)
+            for c, ts in compress(zip(cs, found), found):
+                for t in ts:
+                    e = edges.get(t)
+                    if e is None:
+                        edges[t] = [c]
+                    else:
+                        e.append(c)
+        self.lengths = lengths
+        self.inner_from, self.inner_to, self.edges, self.monotone = inner_from, inner_to, edges, True
+
     # --- each term's chunks and weights -------------------------------------------------------
 
     def frequencies(self, t: str) -> tuple[list[int], list[int]]:
         """The chunks holding term `t` and how often (in no particular order)."""
+        if self.word_windows:
+            return self._window_frequencies(t)
         postings = self.words.postings(t)
         if self.monotone and len(postings) < self.n:
             # Word w lies in the chunks [first with inner_to > w, first with inner_from > w).
@@ -129,9 +228,28 @@ class Setting:
             tf = list(map(sub, map(bisect_left, repeat(postings), self.inner_to),
                           map(bisect_left, repeat(postings), self.inner_from)))
             found = dict(compress(enumerate(tf), tf))
-        for c, m in self.edges.get(t, ()):
-            found[c] = found.get(c, 0) + m
+        for c in self.edges.get(t, ()):  # once per occurrence in a clipped word
+            found[c] = found.get(c, 0) + 1
         return list(found), list(found.values())
+
+    def _window_frequencies(self, t: str) -> tuple[list[int], list[int]]:
+        """`frequencies` over fixed windows of words: in each document holding the term, a common term
+        counted in every window from prefix slices, a rarer one's windows found by arithmetic."""
+        positions, tfs = [], []
+        for d in self.words.holding(t):
+            index, layout, base = self.words.indexes[d], self.layouts[d], self.first[d]
+            n = len(layout.lengths)
+            if not n:
+                continue
+            if len(index.postings[t]) > n:
+                tf = index.term_frequencies(t, layout)
+                found = list(compress(range(n), tf))
+                counts = list(compress(tf, tf))
+            else:
+                found, counts = index.sparse_frequencies(t, layout, ordered=False)
+            positions.extend(map(add, found, repeat(base)) if base else found)
+            tfs.extend(counts)
+        return positions, tfs
 
     def table(self, t: str, exact: bool = True):
         """`(positions, tfs, weight by position, largest weight)` of term `t`; None if no chunk holds it.
@@ -203,12 +321,11 @@ class Setting:
 
 
 def _counts_at_most(sorted_values: list[int], n: int) -> list[int]:
-    """`bisect_right(sorted_values, w)` for every w in range(n), at C speed."""
-    inc = [0] * (n + 1)
-    for v in sorted_values:
-        if v <= n:
-            inc[v] += 1
-    return list(accumulate(inc))[:n]
+    """`bisect_right(sorted_values, w)` for every w in range(n), at C speed: the answer is c for
+    every w from sorted_values[c - 1] up to sorted_values[c], so c repeated that many times."""
+    bounded = list(map(min, sorted_values, repeat(n)))
+    out = list(chain.from_iterable(map(repeat, range(len(bounded) + 1), map(sub, [*bounded, n], [0, *bounded]))))
+    return out
 
 
 class NearTie(Exception):

@@ -62,3 +62,17 @@ def test_pruned_top_k_and_ranks_equal_the_full_ranking(texts, window, query, k, 
     for group in (full[:1], full[-2:], full[k:k + 3]):
         if group:
             assert q.best_rank(group) == min(rank[c] for c in group)
+
+
+@given(st.lists(st.text(alphabet="ab .,\n-_é9İ", max_size=60).map(lambda s: s + " a") | TEXT, min_size=1, max_size=3),
+       WINDOW, st.lists(WORDS | st.sampled_from(["b", "ab", "i", "i̇"]), min_size=1, max_size=5))
+def test_setting_counts_equal_the_chunks_tokenized(texts, window, query):
+    """Every chunk's term count and each term's frequencies, as the Setting computes them for all the
+    chunks at once (arithmetic over windows, clipped edge words), equal the chunk's text tokenized."""
+    s = setting_of(texts, window)
+    chunk_terms = [terms(texts[s.doc_of[p]][s.starts[p]:s.ends[p]]) for p in range(s.n)]
+    assert s.lengths == [len(ts) for ts in chunk_terms]
+    for t in dict.fromkeys(query):
+        entry = s.table(t)
+        got = {} if entry is None else dict(zip(entry[0], entry[1]))
+        assert got == {p: ts.count(t) for p, ts in enumerate(chunk_terms) if t in ts}
