@@ -217,7 +217,10 @@ async function simulatePacked(msg, runtime) {
     runtime.holdText(i, text);
     held.inPython[i] = msg.versions[i];
   });
+  const timing = msg.timing;
+  timing.python = now();
   const out = runtime.simulatePacked(msg.request, msg.texts ? msg.texts.length : 0);
+  timing.pythonDone = now();
   let result, data;
   try {
     result = out.get(0);
@@ -233,6 +236,7 @@ async function simulatePacked(msg, runtime) {
   } finally {
     data.destroy();
   }
+  timing.copied = now();
   return { ok: true, result, columns: bytes.buffer, transfer: [bytes.buffer] };
 }
 
@@ -349,8 +353,13 @@ const handlers = {
   },
 };
 
+// Absolute times (on any thread's clock), for the page's opt-in drag timings (assets/js/drag-timing.js).
+const now = () => performance.timeOrigin + performance.now();
+
 self.onmessage = async (event) => {
+  const arrived = now();
   const msg = event.data || {};
+  msg.timing = { arrived };
   const id = msg.id;
   if (Array.isArray(msg.texts)) { // before any await: in posting order
     msg.texts = holdTexts(msg.texts);
@@ -388,5 +397,6 @@ self.onmessage = async (event) => {
     }
   }
   const { transfer = [], ...answer } = reply; // ArrayBuffers handed over with the reply
+  if (msg.type === "simulate") answer.timing = { ...msg.timing, posting: now() };
   self.postMessage({ id, ...answer, ms: performance.now() - started }, transfer);
 };

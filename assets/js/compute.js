@@ -15,6 +15,7 @@ import { withColumns } from "./chunk-columns.js";
 import { sizeProblem } from "./limits.js";
 import { DenseClient } from "./dense-client.js";
 import { mainRequest } from "./question-wire.js";
+import { mark, markWorker } from "./drag-timing.js";
 
 /** Why the state cannot be computed at all, as a sentence, or null. */
 export function inputProblem(s) {
@@ -72,13 +73,24 @@ export class Computer {
       await Promise.all(installing);
       if (seq !== this.sequence) return; // a newer computation (started while this waited) takes over
     }
+    mark("compute");
     const request = buildRequest(state, { embed: this.store.embed });
     const snap = snapshot(state, request);
+    mark("request");
     this.setBodyState("computing");
     this.dense.use(state.model);
     const sent = mainRequest(request, state); // the question set is scored after the result (question-scores.js)
-    const message = simulateMessage(this.dense.prepare(sent)); // + the cosines known (dense, hybrid)
+    // The investigation panels' questions (find, cuts, expand) are not asked on a drag: the cuts alone
+    // split the document a second time (half a move at 65,000 words). The panels ask for them once
+    // the controls rest (panelRequest, investigate.js).
+    const { find, cuts, expand, ...drag } = sent;
+    const { questions: _set, ...alone } = sent;
+    const panelRequest = [find, cuts, expand].some((v) => v !== undefined) ? alone : null;
+    const message = simulateMessage(this.dense.prepare(drag)); // + the cosines known (dense, hybrid)
+    mark("message");
     let reply = await this.gate.submit(message);
+    mark("replied");
+    markWorker(reply.timing);
     if (reply.dropped) return;
     if (reply.lost && !reply.culprit && !reply.known) return; // the worker was lost under another call: recomputed when the new one is ready
     if (seq < this.problemAt || seq < this.renderedAt) return; // something newer already decided what is shown
@@ -96,7 +108,11 @@ export class Computer {
       return;
     }
     this.renderedAt = seq;
-    this.onResult({ request, response: withColumns(response, reply.columns), snap, ms: reply.ms });
+    mark("parsed");
+    const last = { request, response: withColumns(response, reply.columns), snap, ms: reply.ms, panelRequest };
+    mark("columns");
+    this.onResult(last);
+    mark("rendered");
     if (seq === this.sequence) this.setBodyState("ready");
     if (response.dense && response.dense.pending) this.followDense(seq, sent, response);
   }

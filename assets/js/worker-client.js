@@ -19,6 +19,8 @@
 // always gets computed. (The pattern of redblobgames' mapgen4.) Replies never reject; a worker
 // that dies answers every pending call with {ok: false, error}.
 
+import { mark } from "./drag-timing.js";
+
 export class Gate {
   /** Start the page's worker (one folder up from this module) and wrap it. */
   static start() {
@@ -88,6 +90,7 @@ export class Gate {
         this.held = message.texts.map((t) => (typeof t === "string" ? t : undefined));
       }
       this.worker.postMessage(texts ? { ...message, texts, id } : { ...message, id }, texts ? [...transfer, ...texts.filter(Boolean)] : transfer);
+      if (message.type === "simulate") mark("posted");
       if (this.deadline) {
         this.timers.set(id, { message, timer: 0 });
         if (this.stage === "ready") this.arm(id);
@@ -143,6 +146,7 @@ export class Gate {
     }
     const resolve = this.pending.get(data && data.id);
     if (!resolve) return;
+    if (data.timing) mark("received");
     this.pending.delete(data.id);
     this.progress.delete(data.id);
     this.disarm(data.id);

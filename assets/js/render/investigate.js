@@ -15,6 +15,7 @@ import { int, listNumbers, money } from "../format.js";
 import { offsetMap } from "../offsets.js";
 
 const SWEEP_MAX = 12;
+const PANEL_FIELDS = ["found", "cuts", "expanded"]; // the answers to the request's find, cuts and expand
 const SWEEP_DELAY = 300; // ms the controls must rest before the sweep is asked for
 
 /** The overlaps a person typed ("0, 25, 50"), or {error}. */
@@ -93,6 +94,24 @@ export class Investigate {
     const sweep = $("sweep-overlaps");
     if (document.activeElement !== sweep) { sweep.value = overlaps.join(", "); sweep.removeAttribute("aria-invalid"); }
     $("expand").value = state.expand;
+  }
+
+  /** The fields of the panels' questions (found, cuts, expanded), which a drag does not ask for
+   * (compute.js): one more simulation of `last.panelRequest`, sent once the controls rest, its
+   * fields put into `last.response`. Resolves true when they are there (at once when nothing was
+   * asked or they came already), false when the worker refused (the panels then say nothing new). */
+  fill(last) {
+    if (!last.panelRequest || last.panelsFilled) return Promise.resolve(true);
+    if (this.filling && this.filling.last === last) return this.filling.promise;
+    const promise = this.deps.simulate({ ...last.panelRequest, wire: "binary" }).then((reply) => {
+      if (!reply.ok) return false;
+      const answer = JSON.parse(reply.result);
+      for (const key of PANEL_FIELDS) if (key in answer) last.response[key] = answer[key];
+      last.panelsFilled = true;
+      return true;
+    });
+    this.filling = { last, promise };
+    return promise;
   }
 
   /** Everything drawn from one response. `last` = {request, response, snap}; snap has texts, titles. */

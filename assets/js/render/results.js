@@ -14,6 +14,7 @@ import { renderContext } from "./context.js";
 import { lanes, lanesFrom } from "./lanes.js";
 import { ChunkTable } from "./chunk-table.js";
 import { announceWhenRested } from "./announce.js";
+import { mark } from "../drag-timing.js";
 
 const PANELS_DELAY = 120; // ms the controls rest before the investigation panels are redrawn
 
@@ -31,16 +32,23 @@ export class Results {
   }
 
   render(last) {
+    this.latest = last;
     const { response, snap, ms } = last;
     renderVerdict(response, snap);
     if (this.embed) renderQuestion(last.request.query, snap);
+    mark("verdict");
     this.picture.setData(response, snap);
+    mark("picture");
     renderOverlapNotice(response, snap);
     renderStats(response, snap, ms);
+    mark("stats");
     renderContext(response, snap);
+    mark("context");
     renderDocCounts(response, snap);
     lanes.draw(lanesFrom(response, snap));
+    mark("lanes");
     this.renderPanels(last);
+    mark("panels");
     const focus = this.pendingFocus;
     if (focus && focus.doc === snap.docId) {
       this.pendingFocus = null;
@@ -50,6 +58,7 @@ export class Results {
       const { query, chunking, retrieval } = last.request;
       this.code.show(JSON.stringify({ query, chunking, retrieval }));
     }
+    mark("code");
   }
 
   /** The fact verdict at once; the panels below the picture once the controls rest, so a drag
@@ -64,8 +73,11 @@ export class Results {
       // again, so the panels' own worker calls (the sweep, the audit) never queue between its moves.
       if (document.body.dataset.state === "computing") { this.timer = setTimeout(later, PANELS_DELAY); return; }
       this.table.render(last);
-      if (this.investigate && !this.embed) this.investigate.render(last, last.snap.overlaps);
+      // The panels' own questions, asked now (not on every drag: compute.js); drawn only while this
+      // result is still the newest, so a late reply never paints over a newer result.
+      const filled = this.investigate && !this.embed ? this.investigate.fill(last) : null;
       if (this.audit) this.audit.check(last.request);
+      if (filled) filled.then(() => { if (this.latest === last) this.investigate.render(last, last.snap.overlaps); });
     };
     this.timer = setTimeout(later, PANELS_DELAY);
   }

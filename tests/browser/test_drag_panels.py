@@ -1,0 +1,117 @@
+"""A drag asks the worker only for what the verdict and the picture need; the investigation panels'
+questions (find an exact phrase, the cuts at overlap 0, context expansion) are asked once the
+controls rest, and a late answer never paints over a newer result (issue 14).
+
+The page's messages to the worker are recorded (and, in one test, the panels' request held back) by
+wrapping Worker.prototype.postMessage before the page loads; every number shown is checked against
+CPython's `ragsim.api.simulate` for the request the page describes."""
+
+import json
+
+import pytest
+
+from ragsim import api
+
+SETTLED = """() => {
+  const r = window.ragsim;
+  return document.body.dataset.state === "ready" && r.shownRequest() !== null
+    && JSON.stringify(r.shownRequest()) === JSON.stringify(r.request()) && r.panelsShown();
+}"""
+
+# Every simulate request the page posts, as parsed JSON, in order; a request asking for the cuts is
+# held back `window.holdPanels` ms when that is set.
+RECORD = """
+(() => {
+  const post = Worker.prototype.postMessage;
+  window.simulations = [];
+  window.holdPanels = 0;
+  Worker.prototype.postMessage = function (message, transfer) {
+    if (message && message.type === "simulate" && typeof message.request === "string") {
+      const request = JSON.parse(message.request);
+      window.simulations.push(request);
+      if (request.cuts && window.holdPanels) {
+        setTimeout(() => post.call(this, message, transfer), window.holdPanels);
+        return;
+      }
+    }
+    return post.call(this, message, transfer);
+  };
+})();
+"""
+
+
+@pytest.fixture(scope="module")
+def page(module_page, booted_page):
+    module_page.add_init_script(RECORD)
+    return booted_page("index.html", reload=True)
+
+
+def settle(page):
+    page.wait_for_function(SETTLED, polling=100)
+    return page
+
+
+def set_size(page, size):
+    page.get_by_label("Chunk size", exact=True).fill(str(size))
+
+
+def cuts_total(page):
+    return page.locator("#cuts .conclusion").inner_text()
+
+
+def test_a_drag_asks_for_no_panel_questions_and_the_panels_then_show_the_current_result(page, page_errors):
+    settle(page)
+    page.evaluate("() => { window.simulations.length = 0; }")
+    for size in (30, 31, 32):
+        set_size(page, size)
+    settle(page)
+    sent = page.evaluate("window.simulations")
+    drags = [r for r in sent if r.get("wire") == "binary" and "sweep" not in r and not r.get("cuts")]
+    panels = [r for r in sent if r.get("cuts")]
+    assert drags and all("find" not in r and "expand" not in r for r in drags)
+    # The panels asked once, for the size the controls came to rest at, not for each move.
+    assert [r["chunking"]["size"] for r in panels] == [32]
+    request = page.evaluate("window.ragsim.request()")
+    assert request["cuts"] is True and request["find"]  # the example's marked answer is looked for
+    expected = api.simulate(request)
+    shown = page.evaluate("window.ragsim.response()")
+    for key in ("found", "cuts"):
+        assert shown[key] == expected[key]
+    assert page.locator("#find-result").get_attribute("data-found") == expected["found"]["verdict"]
+    assert f"of the {expected['cuts']['total_current']} cuts" in cuts_total(page)
+    # The verdict and the picture's chunks are the drag's own, equal to CPython's.
+    assert shown["verdict"] == expected["verdict"]
+    assert [c["rank"] for c in shown["chunks"]] == [c["rank"] for c in expected["chunks"]]
+    assert [e for e in page_errors if "favicon" not in e] == []
+
+
+def test_a_late_panel_answer_never_paints_over_a_newer_result(page, page_errors):
+    settle(page)
+    set_size(page, 28)
+    settle(page)
+    at_28 = api.simulate(page.evaluate("window.ragsim.request()"))
+    # The panels' request for size 40 is held back 1.5 s; meanwhile the size moves on to 20.
+    page.evaluate("() => { window.holdPanels = 1500; window.simulations.length = 0; }")
+    set_size(page, 40)
+    page.wait_for_function("() => window.simulations.some((r) => r.cuts && r.chunking.size === 40)", timeout=10_000)
+    page.evaluate("() => { window.holdPanels = 0; }")
+    set_size(page, 20)
+    page.wait_for_function("() => window.ragsim.shownRequest().chunking.size === 20 && document.body.dataset.state === 'ready'")
+    request = page.evaluate("window.ragsim.request()")
+    expected = api.simulate(request)
+    at_40 = api.simulate({**request, "chunking": {**request["chunking"], "size": 40}})
+    assert len({at_28["cuts"]["total_current"], at_40["cuts"]["total_current"], expected["cuts"]["total_current"]}) == 3
+    # Size 40's answer arrives after size 20's result is on screen (the panels show size 28's until
+    # size 20's own panels are drawn), and is not drawn.
+    page.wait_for_function("() => window.simulations.filter((r) => r.cuts).length >= 2")
+    settle(page)
+    page.wait_for_timeout(1800)  # long past the held request's answer
+    assert page.evaluate("window.ragsim.shownRequest().chunking.size") == 20
+    assert page.evaluate("window.ragsim.panelsShown()")
+    text = cuts_total(page)
+    assert f"of the {expected['cuts']['total_current']} cuts" in text
+    assert f"of the {at_40['cuts']['total_current']} cuts" not in text
+    assert page.evaluate("window.ragsim.response().cuts") == expected["cuts"]
+    assert page.locator("#find-result").get_attribute("data-found") == expected["found"]["verdict"]
+    assert json.dumps(page.evaluate("window.ragsim.response().verdict")) == json.dumps(expected["verdict"])
+    assert [e for e in page_errors if "favicon" not in e] == []
