@@ -10,6 +10,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from decimal import Context, Decimal
 from functools import lru_cache
+from heapq import nlargest
 from itertools import compress, groupby, repeat
 from operator import add, le, mul, not_, setitem, truediv
 
@@ -20,6 +21,7 @@ from .fields import shown
 # --- idf(t) from N (chunks) and df (chunks holding t) ---------------------------------------
 
 _LN = Context(prec=40)
+_LN_QUICK = Context(prec=18)
 
 
 @lru_cache(maxsize=65536)
@@ -27,11 +29,21 @@ def ln(x: float) -> float:
     """The natural logarithm, correctly rounded, so a score has the same bits on every platform.
 
     `math.log` comes from the C library, and glibc (CPython here) and musl (Pyodide) may differ
-    in the last bit. Decimal's ln is correctly rounded at 40 digits; rounding that to a double
-    gives the correctly rounded result (a second rounding could only differ for a value within
-    1e-40 of a midpoint). Idf takes a handful of logarithms per query, so the cost is nil.
+    in the last bit. Decimal's ln is correctly rounded at any precision (round half even). At 18
+    digits it costs half of 40: the true value lies within half a unit of the 18th digit of that
+    result, so when the result one unit below and one unit above round to the same double, that
+    double is the true value's. Otherwise (about one call in twenty) 40 digits decide: rounding
+    that to a double gives the correctly rounded result (a second rounding could only differ for a
+    value within 1e-40 of a midpoint).
     """
-    return float(_LN.ln(Decimal(x)))
+    d = Decimal(x)
+    r = _LN_QUICK.ln(d)
+    if r:
+        unit = Decimal((0, (1,), r.adjusted() - 17))
+        below = float(_LN.subtract(r, unit))  # exact: 19 digits at most
+        if below == float(_LN.add(r, unit)):
+            return below
+    return float(_LN.ln(d))
 
 
 def idf_robertson(df: int, N: int) -> float:
@@ -164,6 +176,34 @@ class _LuceneWeights(_Weights):
         return w
 
 
+def _prepare(query_terms, lengths, occurrences, variant, k1, b, delta):
+    """What `score_all` and `Pruned` share: `(weight, total, l_avg, K, present, tables, shifted)`, or
+    None when no chunk has a term. `present[t] = (chunks, tfs, df)` for each distinct query term that
+    occurs; `tables[t]` its weights by `tf + K * dl` (`_Weights`)."""
+    idf_f, weight = formulas(variant)
+    check_parameters(variant, k1, b, delta)
+    N = len(lengths)
+    if N == 0:
+        return None
+    total = sum(lengths)
+    l_avg = total / N
+    if l_avg == 0:
+        return None
+    shifted = variant in SHIFTED
+    present = {}
+    for t in dict.fromkeys(query_terms):
+        chunks, tfs = occurrences.get(t, ((), ()))
+        df = len(chunks) if chunks is not None else N - tfs.count(0)
+        if df:  # a term absent from every chunk adds nothing (bm25s drops it too)
+            present[t] = (chunks, tfs, df)
+    if shifted and present:
+        _check_lengths(variant, b, lengths)
+    K = total + 1  # tf <= dl <= total < K: `tf + K * dl` names the pair (no pass for the largest dl)
+    kind = _LuceneWeights if weight is weight_lucene else _Weights
+    tables = {t: kind(weight, idf_f(df, N), K, shifted, l_avg, k1, b, delta) for t, (_, _, df) in present.items()}
+    return weight, total, l_avg, K, present, tables, shifted
+
+
 def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.75, delta=0.5) -> list[float]:
     """Scores of N chunks for a query.
 
@@ -176,30 +216,13 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
     (`_Weights`) looked up at C speed, and a term found in most chunks is added to every score in
     one pass (adding 0.0 where it is absent), a rarer one only to the chunks holding it.
     """
-    idf_f, weight = formulas(variant)
-    check_parameters(variant, k1, b, delta)
     N = len(lengths)
     scores = [0.0] * N
-    if N == 0:
-        return scores
-    total = sum(lengths)
-    l_avg = total / N
-    if l_avg == 0:
-        return scores  # no chunk has a term, so no query term occurs anywhere
-    shifted = variant in SHIFTED
-    present = {}
-    for t in dict.fromkeys(query_terms):
-        chunks, tfs = occurrences.get(t, ((), ()))
-        df = len(chunks) if chunks is not None else N - tfs.count(0)
-        if df:  # a term absent from every chunk adds nothing (bm25s drops it too)
-            present[t] = (chunks, tfs, df)
-    if shifted and present:
-        _check_lengths(variant, b, lengths)
-    K = total + 1  # tf <= dl <= total < K: `tf + K * dl` names the pair (no pass for the largest dl)
-    tables = {}
-    kind = _LuceneWeights if weight is weight_lucene else _Weights
+    prepared = _prepare(query_terms, lengths, occurrences, variant, k1, b, delta)
+    if prepared is None:
+        return scores  # no chunk, or none with a term: no query term occurs anywhere
+    weight, total, l_avg, K, present, tables, shifted = prepared
     for t, (chunks, tfs, df) in present.items():
-        tables[t] = kind(weight, idf_f(df, N), K, shifted, l_avg, k1, b, delta)
         if chunks is not None and shifted:  # every chunk earns the absent term's weight: all of them
             dense = [0] * N
             deque(map(setitem, repeat(dense), chunks, tfs), maxlen=0)
@@ -241,6 +264,124 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
     return scores
 
 
+# Computed scores may exceed the formula's bound by rounding: a few units in the last place.
+_ROOM = 1e-9
+
+
+class Pruned:
+    """The top k and a few chunks' ranks, scoring only the chunks that can reach the top (MaxScore,
+    Turtle & Flood 1995), with the bits of `score_all`.
+
+    Each formula grows with tf and shrinks with dl, so a term adds at most its weight at its largest
+    tf and the smallest dl (`_ROOM` more for rounding). The chunks of the term with the largest such
+    bound are scored first; their k-th best score, theta, is a floor for the k-th best overall. The
+    terms whose bounds (once per query occurrence) add up to less than theta cannot lift a chunk
+    holding none of the others into the top k: the chunks holding one of the others (the candidates)
+    are scored exactly, in query order as `score_all` does, and the rest never. `bound` is the most
+    a chunk that is not a candidate can score: a chunk scoring above it has its rank counted among
+    the candidates. `Pruned.build` gives None where this cannot apply (BM25L and BM25+ score every
+    chunk; too few candidates above the bound), and `rank_of` None for a chunk at or below the bound:
+    callers then score every chunk.
+    """
+
+    __slots__ = ("top", "bound", "candidates", "scores", "_exact")
+
+    @classmethod
+    def build(cls, query_terms, lengths, occurrences, variant, k1, b, delta, k: int) -> "Pruned | None":
+        if variant in SHIFTED or k <= 0:
+            return None
+        prepared = _prepare(query_terms, lengths, occurrences, variant, k1, b, delta)
+        if prepared is None:
+            return None
+        weight, _, l_avg, K, present, tables, _ = prepared
+        if not present:
+            return None
+        dl_min = min(lengths)
+        times = Counter(t for t in query_terms if t in present)
+        bounds = {t: weight(tables[t].idf, max(tfs), dl_min, l_avg, k1, b, delta) * times[t] * (1 + _ROOM)
+                  for t, (_, tfs, _) in present.items()}
+        self = cls.__new__(cls)
+        # lucene's expression divides by k1 * (1 - b + b * dl / avgdl), never 0 under this test
+        lucene = (k1, b, l_avg) if weight is weight_lucene and k1 > 0 and (b < 1 or dl_min > 0) else None
+        self._exact = (query_terms, lengths, present, tables, K, lucene)
+        # theta: the k-th best score among the chunks of the term that can add the most
+        first = max(bounds, key=lambda t: (bounds[t], -present[t][2]))
+        seed = present[first][0]
+        if seed is None or len(seed) < k:
+            return None
+        seed = sorted(seed)
+        theta = top_value(self._score(seed), k)
+        # the cheapest terms to leave out first: the smallest bounds
+        left_out, bound = [], 0.0
+        for t in sorted(bounds, key=bounds.__getitem__):
+            if t == first or not (bound + bounds[t]) * (1 + _ROOM) < theta:
+                break
+            left_out.append(t)
+            bound += bounds[t]
+        kept = [present[t][0] for t in present if t not in left_out]
+        if any(chunks is None for chunks in kept):
+            return None  # a term in every chunk's list must be scored everywhere: the full pass is as cheap
+        candidates = sorted(set().union(*kept)) if len(kept) > 1 else seed
+        self.bound = bound * (1 + _ROOM)
+        self.candidates = candidates
+        self.scores = self._score(candidates)
+        best = top(self.scores, k)
+        if len(best) < k or not self.scores[best[-1]] > self.bound:
+            return None
+        self.top = [candidates[i] for i in best]
+        return self
+
+    def _score(self, chunks: list[int]) -> list[float]:
+        """Exact scores of some chunks, summed in query order (a term a chunk lacks adds nothing; the
+        weights are 0.0 at tf = 0 and adding 0.0 changes no bit), so with `score_all`'s bits."""
+        query_terms, lengths, present, tables, K, lucene = self._exact
+        dls = list(map(lengths.__getitem__, chunks))
+        if lucene:  # the expression itself (as score_all computes it for windows of characters)
+            k1, b, l_avg = lucene
+            norm = list(map(mul, repeat(k1), map(add, repeat(1 - b), map(truediv, map(mul, repeat(b), dls),
+                                                                          repeat(l_avg)))))
+        else:
+            dlK = list(map(mul, dls, repeat(K)))
+        acc = [0.0] * len(chunks)
+        found = {}
+        for t in query_terms:
+            if t not in tables:
+                continue
+            got = found.get(t)
+            if got is None:
+                positions, tfs, _ = present[t]
+                if positions is None:  # a common term: its tf in every chunk
+                    tf = list(map(tfs.__getitem__, chunks))
+                else:
+                    where = dict(zip(positions, tfs))
+                    tf = list(map(where.get, chunks, repeat(0)))
+                if lucene:
+                    got = list(map(truediv, map(mul, repeat(tables[t].idf), tf), map(add, tf, norm)))
+                else:
+                    got = list(map(tables[t].__getitem__, map(add, tf, dlK)))
+                found[t] = got
+            acc = list(map(add, acc, got))
+        return acc
+
+    def score_of(self, p: int) -> float:
+        i = bisect_left(self.candidates, p)
+        if i < len(self.candidates) and self.candidates[i] == p:
+            return self.scores[i]
+        return self._score([p])[0]
+
+    def rank_of(self, p: int) -> int | None:
+        """Position `p`'s 1-based rank in the full ranking, or None when `p` scores at or below the
+        bound (chunks that were not scored might tie or beat it)."""
+        s = self.score_of(p)
+        if not s > self.bound:
+            return None
+        scores = self.scores
+        above = len(list(filter(s.__lt__, scores)))
+        if scores.count(s) > 1:  # equal scores: the earlier chunks first (every one of them a candidate)
+            above += scores[: bisect_left(self.candidates, p)].count(s)
+        return 1 + above
+
+
 def rank(scores: list[float]) -> list[int]:
     """Chunk positions by score descending, ties by position (document order, chunk index).
 
@@ -256,18 +397,23 @@ def rank(scores: list[float]) -> list[int]:
     return scored
 
 
+def top_value(scores: list[float], k: int) -> float:
+    """The k-th best score (0.0 when there are fewer than k)."""
+    best = nlargest(k, scores)
+    return best[-1] if len(best) == k else 0.0
+
+
 def top(scores: list[float], k: int, ascending: list[float] | None = None) -> list[int]:
     """The first `k` of `rank(scores)`, without ranking the rest.
 
-    The k best scores come from the scores sorted alone (`ascending`, floats compared directly, no
-    key), then each is found in the column: tied chunks in position order, as in `rank`.
+    The k best scores come from `heapq.nlargest` on the scores alone (or from `ascending`, the
+    scores sorted, when a caller has it), floats compared directly, no key; then each is found in
+    the column: tied chunks in position order, as in `rank`.
     """
     n = len(scores)
     if k <= 0 or n == 0:
         return []
-    if ascending is None:
-        ascending = sorted(scores)
-    best = ascending[: -k - 1 : -1]
+    best = ascending[: -k - 1 : -1] if ascending is not None else nlargest(k, scores)
     groups = [(v, len(list(g))) for v, g in groupby(best)]
     if len(groups) > 8:  # many distinct values: one pass for all of them
         least = best[-1]
@@ -285,10 +431,13 @@ def top(scores: list[float], k: int, ascending: list[float] | None = None) -> li
 
 def rank_of(scores: list[float], p: int, ascending: list[float] | None = None) -> int:
     """Position `p`'s 1-based place in `rank(scores)`: one plus the chunks scoring above it, plus the
-    chunks before it scoring the same (ties by position); counted in `ascending`, the scores sorted."""
-    if ascending is None:
-        ascending = sorted(scores)
+    chunks before it scoring the same (ties by position); counted in `ascending`, the scores sorted,
+    when given (many ranks asked), else by a pass over the scores (a few asked: no sort)."""
     s = scores[p]
-    above = len(ascending) - bisect_right(ascending, s)
-    tied = bisect_right(ascending, s) - bisect_left(ascending, s) > 1
+    if ascending is None:
+        above = len(list(filter(s.__lt__, scores)))
+        tied = scores.count(s) > 1
+    else:
+        above = len(ascending) - bisect_right(ascending, s)
+        tied = bisect_right(ascending, s) - bisect_left(ascending, s) > 1
     return 1 + above + (scores[:p].count(s) if tied else 0)

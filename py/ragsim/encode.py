@@ -112,8 +112,12 @@ def chunk_bytes(req: Request, judged: Judged, read_end: list | None = None) -> d
     by position; any other chunk's rank follows from the scores (best score first, ties by position),
     and a chunk is retrieved when its position is in `top`."""
     c = judged.corpus
-    values = {"score": judged.scores, "start": c.starts, "end": c.ends, "units": c.units}
     specs = list(BYTE_COLUMNS)
+    if req.scores == "top":  # no score column: the scores of the chunks given a rank, below
+        specs = specs[1:]
+        values = {"start": c.starts, "end": c.ends, "units": c.units}
+    else:
+        values = {"score": judged.scores, "start": c.starts, "end": c.ends, "units": c.units}
     if read_end is not None:
         values["read_end"] = [-1 if e is None else e for e in read_end]
         specs.append(("read_end", "i", "i32"))
@@ -125,9 +129,13 @@ def chunk_bytes(req: Request, judged: Judged, read_end: list | None = None) -> d
         at += len(part)
     rank = rank_of(judged)
     ranked = sorted(set(judged.held) | set(judged.answering))
-    return {"count": len(c.starts), "ids": [d["id"] for d in req.docs], "columns": columns,
-            "holds": {str(p): h for p, h in judged.held.items()}, "top": list(judged.top),
-            "ranks": {str(p): rank(p) for p in ranked}, "data": b"".join(parts)}
+    out = {"count": len(c.starts), "ids": [d["id"] for d in req.docs], "columns": columns,
+           "holds": {str(p): h for p, h in judged.held.items()}, "top": list(judged.top),
+           "ranks": {str(p): rank(p) for p in ranked}, "data": b"".join(parts)}
+    if req.scores == "top":
+        score_of = getattr(judged, "score_of", None) or judged.scores.__getitem__
+        out["scores"] = {str(p): score_of(p) for p in sorted({*judged.top, *ranked})}
+    return out
 
 
 def take_data(response: dict) -> bytes | None:

@@ -40,13 +40,17 @@ class Judged:
     (per position, 1-based) are computed on first access, for callers that want every chunk's rank.
     """
 
+    PASS_LIMIT = 4  # ranks counted by a pass over the scores before sorting them
     COUNT_LIMIT = 64  # ranks counted one by one (by bisection, but ties by a pass) before ranking every chunk
-    __slots__ = ("corpus", "scores", "top", "held", "answering", "shared", "dense", "_order", "_ranks", "_asked", "_ascending")
+    __slots__ = ("corpus", "_scores", "top", "held", "answering", "shared", "dense", "_order", "_ranks", "_asked",
+                 "_ascending", "pruned", "_score_all")
 
-    def __init__(self, corpus: Corpus, scores: list[float], top: list[int], held: dict, answering: list[int],
+    def __init__(self, corpus: Corpus, scores: list[float] | None, top: list[int], held: dict, answering: list[int],
                  shared: list, dense: dict | None = None, order: list[int] | None = None):
         self.corpus = corpus
-        self.scores = scores
+        self._scores = scores  # None until read when `pruned` found the top k without them
+        self.pruned = None  # bm25.Pruned: the top k and most ranks from the chunks a rarer term is in
+        self._score_all = None  # () -> every chunk's score, when `scores` is None
         self.top = top  # the first k positions of `order`
         self.held = held  # position -> "whole" / "part" (chunks meeting the span)
         self.answering = answering  # positions holding the fact's name-to-value stretch
@@ -56,6 +60,18 @@ class Judged:
         self._ranks = None
         self._asked = 0  # ranks counted one by one so far
         self._ascending = None  # the scores sorted, for counting ranks
+
+    @property
+    def scores(self) -> list[float]:
+        """Every chunk's score (computed on first read after a pruned ranking)."""
+        if self._scores is None:
+            self._scores = self._score_all()
+        return self._scores
+
+    def score_of(self, pos: int) -> float:
+        if self._scores is None:
+            return self.pruned.score_of(pos)
+        return self._scores[pos]
 
     @property
     def order(self) -> list[int]:
@@ -78,10 +94,15 @@ class Judged:
         """The 1-based rank of position `pos`, without ranking every chunk (unless that is done already)."""
         if self._ranks is not None:
             return self._ranks[pos]
+        if self._scores is None:
+            rank = self.pruned.rank_of(pos)
+            if rank is not None:
+                return rank
         self._asked += 1
         if self._order is not None or self._asked > self.COUNT_LIMIT:
             return self.ranks[pos]  # a given order (dense, hybrid) is the ranking; many asked: rank them all
-        return bm25.rank_of(self.scores, pos, self.ascending)
+        # a few asked: a pass over the scores each; more: the scores sorted once, then bisection
+        return bm25.rank_of(self.scores, pos, self.ascending if self._asked > self.PASS_LIMIT else None)
 
     @property
     def ascending(self) -> list[float]:
@@ -100,14 +121,27 @@ def split_and_layout(doc: DocIndex, chunking: dict):
 def run(req: Request, session, chunking: dict | None = None) -> Judged:
     """The whole pipeline for `req` (at `chunking`, by default the request's own)."""
     corpus = split_all(req, session, req.chunking if chunking is None else chunking)
-    scores = bm25.score_all(req.query_terms, corpus.lengths, corpus.occurrences, req.variant, req.k1, req.b,
-                            req.delta)
-    if req.retriever.method != "bm25":  # SPEC section 10: the host's similarities, alone or fused
-        scores, order, report = dense.rerank_corpus(req, corpus, scores, session)
+
+    def score_all():
+        return bm25.score_all(req.query_terms, corpus.lengths, corpus.occurrences, req.variant, req.k1, req.b,
+                              req.delta)
+
+    # Only the top k and a few ranks asked for (the binary wire without scores, or another setting's
+    # verdict): the chunks holding a rarer query term are scored, unless that cannot decide.
+    pruned = None
+    if req.retriever.method == "bm25" and (req.scores == "top" or chunking is not None):
+        pruned = bm25.Pruned.build(req.query_terms, corpus.lengths, corpus.occurrences, req.variant, req.k1,
+                                   req.b, req.delta, req.k)
+    if pruned is not None:
+        judged = Judged(corpus, None, pruned.top, {}, [], [])
+        judged.pruned, judged._score_all = pruned, score_all
+    elif req.retriever.method != "bm25":  # SPEC section 10: the host's similarities, alone or fused
+        scores, order, report = dense.rerank_corpus(req, corpus, score_all(), session)
         judged = Judged(corpus, scores, order[: req.k], {}, [], [], report, order)
     else:
+        scores = score_all()
         judged = Judged(corpus, scores, [], {}, [], [])
-        judged.top = bm25.top(scores, req.k, judged.ascending)
+        judged.top = bm25.top(scores, req.k)
     judged.held, judged.answering = _held(req, corpus), _answering(req, corpus)
     judged.shared = _shared(corpus, req.chunking if chunking is None else chunking)
     return judged

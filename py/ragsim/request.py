@@ -17,6 +17,9 @@ DEFAULT_PRICE = 3.0
 # worker, which rebuilds the objects in JavaScript) the same values as columns, `chunk_columns`, or
 # packed bytes, `chunk_bytes` (encode.chunk_bytes, docs/wire.md).
 WIRES = ("objects", "columns", "binary")
+# On the binary wire, "top" leaves the score column out: only the top k's and the ranked chunks'
+# scores are sent, so a move scores only the chunks a rarer query term is in (bm25.Pruned).
+SCORES = ("all", "top")
 
 
 @dataclass
@@ -39,6 +42,7 @@ class Request:
     wire: str
     retriever: dense.Options = dense.Options()  # SPEC section 10: bm25, dense or hybrid (default BM25)
     tokenizer: str | None = None  # SPEC section 9: exact context_tokens and cost (ragsim.tokens)
+    scores: str = "all"  # "top": the binary wire without the score column (docs/wire.md)
 
 
 @dataclass
@@ -65,11 +69,15 @@ def read_request(request) -> Request:
     price = get_number(request, "price_per_million", "price_per_million", default=DEFAULT_PRICE, minimum=0,
                        maximum=1_000_000)
     wire = get_choice(request, "wire", "wire", WIRES, default="objects")
+    scores = get_choice(request, "scores", "scores", SCORES, default="all")
+    if scores == "top" and wire != "binary":
+        raise RequestError("scores", 'scores "top" leaves out the score column of the binary wire; '
+                                     'ask for "wire": "binary" too, or leave scores out.')
     return Request(
         docs=docs, query=query, query_terms=query_terms_for(query, retrieval["analyzer"]), chunking=chunking,
         k=retrieval["k"], variant=retrieval["variant"], k1=retrieval["k1"], b=retrieval["b"],
         delta=retrieval["delta"], analyzer=retrieval["analyzer"], span=span, fact=fact, price=price, wire=wire,
-        retriever=retrieval["dense"], tokenizer=tokens.request_tokenizer(request),
+        retriever=retrieval["dense"], tokenizer=tokens.request_tokenizer(request), scores=scores,
     )
 
 

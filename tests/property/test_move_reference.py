@@ -88,7 +88,8 @@ def test_a_move_scores_and_ranks_as_the_reference_does(texts, query, window, var
         "span": {"doc": f"d{d}", "start": s, "end": e} if text[s:e].strip() else None,
     }
     session = Session(splits=1)
-    for r in (simulate(request, session), simulate({**request, "wire": "binary"}, session)):
+    top_only = {**request, "wire": "binary", "scores": "top"}  # pruned: only the chunks of rarer terms scored
+    for r in (simulate(request, session), simulate({**request, "wire": "binary"}, session), simulate(top_only, session)):
         assert "error" not in r, r
         top = order[:k]
         assert r["stats"]["chunks"] == len(chunks)
@@ -102,7 +103,14 @@ def test_a_move_scores_and_ranks_as_the_reference_does(texts, query, window, var
             rank = {p: i + 1 for i, p in enumerate(order)}
             assert [c["rank"] for c in r["chunks"]] == [rank[p] for p in range(len(chunks))]
         else:
-            assert r["chunk_bytes"]["top"] == top
+            packed = r["chunk_bytes"]
+            assert packed["top"] == top
+            rank = {p: i + 1 for i, p in enumerate(order)}
+            assert {int(p): v for p, v in packed["ranks"].items()} == {int(p): rank[int(p)] for p in packed["ranks"]}
+            if "scores" in packed:  # scores "top": the top k's and the ranked chunks' scores, bit for bit
+                assert "score" not in packed["columns"]
+                assert set(map(int, packed["scores"])) == set(top) | set(map(int, packed["ranks"]))
+                assert all(v == scores[int(p)] for p, v in packed["scores"].items())
         if request["span"] is not None:
             whole = [p for p, (dd, a, z) in enumerate(chunks) if dd == d and a <= s and e <= z]
             # the verdict trims the span; the reference trims it the same way
@@ -138,3 +146,9 @@ def test_a_long_text_with_few_distinct_chunk_lengths_scores_as_the_reference_doe
                           "retrieval": {"k": 5, "variant": variant}})
             assert [c["score"] for c in r["chunks"]] == scores, (variant, unit)
             assert [c["rank"] for c in r["chunks"]] == [order.index(p) + 1 for p in range(len(chunks))]
+            # the pruned move (scores "top"): the same top k, scoring only the chunks of the rarer terms
+            pruned = simulate({"documents": [{"id": "d", "title": "", "text": text}], "query": query,
+                               "chunking": {"unit": unit, "size": size, "overlap": overlap},
+                               "retrieval": {"k": 5, "variant": variant}, "wire": "binary", "scores": "top"})
+            assert pruned["chunk_bytes"]["top"] == order[:5]
+            assert all(v == scores[int(p)] for p, v in pruned["chunk_bytes"]["scores"].items())

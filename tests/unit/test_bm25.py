@@ -92,3 +92,4 @@ def test_ln_is_correctly_rounded_so_every_platform_gets_the_same_bits():
         for other in (math.nextafter(got, -math.inf), math.nextafter(got, math.inf)):
             assert abs(Decimal(got) - true) <= abs(Decimal(other) - true)
         assert abs(got - math.log(x)) <= math.ulp(got)  # and the C library agrees to one ulp
+        assert got == float(Context(prec=40).ln(Decimal(x)))  # the quick 18 digits say what 40 say

@@ -23,7 +23,10 @@ def test_top_is_the_head_of_the_full_ranking(scores, k):
 @given(tied_scores)
 def test_rank_of_each_chunk_is_its_place_in_the_full_ranking(scores):
     order = bm25.rank(scores)
-    assert [bm25.rank_of(scores, p) for p in order] == list(range(1, len(scores) + 1))
+    assert [bm25.rank_of(scores, p) for p in order] == list(range(1, len(scores) + 1))  # a pass each
+    ascending = sorted(scores)  # many asked: counted in the sorted scores
+    assert [bm25.rank_of(scores, p, ascending) for p in order] == list(range(1, len(scores) + 1))
+    assert bm25.top(scores, 3, ascending) == order[:3]
 
 
 def test_ties_rank_in_position_order():
