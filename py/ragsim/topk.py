@@ -21,6 +21,7 @@ Documents are laid end to end in one word space (document d's words follow those
 import heapq
 import math
 import re
+from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from itertools import accumulate, chain, compress, filterfalse, repeat
@@ -46,6 +47,7 @@ class Words:
         self._postings: dict[str, list[int]] = {}
         self._holding: dict[str, list[int]] = {}
         self._chars = None
+        self._prefix: dict[str, array] = {}
 
     def chars(self):
         """The documents laid end to end in one character space, for windows of characters: `(char
@@ -70,6 +72,17 @@ class Words:
             else:
                 self._chars = False
         return self._chars or None
+
+    def prefix(self, t: str) -> array:
+        """Occurrences of term `t` in words 0 .. w - 1 of the word space, for every w (kept for a few
+        common terms, 4 bytes a word)."""
+        pre = self._prefix.get(t)
+        if pre is None:
+            counts = [0] * (self.n_words + 1)
+            for w in self.postings(t):
+                counts[w + 1] += 1
+            pre = self._prefix[t] = array("i", accumulate(counts))
+        return pre
 
     def holding(self, t: str) -> list[int]:
         """The positions of the documents holding term `t`."""
@@ -210,10 +223,19 @@ class Setting:
         if self.word_windows:
             return self._window_frequencies(t)
         postings = self.words.postings(t)
+        if self.monotone and len(postings) > 2 * self.n and self.words.n_words < 64 * len(postings):
+            # A common term: counted in every chunk from its prefix counts over the word space
+            # (built once for all settings), chunk c holding words [inner_from[c], inner_to[c]).
+            pre = self.words.prefix(t)
+            tf = list(map(sub, map(pre.__getitem__, self.inner_to), map(pre.__getitem__, self.inner_from)))
+            if t in self.edges:
+                for c in self.edges[t]:
+                    tf[c] += 1
+            return list(compress(range(self.n), tf)), list(compress(tf, tf))
         if self.monotone and len(postings) < self.n:
             # Word w lies in the chunks [first with inner_to > w, first with inner_from > w).
             self.posted += len(postings)
-            if self.word_chunks is None and self.posted > self.words.n_words // 4:
+            if self.word_chunks is None and self.posted > self.words.n_words // 16:
                 self.word_chunks = (_counts_at_most(self.inner_to, self.words.n_words),
                                     _counts_at_most(self.inner_from, self.words.n_words))
             if self.word_chunks is not None:  # many terms asked for: those first chunks looked up
