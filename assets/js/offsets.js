@@ -6,12 +6,13 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 const mapCache = new Map(); // text -> map, for the last few texts (one per document of a collection)
 const MAP_CACHE_SIZE = 8;
 
-/** {toCp(u16), toU16(cp), cpLength} for `text`; the identity when it has no surrogate pairs. */
+/** {toCp(u16), toU16(cp), cpLength, identity} for `text`; the identity (`identity: true`) when it has
+ * no surrogate pairs. */
 export function offsetMap(text) {
   if (mapCache.has(text)) return mapCache.get(text);
   let map;
   if (!SURROGATE.test(text)) {
-    map = { toCp: (u) => u, toU16: (c) => c, cpLength: text.length };
+    map = { toCp: (u) => u, toU16: (c) => c, cpLength: text.length, identity: true };
   } else {
     const highs = []; // UTF-16 index of each surrogate pair's first half
     for (let i = 0; i < text.length - 1; i++) {

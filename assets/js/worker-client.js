@@ -85,10 +85,12 @@ export class Gate {
       // so a message sent again after a restart still has them). The worker keeps the last text of
       // each slot: a text it already holds goes as null, so a drag over a book sends no text at all.
       let texts = null;
+      if (message.type === "simulate") mark("send");
       if (message.texts) {
         texts = message.texts.map((t, i) => (typeof t !== "string" ? t : t === this.held[i] ? null : new TextEncoder().encode(t).buffer));
         this.held = message.texts.map((t) => (typeof t === "string" ? t : undefined));
       }
+      if (message.type === "simulate") mark("texts");
       this.worker.postMessage(texts ? { ...message, texts, id } : { ...message, id }, texts ? [...transfer, ...texts.filter(Boolean)] : transfer);
       if (message.type === "simulate") mark("posted");
       if (this.deadline) {

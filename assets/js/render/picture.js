@@ -27,7 +27,10 @@ export class Picture {
     this.width = 600; this.height = 120;
     this.C = EMPTY; this.cols = null; this.shown = []; this.retrieved = new Uint8Array(0); this.rowCount = 1; this.docLength = 0; this.span = null; this.snap = null;
     this.hover = -1; this.focusIndex = -1; this.hoverSentence = null; this.layout = null;
-    new ResizeObserver(() => this.resize()).observe(wrap);
+    // The wrap's width as of its last resize: read when the layout is fresh (the observer runs after
+    // layout), so drawing new data never forces a layout in the middle of a render.
+    this.wrapWidth = 0;
+    new ResizeObserver(() => { this.wrapWidth = wrap.clientWidth; this.resize(); }).observe(wrap);
     canvas.addEventListener("mousemove", (e) => this.onMove(e));
     canvas.addEventListener("mouseleave", () => { this.hover = -1; this.hoverSentence = null; this.draw(); this.describe(); });
     canvas.addEventListener("click", (e) => this.onClick(e));
@@ -54,11 +57,15 @@ export class Picture {
     // The selected document's chunks (lanes.js shows the rest): positions [a, b), here 0 .. n - 1.
     const [a, b] = cols.range(snap.ids.indexOf(snap.docId)), n = b - a;
     const s = new Float64Array(n), e = new Float64Array(n), r = cols.readEnd ? new Float64Array(n) : null;
-    for (let i = 0; i < n; i++) {
+    if (map.identity) { // no surrogate pairs: the offsets as they came, copied at C speed
+      s.set(cols.start.subarray(a, b));
+      e.set(cols.end.subarray(a, b));
+    }
+    for (let i = 0; i < n && !map.identity; i++) {
       s[i] = map.toU16(cols.start[a + i]);
       e[i] = map.toU16(cols.end[a + i]);
-      if (r) r[i] = cols.readEnd[a + i] < 0 ? -1 : map.toU16(cols.readEnd[a + i]);
     }
+    for (let i = 0; r && i < n; i++) r[i] = cols.readEnd[a + i] < 0 ? -1 : map.toU16(cols.readEnd[a + i]);
     const { row, rows, rowCount } = assignRows(s, e);
     this.C = { n, a, s, e, r, row, rows, overlap: cols.overlap.subarray(a, b) };
     this.rowCount = rowCount;
@@ -90,7 +97,7 @@ export class Picture {
   }
 
   resize() {
-    const w = Math.max(200, this.wrap.clientWidth);
+    const w = Math.max(200, this.wrapWidth || this.wrap.clientWidth);
     this.layout = geometry(w, this.rowCount, this.docLength);
     const h = this.layout.height;
     const dpr = window.devicePixelRatio || 1;

@@ -61,15 +61,30 @@ export function buildStats() {
   }
 }
 
+// What each element last showed (its text, its data-value), so a drag writes only the numbers that
+// changed: every write replaces a text node and invalidates its style.
+const written = { shown: new WeakMap(), value: new WeakMap() };
+
+/** Whether `text` differs from what `el` last got under `memo` (and remember it). */
+function put(el, text, memo = "shown") {
+  if (written[memo].get(el) === text) return false;
+  written[memo].set(el, text);
+  return true;
+}
+
 export function renderStats(response, snap, ms) {
   for (const stat of STATS) {
-    stat.dt.hidden = stat.dd.hidden = Boolean(stat.hidden && stat.hidden(response));
-    stat.dt.textContent = stat.label(snap, response);
+    const hidden = Boolean(stat.hidden && stat.hidden(response));
+    if (stat.dt.hidden !== hidden) stat.dt.hidden = stat.dd.hidden = hidden;
+    const label = stat.label(snap, response);
+    if (put(stat.dt, label)) stat.dt.textContent = label;
     [stat.key].flat().forEach((key, i) => {
       const value = stat.value ? stat.value(response, snap, ms, key) : response.stats[key];
       const cell = stat.cells[i];
-      cell.dataset.value = JSON.stringify(value ?? null);
-      cell.textContent = value === undefined ? "–" : stat.show(value, snap, key);
+      const json = JSON.stringify(value ?? null);
+      if (put(cell, json, "value")) cell.dataset.value = json;
+      const text = value === undefined ? "–" : stat.show(value, snap, key);
+      if (put(cell, text)) cell.textContent = text;
     });
   }
   $("stats").closest("section").dataset.ms = String(ms);
