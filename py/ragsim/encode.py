@@ -113,7 +113,9 @@ def chunk_bytes(req: Request, judged: Judged, read_end: list | None = None) -> d
     and a chunk is retrieved when its position is in `top`."""
     c = judged.corpus
     specs = list(BYTE_COLUMNS)
-    if req.scores == "top":  # no score column: the scores of the chunks given a rank, below
+    if req.scores == "top" and judged.pruned is not None and judged._scores is None:
+        # no score column: the scores of the chunks given a rank, below (a move that had to score
+        # every chunk anyway, or dense and hybrid retrieval, send the column as usual)
         specs = specs[1:]
         values = {"start": c.starts, "end": c.ends, "units": c.units}
     else:
@@ -132,9 +134,8 @@ def chunk_bytes(req: Request, judged: Judged, read_end: list | None = None) -> d
     out = {"count": len(c.starts), "ids": [d["id"] for d in req.docs], "columns": columns,
            "holds": {str(p): h for p, h in judged.held.items()}, "top": list(judged.top),
            "ranks": {str(p): rank(p) for p in ranked}, "data": b"".join(parts)}
-    if req.scores == "top":
-        score_of = getattr(judged, "score_of", None) or judged.scores.__getitem__
-        out["scores"] = {str(p): score_of(p) for p in sorted({*judged.top, *ranked})}
+    if "score" not in columns:
+        out["scores"] = {str(p): judged.score_of(p) for p in sorted({*judged.top, *ranked})}
     return out
 
 

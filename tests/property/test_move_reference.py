@@ -107,8 +107,8 @@ def test_a_move_scores_and_ranks_as_the_reference_does(texts, query, window, var
             assert packed["top"] == top
             rank = {p: i + 1 for i, p in enumerate(order)}
             assert {int(p): v for p, v in packed["ranks"].items()} == {int(p): rank[int(p)] for p in packed["ranks"]}
-            if "scores" in packed:  # scores "top": the top k's and the ranked chunks' scores, bit for bit
-                assert "score" not in packed["columns"]
+            assert ("scores" in packed) != ("score" in packed["columns"])
+            if "scores" in packed:  # scores "top", pruned: the top k's and the ranked chunks' scores, bit for bit
                 assert set(map(int, packed["scores"])) == set(top) | set(map(int, packed["ranks"]))
                 assert all(v == scores[int(p)] for p, v in packed["scores"].items())
         if request["span"] is not None:
@@ -151,4 +151,7 @@ def test_a_long_text_with_few_distinct_chunk_lengths_scores_as_the_reference_doe
                                "chunking": {"unit": unit, "size": size, "overlap": overlap},
                                "retrieval": {"k": 5, "variant": variant}, "wire": "binary", "scores": "top"})
             assert pruned["chunk_bytes"]["top"] == order[:5]
-            assert all(v == scores[int(p)] for p, v in pruned["chunk_bytes"]["scores"].items())
+            packed = pruned["chunk_bytes"]
+            assert ("scores" in packed) != ("score" in packed["columns"])
+            assert "scores" not in packed or variant not in bm25.SHIFTED  # BM25L and BM25+ score every chunk
+            assert all(v == scores[int(p)] for p, v in packed.get("scores", {}).items())

@@ -66,7 +66,14 @@ def test_a_span_in_a_low_chunk_gets_its_rank_from_every_score():
     assert top["verdict"] == full["verdict"] and top["verdict"]["kind"] == "ranked_out"
     assert top["chunk_bytes"]["ranks"] == full["chunk_bytes"]["ranks"]
     assert top["chunk_bytes"]["top"] == full["chunk_bytes"]["top"]
-    assert "score" not in top["chunk_bytes"]["columns"] and "score" in full["chunk_bytes"]["columns"]
+    assert "score" in top["chunk_bytes"]["columns"]  # every chunk was scored: the column is sent after all
+    assert "scores" not in top["chunk_bytes"]
+    # and a span the pruned ranking can count: no column, the ranked chunks' scores instead
+    request["query"] = "w1 w2 the"
+    request["span"] = None
+    full, top = simulate(request, Session()), simulate({**request, "scores": "top"}, Session())
+    assert "score" not in top["chunk_bytes"]["columns"] and top["chunk_bytes"]["top"] == full["chunk_bytes"]["top"]
+    assert set(top["chunk_bytes"]["scores"]) == {str(p) for p in full["chunk_bytes"]["top"]}
 
 
 def test_scores_top_needs_the_binary_wire():
