@@ -281,6 +281,7 @@ def answer(req, request: dict, out: dict, session) -> None:
 
         def count(text):
             return exact_tokens(req, text)
+    setting = None
     if questions is not None:
         setting = Setting(words, req.chunking, session, retrieval)
         out["questions"], out["question_stats"] = evaluate(questions, setting, req.k, req.price, req.analyzer, count)
@@ -290,6 +291,7 @@ def answer(req, request: dict, out: dict, session) -> None:
                 raise RequestError("map", "The map scores a question set or the marked answer; "
                                           "mark an answer or add questions first.")
             questions = [Question("span", req.query, (req.span,), (req.span,))]
-        out["map"] = settings_map(words, req.chunking, retrieval, req.k, questions, req.price, *grid, session, count)
+        out["map"] = settings_map(words, req.chunking, retrieval, req.k, questions, req.price, *grid, session, count,
+                                  known=setting)
     if ranker is not None:
         ranker.report(out)

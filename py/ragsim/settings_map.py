@@ -66,14 +66,16 @@ def cell(questions: list[Question], setting: Setting, k: int, price: float, anal
 
 
 def settings_map(words: Words, chunking: dict, retrieval: dict, k: int, questions: list[Question], price: float,
-                 sizes: list[int], overlaps: list[int], session, count=None) -> dict:
-    """`{"sizes", "overlaps", "cells"}`, `cells[i][j]` for `sizes[i]` and `overlaps[j]` or None."""
+                 sizes: list[int], overlaps: list[int], session, count=None, known: Setting | None = None) -> dict:
+    """`{"sizes", "overlaps", "cells"}`, `cells[i][j]` for `sizes[i]` and `overlaps[j]` or None.
+    `known`, a Setting at `chunking` already ranked (the question set's own), stands for its cell."""
     rows = []
     for size in sizes:
         row = []
         for overlap in overlaps:
+            at = dict(chunking, size=size, overlap=overlap)
             try:
-                setting = Setting(words, dict(chunking, size=size, overlap=overlap), session, retrieval)
+                setting = known if known is not None and at == chunking else Setting(words, at, session, retrieval)
             except RequestError as e:
                 if e.field not in GRID_FIELDS:
                     raise

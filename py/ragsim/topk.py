@@ -136,6 +136,7 @@ class Setting:
         self.rough: dict = {}  # term -> approximate weights (lucene)
         self.frequencies_cache: dict = {}
         self.kth: dict = {}
+        self.queries: dict = {}
         self.approximate = self.weight is bm25.weight_lucene
         self.posted = 0  # postings looked up so far
         self.word_chunks = None  # per word, the bisections of `frequencies`, once enough are asked
@@ -322,7 +323,13 @@ class Setting:
         return bm25.score_all(query_terms, self.lengths, occ, r["variant"], r["k1"], r["b"], r["delta"])
 
     def query(self, query_terms: list[str]) -> "Query":
-        return Query(self, query_terms)
+        """The query's ranking here, one per distinct query (the question set's own evaluation and a map
+        cell at the same setting share it)."""
+        key = tuple(query_terms)
+        q = self.queries.get(key)
+        if q is None:
+            q = self.queries[key] = Query(self, query_terms)
+        return q
 
     # --- where a span lies ---------------------------------------------------------------------
 
@@ -373,6 +380,7 @@ class Query:
         self.terms = query_terms
         self._rough = _Ranking(setting, query_terms, exact=False) if setting.approximate else None
         self._exact = None
+        self._top: dict = {}
 
     def exact(self) -> "_Ranking":
         if self._exact is None:
@@ -389,7 +397,9 @@ class Query:
 
     def top(self, k: int) -> list[int]:
         """The first `min(k, N)` positions of the full ranking (score descending, ties by position)."""
-        return self._ask(lambda r: r.top(k))
+        if k not in self._top:
+            self._top[k] = self._ask(lambda r: r.top(k))
+        return list(self._top[k])
 
     def best_rank(self, chunks: list[int]) -> int:
         """The best 1-based rank among some chunks in the full ranking."""

@@ -59,11 +59,13 @@ export function parseNumbers(text, what, min) {
 }
 
 /** The map's request for some rows (`sizes`): the page's request without the investigation's
- * questions, its own setting made a cheap one (`largest`, the grid's largest size, with no overlap:
- * fewest chunks to rank and send back), unless `keep` (that setting was refused: the page's own). */
+ * questions, its own setting made one of the rows' cells (their largest size, with the smallest
+ * overlap: fewest chunks to rank and send back, and the core ranks the question set once for both),
+ * unless `keep` (that setting was refused: the page's own). */
 export function rowRequest(request, sizes, overlaps, keep = false, largest = Math.max(...sizes)) {
   const { cuts: _c, find: _f, expand: _e, ...rest } = request;
-  const chunking = keep ? request.chunking : { ...request.chunking, size: largest, overlap: 0 };
+  const least = Math.min(...overlaps);
+  const chunking = keep ? request.chunking : { ...request.chunking, size: largest, overlap: least < largest ? least : 0 };
   return { ...rest, chunking, wire: "columns", map: { sizes, overlaps } };
 }
 
@@ -195,7 +197,7 @@ export class SettingsMap {
       status.textContent = `Filling the map: size ${sizes.join(", ")} (${i + sizes.length} of ${grid.sizes.length})…`;
       await this.idle();
       if (run !== this.run) return;
-      const reply = await this.deps.simulate(rowRequest(request, sizes, grid.overlaps, keep, Math.max(...grid.sizes))); // dense, hybrid: with the cosines
+      const reply = await this.deps.simulate(rowRequest(request, sizes, grid.overlaps, keep)); // dense, hybrid: with the cosines
       if (run !== this.run) return; // a newer setting took over
       if (!reply.ok && !keep && /^chunking\./.test((reply.error && reply.error.field) || "")) {
         keep = true; // the splitter refuses the rows' own setting (the grid's largest size, no overlap): ask with the page's
