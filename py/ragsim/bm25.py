@@ -11,7 +11,7 @@ from collections import Counter, deque
 from decimal import Context, Decimal
 from functools import lru_cache
 from heapq import nlargest
-from itertools import compress, groupby, repeat
+from itertools import compress, groupby, islice, repeat
 from operator import add, le, mul, not_, setitem, truediv
 
 from .errors import RequestError
@@ -228,7 +228,8 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
             deque(map(setitem, repeat(dense), chunks, tfs), maxlen=0)
             present[t] = (None, dense, df)
     norm = None
-    if weight is weight_lucene and len(set(lengths)) * 8 > N and k1 > 0 and (b < 1 or 0 not in lengths):
+    sample = min(N, 4096)  # the first chunks' lengths tell which way is cheaper (either gives the same bits)
+    if weight is weight_lucene and len(set(islice(lengths, sample))) * 8 > sample and k1 > 0 and (b < 1 or 0 not in lengths):
         # Many distinct lengths (windows of characters): a table would miss about once per chunk, so
         # the expression is computed at C speed instead, its parts in Python's own order:
         # idf * tf / (tf + k1 * ((1 - b) + (b * l_d) / l_avg)), never dividing by zero here.

@@ -104,6 +104,21 @@ def _packed(typecode: str, values) -> bytes:
     return struct.pack(f"<{len(values)}{typecode}", *values)
 
 
+def _repeated(units: list) -> bytes | None:
+    """The int32 bytes of a column whose values are all one number but perhaps the last (fixed
+    windows' units), by repeating four bytes; None for any other column."""
+    n = len(units)
+    if not n or not isinstance(units, list):
+        return None
+    first = units[0]
+    same = units.count(first)
+    if same == n:
+        return struct.pack("<i", first) * n
+    if same == n - 1 and units[-1] != first:
+        return struct.pack("<i", first) * (n - 1) + struct.pack("<i", units[-1])
+    return None
+
+
 def chunk_bytes(req: Request, judged: Judged, read_end: list | None = None) -> dict:
     """The chunks for `"wire": "binary"` (docs/wire.md): `data` holds each column of BYTE_COLUMNS (and
     `read_end` for dense and hybrid requests, -1 for a chunk read whole) one after the other,
@@ -125,7 +140,9 @@ def chunk_bytes(req: Request, judged: Judged, read_end: list | None = None) -> d
         specs.append(("read_end", "i", "i32"))
     parts, columns, at = [], {}, 0
     for name, code, kind in specs:
-        part = _packed(code, values[name])
+        part = _repeated(values[name]) if name == "units" else None
+        if part is None:
+            part = _packed(code, values[name])
         columns[name] = [kind, at]
         parts.append(part)
         at += len(part)
@@ -169,15 +186,13 @@ def stats(req: Request, judged: Judged, sent: str, best_rank) -> dict:
         "cost": tokens * req.price / 1_000_000,
         "price_per_million": req.price,
         "k": req.k,
-        **overlap_stats(judged.shared),
+        **overlap_stats(judged.overlap_counts()),
     }
 
 
-def overlap_stats(overlaps: list) -> dict:
-    """Min, median and max of the characters neighbouring chunks share, and how many share none;
-    None entries (a document's first chunk) are left out. Counted, not sorted: a few distinct values."""
-    counts = Counter(overlaps)
-    counts.pop(None, None)
+def overlap_stats(counts: Counter) -> dict:
+    """Min, median and max of the characters neighbouring chunks share, and how many share none, from
+    how many pairs share each number (`Judged.overlap_counts`). Counted, not sorted: a few distinct values."""
     n = sum(counts.values())
     if not n:
         return {"overlap_min": None, "overlap_median": None, "overlap_max": None, "boundaries_without_overlap": 0}

@@ -4,7 +4,7 @@ Chunks are numbered globally in document order; position `p` (0-based) is chunk 
 column below has one entry per chunk. Nothing here knows the wire format (that is `encode`).
 """
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from bisect import bisect_left, bisect_right
 from itertools import islice, repeat
@@ -42,8 +42,8 @@ class Judged:
 
     PASS_LIMIT = 4  # ranks counted by a pass over the scores before sorting them
     COUNT_LIMIT = 64  # ranks counted one by one (by bisection, but ties by a pass) before ranking every chunk
-    __slots__ = ("corpus", "_scores", "top", "held", "answering", "shared", "dense", "_order", "_ranks", "_asked",
-                 "_ascending", "pruned", "_score_all")
+    __slots__ = ("corpus", "_scores", "top", "held", "answering", "_shared", "chunking", "dense", "_order", "_ranks",
+                 "_asked", "_ascending", "pruned", "_score_all")
 
     def __init__(self, corpus: Corpus, scores: list[float] | None, top: list[int], held: dict, answering: list[int],
                  shared: list, dense: dict | None = None, order: list[int] | None = None):
@@ -54,12 +54,29 @@ class Judged:
         self.top = top  # the first k positions of `order`
         self.held = held  # position -> "whole" / "part" (chunks meeting the span)
         self.answering = answering  # positions holding the fact's name-to-value stretch
-        self.shared = shared  # per position: characters shared with the previous chunk of its document, or None
+        self._shared = shared or None  # per position: characters shared with the previous chunk of its document, or None
+        self.chunking = None  # the split's chunking, for `shared` (made on first read)
         self.dense = dense  # dense or hybrid retrieval's report (dense.rerank), None for BM25
         self._order = order
         self._ranks = None
         self._asked = 0  # ranks counted one by one so far
         self._ascending = None  # the scores sorted, for counting ranks
+
+    @property
+    def shared(self) -> list:
+        """Per position, the characters shared with the previous chunk of its document (None for a first chunk)."""
+        if self._shared is None:
+            self._shared = _shared(self.corpus, self.chunking)
+        return self._shared
+
+    def overlap_counts(self) -> Counter:
+        """How many neighbouring chunks share each number of characters (first chunks left out),
+        counted without building `shared` when it has not been read."""
+        if self._shared is not None:
+            counts = Counter(self._shared)
+            counts.pop(None, None)
+            return counts
+        return _overlap_counts(self.corpus, self.chunking)
 
     @property
     def scores(self) -> list[float]:
@@ -143,7 +160,7 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
         judged = Judged(corpus, scores, [], {}, [], [])
         judged.top = bm25.top(scores, req.k)
     judged.held, judged.answering = _held(req, corpus), _answering(req, corpus)
-    judged.shared = _shared(corpus, req.chunking if chunking is None else chunking)
+    judged.chunking = req.chunking if chunking is None else chunking
     return judged
 
 
@@ -279,6 +296,32 @@ def _shared(corpus: Corpus, chunking: dict | None = None) -> list:
         if pos < n:
             shared[pos] = None
     return shared
+
+
+def _overlap_counts(corpus: Corpus, chunking: dict | None) -> Counter:
+    """`Counter` of `_shared`'s values without None, from the columns directly (no list per chunk)."""
+    starts, ends = corpus.starts, corpus.ends
+    n = len(starts)
+    boundaries = n - sum(1 for pos in corpus.first_chunk if pos < n)  # chunks after another of their document
+    if boundaries <= 0:
+        return Counter()
+    window = corpus.ordered and chunking is not None
+    overlap = chunking.get("overlap", 0) if window else None
+    if window and corpus.unit == "chars":
+        return Counter({overlap: boundaries})
+    if window and corpus.unit == "words" and overlap == 0:
+        return Counter({0: boundaries})
+    counts = Counter(map(sub, islice(ends, n - 1), islice(starts, 1, n)))
+    for pos in corpus.first_chunk:  # the pairs across two documents do not count
+        if 0 < pos < n:
+            counts[ends[pos - 1] - starts[pos]] -= 1
+    counts = +counts  # drop the zero counts
+    if not (window and corpus.unit == "words"):  # other splits may leave gaps: nothing shared
+        gaps = sum(c for v, c in counts.items() if v < 0)
+        if gaps:
+            counts = Counter({v: c for v, c in counts.items() if v >= 0})
+            counts[0] += gaps
+    return counts
 
 
 def whole_ranks(judged: Judged) -> list[int]:

@@ -139,13 +139,44 @@ def test_binary_wire_equals_objects_for_any_window(size, overlap, k, words, seed
 def test_overlap_stats_are_statistics_own(overlaps):
     import statistics
 
+    from collections import Counter
+
     from ragsim.encode import overlap_stats
 
     kept = [o for o in overlaps if o is not None]
-    got = overlap_stats(overlaps)
+    got = overlap_stats(Counter(kept))
     if not kept:
         assert got["overlap_median"] is None and got["boundaries_without_overlap"] == 0
         return
     assert got == {"overlap_min": min(kept), "overlap_median": statistics.median(kept), "overlap_max": max(kept),
                    "boundaries_without_overlap": kept.count(0)}
     assert type(got["overlap_median"]) is type(statistics.median(kept))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([{"strategy": "window", "unit": "words", "size": 5, "overlap": 2},
+                        {"strategy": "window", "unit": "words", "size": 4, "overlap": 0},
+                        {"strategy": "window", "unit": "chars", "size": 30, "overlap": 7},
+                        {"strategy": "langchain-recursive", "size": 40, "overlap": 10},
+                        {"strategy": "langchain-character", "size": 30, "overlap": 5},
+                        {"strategy": "sentences", "size": 2, "overlap": 1},
+                        {"strategy": "haystack", "unit": "word", "size": 6, "overlap": 2}]),
+       st.lists(st.text(alphabet="ab .\n", min_size=0, max_size=120), min_size=1, max_size=3))
+def test_overlap_stats_count_the_overlap_column_whatever_the_split(chunking, texts):
+    """The stats count neighbours' shared characters from the columns (no per-chunk list); they equal
+    the statistics of the objects' overlap_prev, across documents and for splits that leave gaps."""
+    import statistics
+
+    from ragsim.api import simulate
+
+    texts = [t if t.strip() else "a b" for t in texts]
+    r = simulate({"documents": [{"id": f"d{i}", "title": "", "text": t} for i, t in enumerate(texts)],
+                  "query": "a", "chunking": chunking, "retrieval": {"k": 2}})
+    assert "error" not in r, r
+    kept = [c["overlap_prev"] for c in r["chunks"] if c["overlap_prev"] is not None]
+    st_ = r["stats"]
+    assert st_["boundaries_without_overlap"] == kept.count(0)
+    if kept:
+        assert (st_["overlap_min"], st_["overlap_median"], st_["overlap_max"]) == (min(kept), statistics.median(kept), max(kept))
+    else:
+        assert st_["overlap_median"] is None
