@@ -30,7 +30,13 @@ SAMPLE = """async (size) => {
     return document.body.dataset.state === "ready" && shown && shown.chunking.size === size;
   };
   const ready = () => new Promise((resolve) => {
-    const finish = () => requestAnimationFrame(() => resolve(performance.now()));
+    // The frame's animation callback stops the clock; a message posted there arrives after the
+    // frame's rendering work (style, layout, paint, commit), which the clock leaves out.
+    const finish = () => requestAnimationFrame(() => {
+      const t = performance.now(), channel = new MessageChannel();
+      channel.port1.onmessage = () => resolve([t, performance.now() - t]);
+      channel.port2.postMessage(0);
+    });
     const observer = new MutationObserver(() => { if (done()) { observer.disconnect(); finish(); } });
     observer.observe(document.body, { attributes: true, attributeFilter: ["data-state"] });
     if (done()) { observer.disconnect(); finish(); }
@@ -39,7 +45,7 @@ SAMPLE = """async (size) => {
   const t0 = performance.now();
   slider.value = String(size);
   slider.dispatchEvent(new Event("input", { bubbles: true }));
-  const t1 = await ready();
+  const [t1, frameWork] = await ready();
   const marks = window.ragsimTiming;
   window.ragsimTiming = null;
   // Every panel: wait for the page's "panels-done" mark, if it makes one, up to 3 s.
@@ -50,7 +56,7 @@ SAMPLE = """async (size) => {
     if (!window.ragsimIdle) break;
     await new Promise((r) => setTimeout(r, 10));
   }
-  return { total: t1 - t0, marks: marks.map(([n, t]) => [n, t - t0]), idle };
+  return { total: t1 - t0, marks: marks.map(([n, t]) => [n, t - t0]), idle, frameWork };
 }"""
 
 # The steps, in order: (label, from mark, to mark); "input" is the sample's start, "frame" its end.
@@ -101,6 +107,7 @@ def profile(page, samples, sizes=(25, 24)):
         for label, a, b in STEPS:
             if a in at and b in at:
                 steps[label].append(at[b] - at[a])
+    steps["(after the clock) a frame's rendering work: style, layout, paint, commit"] = [r["frameWork"] for r in runs]
     totals = [r["total"] for r in runs]
     idles = [r["idle"] for r in runs if r["idle"] is not None]
     return steps, totals, idles
@@ -148,12 +155,27 @@ def traced(browser, page, samples, sizes=(25, 24)):
             where = " < ".join(f"{f.get('functionName') or '?'}@{f.get('url', '').split('/')[-1]}:{f.get('lineNumber')}" for f in frames[:3]) or "?"
             forced[f"{e['name']} forced by {where}"] += e["dur"] / 1000
         stack.append(e)
+    # Tasks of 4 ms or more inside the drags, by what ran in them (the script function called, or the
+    # longest piece of the rendering pipeline).
+    slow = defaultdict(lambda: [0, 0.0])
+    tasks = [e for e in spans if e["name"] == "RunTask" and e["dur"] >= 4000 and inside(e["ts"])]
+    for t in tasks:
+        inner = [e for e in spans if t["ts"] <= e["ts"] < t["ts"] + t["dur"] and e is not t]
+        calls = [e for e in inner if e["name"] in ("FunctionCall", "TimerFire", "EventDispatch", "FireAnimationFrame")]
+        if calls:
+            data = calls[0].get("args", {}).get("data", {})
+            what = f"{calls[0]['name']} {data.get('functionName') or data.get('type') or ''} {str(data.get('url', '')).split('/')[-1]}:{data.get('lineNumber', '')}"
+        else:
+            top = max(inner, key=lambda e: e["dur"], default=None)
+            what = top["name"] if top else "?"
+        slow[what][0] += 1
+        slow[what][1] += t["dur"] / 1000
     per = defaultdict(float)
     for e in spans:
         where = "drag" if inside(e["ts"]) else "between drags"
         per[f"{where}: {TRACE_NAMES.get(e['name'], e['name'])}"] += selfs[id(e)] / 1000
     n = max(1, len(windows))
-    return {"self": {k: v / n for k, v in per.items()}, "forced": {k: v / n for k, v in forced.items()}}
+    return {"self": {k: v / n for k, v in per.items()}, "forced": {k: v / n for k, v in forced.items()}, "slow": dict(slow), "drags": n}
 
 
 def report(label, steps, totals, idles, trace):
@@ -161,7 +183,7 @@ def report(label, steps, totals, idles, trace):
           f"p95 {percentile(totals, 95):.1f} ms ({len(totals)} samples)"
           + (f"; input -> every panel median {statistics.median(idles):.1f}, p95 {percentile(idles, 95):.1f} ms" if idles else ""))
     print("| step | median ms | p95 ms |\n| --- | ---: | ---: |")
-    for name, _, _ in STEPS:
+    for name in [name for name, _, _ in STEPS] + [k for k in steps if k.startswith("(after")]:
         if steps.get(name):
             print(f"| {name} | {statistics.median(steps[name]):.2f} | {percentile(steps[name], 95):.2f} |")
     if trace:
@@ -169,6 +191,9 @@ def report(label, steps, totals, idles, trace):
         for k, v in sorted(trace["self"].items(), key=lambda kv: -kv[1]):
             if v >= 0.1:
                 print(f"  {k}: {v:.2f}")
+        print(f"Tasks of 4 ms or more in {trace['drags']} drags (count, total ms):")
+        for k, (count, ms) in sorted(trace["slow"].items(), key=lambda kv: -kv[1][1])[:8]:
+            print(f"  {k}: {count}, {ms:.1f}")
         print("Style and layout forced by script, per drag (ms):")
         for k, v in sorted(trace["forced"].items(), key=lambda kv: -kv[1])[:8]:
             if v >= 0.05:
@@ -181,11 +206,14 @@ def main():
     parser.add_argument("--words", type=int, nargs="*", default=[500_000])
     parser.add_argument("--trace", type=int, default=10, help="drags traced with CDP per document (0: none)")
     parser.add_argument("--skip-example", action="store_true")
+    parser.add_argument("--css", default="", help="a style sheet added to the page first (to try a change without a build)")
     args = parser.parse_args()
     with served_browser() as (browser, url):
         page = browser.new_page()
         page.goto(url)
         page.wait_for_function("() => document.body.dataset.state === 'ready'", timeout=120_000)
+        if args.css:
+            page.evaluate("(css) => { const s = new CSSStyleSheet(); s.replaceSync(css); document.adoptedStyleSheets = [...document.adoptedStyleSheets, s]; }", args.css)
         texts = ([] if args.skip_example else [None]) + [corpus()] + [real_text(n) for n in args.words]
         for text in texts:
             if text is not None:
