@@ -169,6 +169,10 @@ class DocIndex:
                 counts[c] = counts.get(c, 0) + 1
         return Layout(inner_from, inner_to, edges, lengths, monotone, edge_index, window)
 
+    def has_prefix(self, term: str) -> bool:
+        """Whether `prefix(term)` is at hand (no pass over the words to build it)."""
+        return term in self._prefix
+
     def prefix(self, term: str) -> array:
         """Occurrences of `term` in words `0 .. i-1` for every i (cached for recently asked terms;
         4 bytes a word, so the cache stays small even for a book)."""

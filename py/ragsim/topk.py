@@ -264,7 +264,9 @@ class Setting:
             n = len(layout.lengths)
             if not n:
                 continue
-            if len(index.postings[t]) > n:
+            p = len(index.postings[t])
+            if p > n and (index.has_prefix(t) or p * 64 > index.n_words):
+                # a common term (its prefix counts kept by the index, or worth building): every window
                 tf = index.term_frequencies(t, layout)
                 found = list(compress(range(n), tf))
                 counts = list(compress(tf, tf))
