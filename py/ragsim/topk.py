@@ -237,12 +237,18 @@ class Setting:
             # Word w lies in the chunks [first with inner_to > w, first with inner_from > w).
             self.posted += len(postings)
             if self.word_chunks is None and self.posted > self.words.n_words // 16:
-                self.word_chunks = (_counts_at_most(self.inner_to, self.words.n_words),
-                                    _counts_at_most(self.inner_from, self.words.n_words))
+                lo = _counts_at_most(self.inner_to, self.words.n_words)
+                hi = _counts_at_most(self.inner_from, self.words.n_words)
+                self.word_chunks = (lo, hi, max(map(sub, hi, lo), default=0))
             if self.word_chunks is not None:  # many terms asked for: those first chunks looked up
-                lo, hi = self.word_chunks
-                found = Counter(chain.from_iterable(map(range, map(lo.__getitem__, postings),
-                                                            map(hi.__getitem__, postings))))
+                lo, hi, most = self.word_chunks
+                los = list(map(lo.__getitem__, postings))
+                his = list(map(hi.__getitem__, postings))
+                if most <= 2:  # a word lies in at most two chunks: its first, and the next one
+                    nexts = list(map(add, los, repeat(1)))
+                    found = Counter(chain(compress(los, map(lt, los, his)), compress(nexts, map(lt, nexts, his))))
+                else:
+                    found = Counter(chain.from_iterable(map(range, los, his)))
             else:
                 found = Counter(chain.from_iterable(map(range, map(bisect_right, repeat(self.inner_to), postings),
                                                             map(bisect_right, repeat(self.inner_from), postings))))
