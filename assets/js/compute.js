@@ -82,10 +82,13 @@ export class Computer {
     const sent = mainRequest(request, state); // the question set is scored after the result (question-scores.js)
     // The investigation panels' questions (find, cuts, expand) are not asked on a drag: the cuts alone
     // split the document a second time (half a move at 65,000 words). The panels ask for them once
-    // the controls rest (panelRequest, investigate.js).
-    const { find, cuts, expand, ...drag } = sent;
+    // the controls rest (panelRequest, investigate.js). Dense and hybrid drags still ask them: their
+    // answers would need the chunks embedded again beside the sweep's, which an embedding cancels.
+    const { find, cuts, expand, ...bare } = sent;
     const { questions: _set, ...alone } = sent;
-    const panelRequest = [find, cuts, expand].some((v) => v !== undefined) ? alone : null;
+    const deferred = state.method === "bm25" && [find, cuts, expand].some((v) => v !== undefined);
+    const drag = deferred ? bare : sent;
+    const panelRequest = deferred ? alone : null;
     const message = simulateMessage(this.dense.prepare(drag)); // + the cosines known (dense, hybrid)
     mark("message");
     let reply = await this.gate.submit(message);

@@ -70,6 +70,7 @@ export class Investigate {
     this.sweepWanted = null; // {key, request}: the newest sweep asked for
     this.sweepRows = null;
     this.last = null;
+    this.calls = Promise.resolve(); // the worker calls in flight, chained (call)
     $("find-phrase").addEventListener("input", (e) => deps.onFind(e.target.value));
     $("sweep-overlaps").addEventListener("change", (e) => this.onOverlaps(e.target.value));
     $("expand").addEventListener("change", (e) => deps.onExpand(e.target.value));
@@ -96,6 +97,14 @@ export class Investigate {
     $("expand").value = state.expand;
   }
 
+  /** The panel's worker calls one at a time (the questions' fill, then the sweep): both embed on
+   * the embedding worker's "sweep" lane, where a newer job cancels an older one's embedding. */
+  call(request) {
+    const run = this.calls.then(() => this.deps.simulate(request));
+    this.calls = run.catch(() => {});
+    return run;
+  }
+
   /** The fields of the panels' questions (found, cuts, expanded), which a drag does not ask for
    * (compute.js): one more simulation of `last.panelRequest`, sent once the controls rest, its
    * fields put into `last.response`. Resolves true when they are there (at once when nothing was
@@ -103,7 +112,7 @@ export class Investigate {
   fill(last) {
     if (!last.panelRequest || last.panelsFilled) return Promise.resolve(true);
     if (this.filling && this.filling.last === last) return this.filling.promise;
-    const promise = this.deps.simulate({ ...last.panelRequest, wire: "binary" }).then((reply) => {
+    const promise = this.call({ ...last.panelRequest, wire: "binary" }).then((reply) => {
       if (!reply.ok) return false;
       const answer = JSON.parse(reply.result);
       for (const key of PANEL_FIELDS) if (key in answer) last.response[key] = answer[key];
@@ -315,7 +324,7 @@ export class Investigate {
     const { key, request } = this.sweepWanted;
     this.sweepWanted = null;
     this.sweepBusy = true;
-    const reply = await this.deps.simulate(request); // dense and hybrid: with the cosines (dense-client.js)
+    const reply = await this.call(request); // dense and hybrid: with the cosines (dense-client.js)
     this.sweepBusy = false;
     if (this.sweepWanted) { this.pumpSweep(); return; } // a newer one is waiting: show that instead
     if (!sameSweep(key, this.sweepAsked)) { this.renderSweep(); return; } // the page went back meanwhile
