@@ -64,6 +64,7 @@ const computer = new Computer({
   onProblem: (text) => showMessage(text, store.last !== null),
   onTurnedOff: () => { sync(); share.schedule(); },
 });
+results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest
 const marks = new Marks({ store, docInput, changed, sync, syncList: () => documents.syncList(),
   focusAfterRender: (doc, at) => results.focusAfterRender(doc, at) });
 const documents = new Documents({ store, sync, changed, docInput, info: (note) => marks.info(note),
@@ -329,6 +330,9 @@ window.ragsim = Object.freeze({
   request: () => buildRequest(store.state, { embed: store.embed }),
   shownRequest: () => (store.last ? store.last.request : null),
   response: () => (store.last ? store.last.response : null),
+  // false while a pruned drag's result (a book) knows only the top k's and the ranked chunks' scores
+  scoresComplete: () => !(store.last && store.last.response.cols && store.last.response.cols.partial),
+  prunedDrags: () => computer.prunedDrags, // drags that asked for the top k only
   sweep: () => (results.investigate ? results.investigate.sweepRows : null),
   panelsShown: () => Boolean(results.investigate && store.last && (store.embed || results.investigate.last === store.last)),
   audit: () => (results.audit ? results.audit.result : null),

@@ -8,6 +8,8 @@ slices the chunks, tokenizes them and builds a `rank_bm25.BM25Okapi` or a `bm25s
 scores. Every timed move really re-splits: the session keeps one split only and the moves
 alternate between the measured setting and a neighbour, so no cache answers a measured move
 (the correctly rounded logarithms of idf are forgotten too, as a drag to a new setting needs new ones).
+Also the move with `"scores": "top"` (docs/wire.md): the top k and the ranked chunks' scores only,
+scoring the chunks that can reach the top k; the page asks for it over 20,000 chunks.
 
     python benchmarks/bench_core.py [--repeat 15] [--sizes 65000,200000,500000]
 """
@@ -141,6 +143,10 @@ def bench(text, unit, size, overlap, k, repeat):
         n_req, m_req = {**neighbour, "wire": "binary"}, {**measured, "wire": "binary"}
         return timed(lambda: simulate(n_req, session), lambda: simulate(m_req, session))
 
+    def move_top():  # a book's drag in the page (over 20,000 chunks): the top k without every score
+        n_req, m_req = {**neighbour, "wire": "binary", "scores": "top"}, {**measured, "wire": "binary", "scores": "top"}
+        return timed(lambda: simulate(n_req, session), lambda: simulate(m_req, session))
+
     def move_page():  # the worker's path: the request as JSON text (the document in it) in, JSON and bytes out
         n_wire, m_wire = json.dumps({**neighbour, "wire": "binary"}), json.dumps({**measured, "wire": "binary"})
         return timed(lambda: simulate_packed(n_wire, session), lambda: simulate_packed(m_wire, session))
@@ -148,6 +154,7 @@ def bench(text, unit, size, overlap, k, repeat):
     ours = statistics.median(move_core() for _ in range(repeat))
     ours_objects = statistics.median(move() for _ in range(repeat))
     ours_page = statistics.median(move_page() for _ in range(repeat))
+    ours_top = statistics.median(move_top() for _ in range(repeat))
     slow = max(3, repeat // 3)
     rb = median_ms(lambda: usual_rank_bm25(text, unit, size, overlap, k), slow)
     bs = median_ms(lambda: usual_bm25s(text, unit, size, overlap, k), slow)
@@ -155,6 +162,8 @@ def bench(text, unit, size, overlap, k, repeat):
     print(f"{unit} {size}/{overlap}, k={k}: {chunks} chunks")
     print(f"  ragsim move (binary wire)           {ours:8.2f} ms   (with the request as JSON: {ours_page:.2f} ms;"
           f" every chunk as JSON objects: {ours_objects:.2f} ms)")
+    print(f"  ragsim move, top k only (\"scores\": \"top\", pruned; the page's drag over 20,000 chunks)"
+          f" {ours_top:.2f} ms   ratio {rb / ours_top:6.1f}x against rank_bm25")
     print(f"  usual way, rank_bm25.BM25Okapi      {rb:8.2f} ms   ratio {rb / ours:6.1f}x")
     print(f"  usual way, bm25s lucene             {bs:8.2f} ms   ratio {bs / ours:6.1f}x")
     return ours, rb / ours, bs / ours

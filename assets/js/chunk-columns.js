@@ -8,6 +8,9 @@
 //   cols.rank(p), cols.retrieved(p), cols.holds(p)      // one chunk; rank(p) is O(1) for the top and
 //                                                       // the chunks holding the span or fact
 //   cols.object(p)      // SPEC section 6's object for one chunk (the detail box, the table)
+//   cols.partial        // true when the drag asked for the top k only ("scores": "top", docs/wire.md):
+//                       // scores and ranks known for the top k and the ranked chunks, null elsewhere,
+//                       // until cols.complete(fullColumns) (the Computer's completeScores, once the controls rest)
 //
 // The bytes' layout is docs/wire.md (ragsim.encode.chunk_bytes).
 
@@ -24,7 +27,7 @@ export class ChunkColumns {
     };
     return new ChunkColumns({
       ids: meta.ids, counts, score: view("score"), start: view("start"), end: view("end"), units: view("units"),
-      readEnd: view("read_end"), top: meta.top, holds: meta.holds, ranks: meta.ranks,
+      readEnd: view("read_end"), top: meta.top, holds: meta.holds, ranks: meta.ranks, scores: meta.scores,
     });
   }
 
@@ -42,8 +45,10 @@ export class ChunkColumns {
     });
   }
 
-  constructor({ ids, counts, score, start, end, units, readEnd, top, holds, ranks }) {
+  constructor({ ids, counts, score, start, end, units, readEnd, top, holds, ranks, scores }) {
     Object.assign(this, { ids, score, start, end, units, readEnd, top });
+    // without the score column: the scores the core sent (the top k's and the ranked chunks'), by position
+    this.scoreAt = score ? null : new Map(Object.entries(scores || {}).map(([p, v]) => [Number(p), v]));
     this.length = start.length;
     this.holdsAt = holds || {}; // position (as a string) -> "whole" | "part"
     this.known = new Map(Object.entries(ranks || {}).map(([p, r]) => [Number(p), r]));
@@ -82,6 +87,20 @@ export class ChunkColumns {
 
   retrieved(p) { return this.topSet.has(p); }
 
+  /** True while only the top k's and the ranked chunks' scores are known. */
+  get partial() { return !this.score; }
+
+  /** Chunk `p`'s score, or null when the drag did not ask for it. */
+  scoreOf(p) { return this.score ? this.score[p] : this.scoreAt.get(p) ?? null; }
+
+  /** Take every score from the same result's full columns (the same bits the core sent for the top). */
+  complete(full) {
+    if (!full || !full.score || full.length !== this.length) return false;
+    this.score = full.score;
+    this.scoreAt = null;
+    return true;
+  }
+
   holds(p) { return this.holdsAt[p] ?? null; }
 
   /** 1-based rank: the core's for the top and the chunks holding the span or fact; any other from
@@ -89,6 +108,7 @@ export class ChunkColumns {
   rank(p) {
     const known = this.allRanks ? this.allRanks[p] : this.known.get(p);
     if (known !== undefined) return known;
+    if (!this.score) return null; // not known until the scores are complete
     const s = this.score[p], score = this.score;
     let r = 1;
     for (let q = 0; q < score.length; q++) if (score[q] > s || (score[q] === s && q < p)) r++;
@@ -101,7 +121,7 @@ export class ChunkColumns {
     const o = this.overlap[p];
     const c = {
       doc: this.ids[this.docOf(p)], number: p + 1, start: this.start[p], end: this.end[p], units: this.units[p],
-      score: this.score[p], rank, retrieved: this.retrieved(p), holds: this.holds(p),
+      score: this.scoreOf(p), rank, retrieved: this.retrieved(p), holds: this.holds(p),
       overlap_prev: o < 0 ? null : o,
     };
     if (this.readEnd) { const e = this.readEnd[p]; c.read_end = e < 0 ? null : e; c.truncated = e >= 0; } // dense, hybrid
@@ -111,6 +131,7 @@ export class ChunkColumns {
   /** Every chunk's rank (by position), from one sort of the scores; kept once made. */
   ranks() {
     if (this.allRanks) return this.allRanks;
+    if (!this.score) return null; // partial: each known rank through rank(p)
     const n = this.length, score = this.score, order = new Int32Array(n);
     for (let p = 0; p < n; p++) order[p] = p;
     order.sort((a, b) => (score[b] - score[a]) || (a - b));
@@ -124,7 +145,7 @@ export class ChunkColumns {
   /** Every chunk's object, in position order. */
   objects() {
     const rank = this.ranks();
-    return Array.from({ length: this.length }, (_, p) => this.object(p, rank[p]));
+    return Array.from({ length: this.length }, (_, p) => this.object(p, rank ? rank[p] : this.rank(p)));
   }
 
   /** The positions of the chunks holding the span, "whole" or "part", in position order. */

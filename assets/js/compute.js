@@ -26,6 +26,11 @@ export function inputProblem(s) {
   return sizeProblem(s); // the core's limits, before any work (limits.js)
 }
 
+// A drag over more chunks than this asks for the top k without every score ("scores": "top",
+// docs/wire.md): the core then scores only the chunks that can reach the top (bm25.Pruned). The
+// rest of the scores (the detail box, the chunk table) come once the controls rest (completeScores).
+export const PRUNE_CHUNKS = 20_000;
+
 /** What the retriever's note says when the model cannot load. */
 const turnedOff = (message) => `${message} BM25 ranks instead: choose dense or hybrid again to retry.`;
 
@@ -42,6 +47,8 @@ export class Computer {
     this.sequence = 0;
     this.problemAt = 0;
     this.renderedAt = 0;
+    this.lastChunks = 0; // chunks of the result on screen: over PRUNE_CHUNKS, a drag asks for the top k only
+    this.prunedDrags = 0;
     // Dense and hybrid (issue 13): the embedding worker, started when first needed; its state
     // (download, "Embedding 12 of 40 chunks…") beside the retriever.
     // A failed model is said once, in the same words whichever reports it first (the status here or
@@ -89,7 +96,9 @@ export class Computer {
     const deferred = state.method === "bm25" && [find, cuts, expand].some((v) => v !== undefined);
     const drag = deferred ? bare : sent;
     const panelRequest = deferred ? alone : null;
-    const message = simulateMessage(this.dense.prepare(drag)); // + the cosines known (dense, hybrid)
+    const prune = this.lastChunks > PRUNE_CHUNKS && state.method === "bm25";
+    if (prune) this.prunedDrags++;
+    const message = simulateMessage(this.dense.prepare(prune ? { ...drag, scores: "top" } : drag)); // + the cosines known (dense, hybrid)
     mark("message");
     let reply = await this.gate.submit(message);
     mark("replied");
@@ -111,13 +120,33 @@ export class Computer {
       return;
     }
     this.renderedAt = seq;
+    this.lastChunks = response.stats ? response.stats.chunks : 0;
     mark("parsed");
-    const last = { request, response: withColumns(response, reply.columns), snap, ms: reply.ms, panelRequest };
+    const last = { request, response: withColumns(response, reply.columns), snap, ms: reply.ms, panelRequest,
+      fullRequest: prune ? drag : null };
     mark("columns");
     this.onResult(last);
     mark("rendered");
     if (seq === this.sequence) this.setBodyState("ready");
     if (response.dense && response.dense.pending) this.followDense(seq, sent, response);
+  }
+
+  /** The scores a pruned drag left out (`last.response.cols.partial`): the same request with every
+   * score, sent straight to the worker once the controls rest (results.js); resolves true once
+   * `cols` has them (at once when it had them already). */
+  completeScores(last) {
+    const cols = last.response.cols;
+    if (!cols || !cols.partial || !last.fullRequest) return Promise.resolve(true);
+    if (last.completing) return last.completing;
+    const m = simulateMessage(last.fullRequest);
+    last.completing = this.gate.send(typeof m === "string" ? { type: "simulate", request: m }
+      : { type: "simulate", request: m.json, texts: m.texts }).then((reply) => {
+      if (!reply.ok || !reply.columns) return false;
+      let full;
+      try { full = withColumns(JSON.parse(reply.result), reply.columns); } catch { return false; }
+      return cols.complete(full.cols);
+    });
+    return last.completing;
   }
 
   /** Dense or hybrid: BM25's ranking is on screen; embed the chunks the core named, then compute

@@ -24,6 +24,8 @@ def page(booted_page):
 
 def settle(page, timeout=240_000):
     page.wait_for_function(SETTLED, polling=500, timeout=timeout)
+    # a drag over a book asks for the top k only; the other scores come once the controls rest
+    page.wait_for_function("() => window.ragsim.scoresComplete()", polling=200, timeout=timeout)
 
 
 def set_slider(page, label, value):
@@ -94,9 +96,12 @@ def test_a_500000_word_paste_is_chunked_ranked_and_drawn_as_cpython_does(page, p
       let n = 0; const fill = ctx.fillRect; ctx.fillRect = function (...a) { n++; return fill.apply(this, a); };
       c.dispatchEvent(new FocusEvent('blur')); ctx.fillRect = fill; return n; }""")
     assert 0 < rects < 12 * bbox["width"], rects
-    # A drag: another size computes and shows the core's numbers.
+    # A drag: another size computes and shows the core's numbers. Over 20,000 chunks it asks for the
+    # top k only (the core scores the chunks that can reach it), then for every score once it rests.
+    pruned = page.evaluate("() => window.ragsim.prunedDrags()")
     set_slider(page, "Chunk size", 12)
     settle(page)
+    assert page.evaluate("() => window.ragsim.prunedDrags()") == pruned + 1
     request = page.evaluate("window.ragsim.request()")
     expected = api.simulate(request)
     shown = page.evaluate("() => { const r = window.ragsim.response(); return { verdict: r.verdict, stats: r.stats }; }")

@@ -234,7 +234,8 @@ function chunkDetail(c, s, e, total, snap) {
   const shared = c.overlap_prev == null ? "" : c.overlap_prev === 0 ? ` · shares nothing with chunk ${c.number - 1}`
     : ` · shares ${int(c.overlap_prev)} ${plural(c.overlap_prev, "character", "characters")} with chunk ${c.number - 1}`;
   const text = snap.doc.slice(s, Math.min(e, s + DETAIL_CHARS));
-  return [`Chunk ${c.number} of ${total} · rank #${c.rank} · score ${c.score.toFixed(3)} · ${sent}${holds}${shared}`,
+  const ranked = c.score == null ? "rank and score once the controls rest" : `rank #${c.rank} · score ${c.score.toFixed(3)}`;
+  return [`Chunk ${c.number} of ${total} · ${ranked} · ${sent}${holds}${shared}`,
     e - s > DETAIL_CHARS ? `${text}…` : text];
 }
 

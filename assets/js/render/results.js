@@ -29,6 +29,7 @@ export class Results {
     this.timer = 0;
     this.pendingFocus = null; // {doc, at}: the chunk to focus in the picture after the next render
     this.table = new ChunkTable(); // the picture as a table, for screen readers
+    this.complete = null; // (last) -> a promise, true once a pruned drag's scores are all there (the Computer)
   }
 
   render(last) {
@@ -72,12 +73,14 @@ export class Results {
       // Still computing (a drag goes on, each move slower than the delay on a long document): wait
       // again, so the panels' own worker calls (the sweep, the audit) never queue between its moves.
       if (document.body.dataset.state === "computing") { this.timer = setTimeout(later, PANELS_DELAY); return; }
-      this.table.render(last);
+      // A pruned drag's missing scores first (the Computer's completeScores): the table shows every rank.
+      const scored = this.complete ? this.complete(last) : Promise.resolve(true);
+      scored.then(() => { if (this.latest === last) this.table.render(last); });
       // The panels' own questions, asked now (not on every drag: compute.js); drawn only while this
       // result is still the newest, so a late reply never paints over a newer result.
       const filled = this.investigate && !this.embed ? this.investigate.fill(last) : null;
       if (this.audit) this.audit.check(last.request);
-      if (filled) filled.then(() => { if (this.latest === last) this.investigate.render(last, last.snap.overlaps); });
+      if (filled) Promise.all([filled, scored]).then(() => { if (this.latest === last) this.investigate.render(last, last.snap.overlaps); });
     };
     this.timer = setTimeout(later, PANELS_DELAY);
   }
