@@ -468,12 +468,14 @@ class _Ranking:
             times = self.times[t]  # a repeated query term counts once per occurrence
             if times > 1:
                 w = dict(zip(w, map(mul, w.values(), repeat(times))))
-            # partial += w, at C speed: the chunks in both get their sums after the update
-            both = list(partial.keys() & w.keys())
-            sums = list(map(add, map(partial.__getitem__, both), map(w.__getitem__, both)))
-            partial.update(w)
-            partial.update(zip(both, sums))
-            if k:
+            if not partial:
+                partial = dict(w)
+            else:  # partial += w, at C speed: the chunks in both get their sums after the update
+                both = list(partial.keys() & w.keys())
+                sums = list(map(add, map(partial.__getitem__, both), map(w.__getitem__, both)))
+                partial.update(w)
+                partial.update(zip(both, sums))
+            if k and self.entries[t][3] * times > theta:  # (the k-th weight is at most the largest)
                 theta = max(theta, self.setting.kth_weight(t, k, self.exact) * times)
         if k and len(partial) >= k:
             theta = max(theta, heapq.nlargest(k, partial.values())[-1])
