@@ -40,7 +40,7 @@ import { Investigate } from "./assets/js/render/investigate.js";
 import { AuditPanel } from "./assets/js/render/audit-panel.js";
 import { QuestionSet } from "./assets/js/questions.js";
 import { QuestionScores } from "./assets/js/question-scores.js";
-import { simulateMessage } from "./assets/js/worker-client.js";
+import { sendableSimulation } from "./assets/js/worker-client.js";
 import { SettingsMap, defaultGrid, parseNumbers, MAX_CELLS } from "./assets/js/render/settings-map.js";
 import "./assets/js/offline.js"; // issue 14: the service worker, registered once Python is ready
 
@@ -242,7 +242,7 @@ function startPanels(gate) {
   const busy = () => { const g = gate.gate || gate; return Boolean(g.inFlight || g.queued); }; // a simulation in flight or queued
   // The set at the page's own setting: sent as the drag's request is (the binary wire, no chunk list
   // in the JSON; a big document's text not sent again), since its chunks are as many as the drag's.
-  const sendLikeDrag = (r) => { const m = simulateMessage(r); return gate.send(typeof m === "string" ? { type: "simulate", request: m } : { type: "simulate", request: m.json, texts: m.texts }); };
+  const sendLikeDrag = (r) => gate.send(sendableSimulation(r));
   questionScores = new QuestionScores({
     simulate: (request) => computer.dense.simulate(sendLikeDrag, request, "questions"),
     busy,

@@ -10,7 +10,7 @@
 import { PARAMS, FIELD_LABELS, applies, buildRequest, tokenizersNeeded } from "./params.js";
 import { snapshot } from "./state.js";
 import { cap } from "./format.js";
-import { simulateMessage } from "./worker-client.js";
+import { sendableSimulation, simulateMessage } from "./worker-client.js";
 import { withColumns } from "./chunk-columns.js";
 import { sizeProblem } from "./limits.js";
 import { DenseClient } from "./dense-client.js";
@@ -138,9 +138,7 @@ export class Computer {
     const cols = last.response.cols;
     if (!cols || !cols.partial || !last.fullRequest) return Promise.resolve(true);
     if (last.completing) return last.completing;
-    const m = simulateMessage(last.fullRequest);
-    last.completing = this.gate.send(typeof m === "string" ? { type: "simulate", request: m }
-      : { type: "simulate", request: m.json, texts: m.texts }).then((reply) => {
+    last.completing = this.gate.send(sendableSimulation(last.fullRequest)).then((reply) => {
       if (!reply.ok || !reply.columns) return false;
       let full;
       try { full = withColumns(JSON.parse(reply.result), reply.columns); } catch { return false; }

@@ -193,6 +193,12 @@ export function documentsMessage(type, request) {
   return { type, request: JSON.stringify({ ...request, documents }), texts: request.documents.map((d) => d.text) };
 }
 
+/** `simulateMessage(request)` as a message for `gate.send` (straight to the worker, past the gate). */
+export function sendableSimulation(request) {
+  const m = simulateMessage(request);
+  return typeof m === "string" ? { type: "simulate", request: m } : { type: "simulate", request: m.json, texts: m.texts };
+}
+
 /** The request as the worker is sent it: a JSON string, or {json, texts} when the documents are
  * long (the documents' texts left empty in `json`, in order in `texts`). */
 export function simulateMessage(request) {
