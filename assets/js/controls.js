@@ -48,23 +48,30 @@ export class Controls {
     for (const p of PARAMS) {
       const { input, output, wrap, libName } = this.byName[p.name];
       if (p.name === "doc" && !withDoc) continue;
-      wrap.hidden = !applies(p, state);
+      // Each write only when it changes something: this runs at every move of a drag, and a write of
+      // the same value still invalidates the element's style.
+      const hidden = !applies(p, state);
+      if (wrap.hidden !== hidden) wrap.hidden = hidden;
       if (p.kind === "range") {
-        input.max = bound(p.max, state);
-        input.min = p.min;
+        const max = String(bound(p.max, state)), min = String(p.min);
+        if (input.max !== max) input.max = max;
+        if (input.min !== min) input.min = min;
       }
       const text = formatParam(p, state[p.name]);
       if (p.kind === "check") input.checked = Boolean(state[p.name]);
       else if (input.value !== text && !(p.kind === "number" && Number(input.value) === state[p.name])) input.value = text;
       if (output) {
-        output.textContent = p.inUnits ? `${state[p.name]} ${unitName(state)}` : String(state[p.name]);
-        input.setAttribute("aria-valuetext", valueText(p, state)); // "24 words", "2 chunks": a value with its unit
+        const shown = p.inUnits ? `${state[p.name]} ${unitName(state)}` : String(state[p.name]);
+        if (output.textContent !== shown) output.textContent = shown;
+        const said = valueText(p, state); // "24 words", "2 chunks": a value with its unit
+        if (input.getAttribute("aria-valuetext") !== said) input.setAttribute("aria-valuetext", said);
       }
       if (libName) {
         const lib = LANGCHAIN.includes(state.strategy) ? "langchain" : state.strategy;
-        libName.textContent = p.libLabel[lib] || "";
+        const name = p.libLabel[lib] || "";
+        if (libName.textContent !== name) libName.textContent = name;
       }
-      input.removeAttribute("aria-invalid");
+      if (input.hasAttribute("aria-invalid")) input.removeAttribute("aria-invalid");
     }
   }
 }
