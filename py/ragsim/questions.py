@@ -24,7 +24,7 @@ from . import spans
 from .errors import RequestError
 from .fields import get_int, get_str
 from .index import terms as bm25_terms
-from .topk import Query, Setting, Words
+from .topk import Query, Setting, Words, collection_paused
 
 VERDICTS = ("intact", "ranked_out", "cut")
 
@@ -218,6 +218,11 @@ def rank_question(q: Question, setting: Setting, analyzer=None):
 def evaluate(questions: list[Question], setting: Setting, k: int, price: float, analyzer=None,
              count=None) -> tuple[list, dict]:
     """Per-question results (input order) and `question_stats` at one setting."""
+    with collection_paused():
+        return _evaluate(questions, setting, k, price, analyzer, count)
+
+
+def _evaluate(questions, setting, k, price, analyzer, count):
     out = []
     tokens = []
     for q in questions:
@@ -295,3 +300,5 @@ def answer(req, request: dict, out: dict, session) -> None:
                                   known=setting)
     if ranker is not None:
         ranker.report(out)
+    if setting is not None:
+        setting.release()

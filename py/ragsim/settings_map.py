@@ -8,7 +8,7 @@ their index (built once), and ranks each question by exact top-k with pruning (`
 
 from .errors import RequestError
 from .questions import Question, chroma_scores, context_tokens, judge, rank_question
-from .topk import Setting, Words
+from .topk import Setting, Words, collection_paused
 
 MAX_CELLS = 400
 # The fields of a splitter that a map cell sets; a refusal naming one of them makes the cell null.
@@ -70,18 +70,21 @@ def settings_map(words: Words, chunking: dict, retrieval: dict, k: int, question
     """`{"sizes", "overlaps", "cells"}`, `cells[i][j]` for `sizes[i]` and `overlaps[j]` or None.
     `known`, a Setting at `chunking` already ranked (the question set's own), stands for its cell."""
     rows = []
-    for size in sizes:
-        row = []
-        for overlap in overlaps:
-            at = dict(chunking, size=size, overlap=overlap)
-            try:
-                setting = known if known is not None and at == chunking else Setting(words, at, session, retrieval)
-            except RequestError as e:
-                if e.field not in GRID_FIELDS:
-                    raise
-                row.append(None)
-                continue
-            row.append(cell(questions, setting, k, price, retrieval.get("analyzer"), count))
-        rows.append(row)
+    with collection_paused():
+        for size in sizes:
+            row = []
+            for overlap in overlaps:
+                at = dict(chunking, size=size, overlap=overlap)
+                try:
+                    setting = known if known is not None and at == chunking else Setting(words, at, session, retrieval)
+                except RequestError as e:
+                    if e.field not in GRID_FIELDS:
+                        raise
+                    row.append(None)
+                    continue
+                row.append(cell(questions, setting, k, price, retrieval.get("analyzer"), count))
+                if setting is not known:
+                    setting.release()
+            rows.append(row)
     return {"sizes": sizes, "overlaps": overlaps, "cells": rows}
 
