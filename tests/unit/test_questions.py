@@ -194,3 +194,30 @@ def test_a_question_costs_what_the_same_query_costs(tokenizer):
     assert r["map"]["cells"][0][0]["context_tokens_mean"] == r["stats"]["context_tokens"]
     assert r["question_stats"]["cost_mean"] == r["stats"]["cost"]
     assert r["questions"][0]["retrieved"] == [c["number"] for c in sorted(r["chunks"], key=lambda c: c["rank"])[:3]]
+
+
+def test_ranking_pauses_the_collector_and_restores_it_and_a_released_setting_needs_no_collector():
+    import gc
+    import weakref
+
+    from ragsim.settings_map import settings_map
+
+    texts = ["the tide turns at the quay. " * 20, "fog over the bell and the net. " * 15]
+    qs = [Question("a", "tide quay", ((0, 0, 27),), ((0, 0, 26),)), Question("b", "fog bell", ((1, 0, 30),), ((1, 0, 29),))]
+    s = setting_of(texts, {"unit": "chars", "size": 60, "overlap": 10})
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            evaluate(qs, s, 2, 3.0)
+            settings_map(s.words, {"unit": "chars"}, LUCENE, 2, qs, 3.0, [40, 80], [0, 10], Session())
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+    gone = weakref.ref(s)
+    s.release()
+    gc.disable()
+    try:
+        del s
+        assert gone() is None  # no cycle left: freed by reference counting alone
+    finally:
+        gc.enable()
