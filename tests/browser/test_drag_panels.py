@@ -117,3 +117,41 @@ def test_a_late_panel_answer_never_paints_over_a_newer_result(page, page_errors)
     assert page.locator("#find-result").get_attribute("data-found") == expected["found"]["verdict"]
     assert json.dumps(page.evaluate("window.ragsim.response().verdict")) == json.dumps(expected["verdict"])
     assert [e for e in page_errors if "favicon" not in e] == []
+
+
+def test_after_a_pruned_drag_the_panels_request_brings_every_score(page, page_errors):
+    """A drag over a book asks for the top k only (compute.js); once it rests, the panels' request
+    (asked with every score) completes the scores too: the worker moves once at rest, not twice."""
+    errors = len(page_errors)
+    page.evaluate("""() => {
+      const words = "ledger quorum replica shard lease journal archive restore budget clause tenant".split(" ");
+      const out = [];
+      for (let i = 0; i < 13000; i++) out.push(`Entry ${i}: the ${words[i % 11]} ${words[(i * 7) % 11]} of part ${i % 97} ` +
+        `holds ${words[(i * 3) % 11]}.`);
+      const box = document.getElementById("param-doc");  // typed in (under a million characters: no preview)
+      box.value = out.join(" ");
+      box.dispatchEvent(new Event("input", { bubbles: true })); }""")
+    page.get_by_label("Question", exact=True).fill("Which entry is part 42?")
+    page.get_by_label("Overlap", exact=True).fill("0")
+    set_size(page, 5)
+    page.wait_for_function(SETTLED, polling=200, timeout=120_000)
+    page.wait_for_function("() => window.ragsim.scoresComplete()", timeout=120_000)
+    assert page.evaluate("window.ragsim.response().stats.chunks") > 20_000
+    pruned = page.evaluate("window.ragsim.prunedDrags()")
+    page.evaluate("() => { window.simulations.length = 0; }")
+    set_size(page, 6)
+    # The drag's result knows the top k's scores only, until the panels' reply completes them.
+    page.wait_for_function("() => window.ragsim.shownRequest().chunking.size === 6", polling="raf", timeout=120_000)
+    assert not page.evaluate("window.ragsim.scoresComplete()")
+    page.wait_for_function(SETTLED, polling=200, timeout=120_000)
+    page.wait_for_function("() => window.ragsim.scoresComplete()", timeout=120_000)
+    assert page.evaluate("window.ragsim.prunedDrags()") == pruned + 1
+    at_6 = [r for r in page.evaluate("window.simulations") if r["chunking"]["size"] == 6 and "sweep" not in r]
+    assert [r.get("scores") for r in at_6 if not r.get("cuts")] == ["top"]  # the drag, and no second move
+    assert len([r for r in at_6 if r.get("cuts") and "scores" not in r]) == 1  # the panels', with every score
+    request = page.evaluate("window.ragsim.request()")
+    expected = api.simulate(request)
+    shown = page.evaluate("() => { const r = window.ragsim.response(); return { chunks: r.chunks, cuts: r.cuts }; }")
+    assert shown["cuts"] == expected["cuts"]
+    assert shown["chunks"] == expected["chunks"]  # every score and rank, completed from the panels' reply
+    assert page_errors[errors:] == []

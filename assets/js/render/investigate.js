@@ -13,6 +13,7 @@
 import { $, cell } from "../dom.js";
 import { int, listNumbers, money } from "../format.js";
 import { offsetMap } from "../offsets.js";
+import { withColumns } from "../chunk-columns.js";
 
 const SWEEP_MAX = 12;
 const PANEL_FIELDS = ["found", "cuts", "expanded"]; // the answers to the request's find, cuts and expand
@@ -116,6 +117,9 @@ export class Investigate {
       if (!reply.ok) return false;
       const answer = JSON.parse(reply.result);
       for (const key of PANEL_FIELDS) if (key in answer) last.response[key] = answer[key];
+      // Asked with every score: a pruned drag's missing scores come with it (no request of their own).
+      const cols = last.response.cols;
+      if (cols && cols.partial && reply.columns) cols.complete(withColumns(answer, reply.columns).cols);
       last.panelsFilled = true;
       return true;
     });

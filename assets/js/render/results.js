@@ -73,12 +73,13 @@ export class Results {
       // Still computing (a drag goes on, each move slower than the delay on a long document): wait
       // again, so the panels' own worker calls (the sweep, the audit) never queue between its moves.
       if (document.body.dataset.state === "computing") { this.timer = setTimeout(later, PANELS_DELAY); return; }
-      // A pruned drag's missing scores first (the Computer's completeScores): the table shows every rank.
-      const scored = this.complete ? this.complete(last) : Promise.resolve(true);
-      scored.then(() => { if (this.latest === last) this.table.render(last); });
       // The panels' own questions, asked now (not on every drag: compute.js); drawn only while this
       // result is still the newest, so a late reply never paints over a newer result.
       const filled = this.investigate && !this.embed ? this.investigate.fill(last) : null;
+      // A pruned drag's missing scores (the Computer's completeScores): the table shows every rank.
+      // The panels' request brings them when there is one, so the worker moves once, not twice.
+      const scored = (filled || Promise.resolve()).then(() => (this.complete ? this.complete(last) : true));
+      scored.then(() => { if (this.latest === last) this.table.render(last); });
       if (this.audit) this.audit.check(last.request);
       if (filled) Promise.all([filled, scored]).then(() => { if (this.latest === last) this.investigate.render(last, last.snap.overlaps); });
     };
