@@ -29,7 +29,7 @@ export function inputProblem(s) {
 // A drag over more chunks than this asks for the top k without every score ("scores": "top",
 // docs/wire.md): the core then scores only the chunks that can reach the top (bm25.Pruned). The
 // rest of the scores (the detail box, the chunk table) come once the controls rest (completeScores).
-export const PRUNE_CHUNKS = 20_000;
+export const PRUNE_CHUNKS = 2_000;
 
 /** What the retriever's note says when the model cannot load. */
 const turnedOff = (message) => `${message} BM25 ranks instead: choose dense or hybrid again to retry.`;

@@ -96,7 +96,7 @@ def test_a_500000_word_paste_is_chunked_ranked_and_drawn_as_cpython_does(page, p
       let n = 0; const fill = ctx.fillRect; ctx.fillRect = function (...a) { n++; return fill.apply(this, a); };
       c.dispatchEvent(new FocusEvent('blur')); ctx.fillRect = fill; return n; }""")
     assert 0 < rects < 12 * bbox["width"], rects
-    # A drag: another size computes and shows the core's numbers. Over 20,000 chunks it asks for the
+    # A drag: another size computes and shows the core's numbers. Over 2,000 chunks it asks for the
     # top k only (the core scores the chunks that can reach it), then for every score once it rests.
     pruned = page.evaluate("() => window.ragsim.prunedDrags()")
     set_slider(page, "Chunk size", 12)

@@ -80,3 +80,19 @@ def test_scores_top_needs_the_binary_wire():
     r = simulate({"documents": [{"id": "d", "title": "", "text": "a b"}], "query": "a", "scores": "top",
                   "chunking": {"unit": "words", "size": 1}, "retrieval": {"k": 1}})
     assert r["error"]["field"] == "scores" and "binary" in r["error"]["message"]
+
+
+def test_the_core_benchmark_prunes_where_the_page_does():
+    """bench_core reports the move the page asks for: its threshold is the page's."""
+    import pathlib
+    import re
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    page = re.search(r"export const PRUNE_CHUNKS = ([\d_]+);", (root / "assets/js/compute.js").read_text())
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        import bench_core
+    finally:
+        sys.path.remove(str(root / "benchmarks"))
+    assert page and int(page.group(1).replace("_", "")) == bench_core.PRUNE_CHUNKS
