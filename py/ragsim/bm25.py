@@ -333,9 +333,11 @@ class Pruned:
         return self
 
     def _score(self, chunks: list[int]) -> list[float]:
-        """Exact scores of some chunks, summed in query order (a term a chunk lacks adds nothing; the
-        weights are 0.0 at tf = 0 and adding 0.0 changes no bit), so with `score_all`'s bits."""
+        """Exact scores of some chunks, summed in query order as `score_all` sums them, so with its
+        bits: a common term is added to every chunk (0.0 where it is absent changes no bit), a rarer
+        one only to the chunks holding it."""
         query_terms, lengths, present, tables, K, lucene = self._exact
+        m = len(chunks)
         dls = list(map(lengths.__getitem__, chunks))
         if lucene:  # the expression itself (as score_all computes it for windows of characters)
             k1, b, l_avg = lucene
@@ -343,7 +345,8 @@ class Pruned:
                                                                           repeat(l_avg)))))
         else:
             dlK = list(map(mul, dls, repeat(K)))
-        acc = [0.0] * len(chunks)
+        where = None  # chunk -> its index in `chunks`, for the rarer terms
+        acc = [0.0] * m
         found = {}
         for t in query_terms:
             if t not in tables:
@@ -352,16 +355,25 @@ class Pruned:
             if got is None:
                 positions, tfs, _ = present[t]
                 if positions is None:  # a common term: its tf in every chunk
-                    tf = list(map(tfs.__getitem__, chunks))
-                else:
-                    where = dict(zip(positions, tfs))
-                    tf = list(map(where.get, chunks, repeat(0)))
+                    at, tf = None, list(map(tfs.__getitem__, chunks))
+                else:  # a rarer one: the chunks among these that hold it
+                    if where is None:
+                        where = dict(zip(chunks, range(m)))
+                    held = list(map(where.__contains__, positions))
+                    at = list(map(where.__getitem__, compress(positions, held)))
+                    tf = list(compress(tfs, held))
                 if lucene:
-                    got = list(map(truediv, map(mul, repeat(tables[t].idf), tf), map(add, tf, norm)))
+                    ns = norm if at is None else map(norm.__getitem__, at)
+                    w = list(map(truediv, map(mul, repeat(tables[t].idf), tf), map(add, tf, ns)))
                 else:
-                    got = list(map(tables[t].__getitem__, map(add, tf, dlK)))
-                found[t] = got
-            acc = list(map(add, acc, got))
+                    ks = dlK if at is None else map(dlK.__getitem__, at)
+                    w = list(map(tables[t].__getitem__, map(add, tf, ks)))
+                got = found[t] = (at, w)
+            at, w = got
+            if at is None:
+                acc = list(map(add, acc, w))
+            else:  # acc[i] += w for the chunks holding t (operator.setitem at C speed)
+                deque(map(setitem, repeat(acc), at, map(add, map(acc.__getitem__, at), w)), maxlen=0)
         return acc
 
     def score_of(self, p: int) -> float:
