@@ -457,6 +457,7 @@ class _Ranking:
         self.order = sorted(entries, key=lambda t: entries[t][3])
         self.bounds = self._bounds()
         self.scored: dict[int, float] = {}
+        self.gathered: tuple[dict[int, float], int] = ({}, len(self.order))  # see _candidates
 
     def _bounds(self) -> list[float]:
         """bounds[i]: the most a chunk holding only the terms order[:i] could score. Summed in
@@ -480,9 +481,9 @@ class _Ranking:
         weight down, each chunk holding one gathering its weights, until the terms left could not lift
         a chunk holding none of the taken ones to theta; then the chunks whose gathered weights plus
         the most the terms left could add fall short are dropped. With `k`, theta rises as it goes to
-        the k-th best gathered sum (a chunk's score is at least its gathered sum)."""
-        partial: dict[int, float] = {}
-        left = len(self.order)  # terms order[:left] not taken
+        the k-th best gathered sum (a chunk's score is at least its gathered sum). The gathering goes
+        on from where an earlier call left it (a rank asked after the top k: a lower theta)."""
+        partial, left = self.gathered  # terms order[:left] not taken
         while left and not self.bounds[left] < theta * (1 - TOLERANCE):
             left -= 1
             t = self.order[left]
@@ -499,6 +500,7 @@ class _Ranking:
                 partial.update(zip(both, sums))
             if k and self.entries[t][3] * times > theta:  # (the k-th weight is at most the largest)
                 theta = max(theta, self.setting.kth_weight(t, k, self.exact) * times)
+        self.gathered = (partial, left)
         if k and len(partial) >= k:
             theta = max(theta, heapq.nlargest(k, partial.values())[-1])
         reach = theta * (1 - TOLERANCE) - self.bounds[left] * (1 + TOLERANCE)
