@@ -21,7 +21,6 @@ Documents are laid end to end in one word space (document d's words follow those
 import gc
 import heapq
 import math
-import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, deque
@@ -30,8 +29,7 @@ from itertools import accumulate, chain, compress, filterfalse, repeat
 from operator import add, ge, gt, le, lt, mul, neg, setitem, sub, truediv
 
 from . import bm25, windows
-
-_TERM = re.compile(r"\w+")  # index.terms' pattern
+from .index import _TERM  # the terms' pattern (SPEC section 3)
 
 
 class Words:
