@@ -244,7 +244,9 @@ class Setting:
                 lo, hi, most = self.word_chunks
                 los = list(map(lo.__getitem__, postings))
                 his = list(map(hi.__getitem__, postings))
-                if most <= 2:  # a word lies in at most two chunks: its first, and the next one
+                if most <= 1:  # a word lies in one chunk at most
+                    found = Counter(compress(los, map(lt, los, his)))
+                elif most == 2:  # a word lies in at most two chunks: its first, and the next one
                     nexts = list(map(add, los, repeat(1)))
                     found = Counter(chain(compress(los, map(lt, los, his)), compress(nexts, map(lt, nexts, his))))
                 else:
