@@ -42,10 +42,16 @@ SAMPLE = """async (size) => {
     if (done()) { observer.disconnect(); finish(); }
   });
   window.ragsimTiming = [];
+  // Tasks of 50 ms or more on the page's thread while the drag is on (the Long Tasks API's floor).
+  const long = [];
+  const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) long.push(e.duration); });
+  observer.observe({ type: "longtask" });
   const t0 = performance.now();
   slider.value = String(size);
   slider.dispatchEvent(new Event("input", { bubbles: true }));
   const [t1, frameWork] = await ready();
+  for (const e of observer.takeRecords()) long.push(e.duration);
+  observer.disconnect();
   const marks = window.ragsimTiming;
   window.ragsimTiming = null;
   // Every panel: wait for the page's "panels-done" mark, if it makes one, up to 3 s.
@@ -56,7 +62,7 @@ SAMPLE = """async (size) => {
     if (!window.ragsimIdle) break;
     await new Promise((r) => setTimeout(r, 10));
   }
-  return { total: t1 - t0, marks: marks.map(([n, t]) => [n, t - t0]), idle, frameWork };
+  return { total: t1 - t0, marks: marks.map(([n, t]) => [n, t - t0]), idle, frameWork, long };
 }"""
 
 # The steps, in order: (label, from mark, to mark); "input" is the sample's start, "frame" its end.
@@ -110,6 +116,7 @@ def profile(page, samples, sizes=(25, 24)):
     steps["(after the clock) a frame's rendering work: style, layout, paint, commit"] = [r["frameWork"] for r in runs]
     totals = [r["total"] for r in runs]
     idles = [r["idle"] for r in runs if r["idle"] is not None]
+    steps["long tasks (50 ms or more) on the page's thread during the drags"] = [sum(len(r["long"]) for r in runs)]
     return steps, totals, idles
 
 
@@ -186,6 +193,8 @@ def report(label, steps, totals, idles, trace):
     for name in [name for name, _, _ in STEPS] + [k for k in steps if k.startswith("(after")]:
         if steps.get(name):
             print(f"| {name} | {statistics.median(steps[name]):.2f} | {percentile(steps[name], 95):.2f} |")
+    for name in [k for k in steps if k.startswith("long tasks")]:
+        print(f"\n{name}: {steps[name][0]} in {len(totals)} drags")
     if trace:
         print("\nMain thread per drag (Chromium trace, self time by event, ms):")
         for k, v in sorted(trace["self"].items(), key=lambda kv: -kv[1]):
