@@ -236,7 +236,7 @@ class Setting:
         if self.monotone and len(postings) < self.n:
             # Word w lies in the chunks [first with inner_to > w, first with inner_from > w).
             self.posted += len(postings)
-            if self.word_chunks is None and self.posted > self.words.n_words // 16:
+            if self.word_chunks is None and self.posted > self.words.n_words // 64:
                 lo = _counts_at_most(self.inner_to, self.words.n_words)
                 hi = _counts_at_most(self.inner_from, self.words.n_words)
                 self.word_chunks = (lo, hi, max(map(sub, hi, lo), default=0))
