@@ -10,6 +10,7 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, repeat
 from operator import add, floordiv, gt, le, lt, mod, or_, sub
@@ -121,6 +122,36 @@ class DocIndex:
             out.extend(terms(text[max(start, self.word_starts[j]) : end]))
         return out
 
+    def lowered(self) -> str | None:
+        """The text lower-cased once, when every piece of it lower-cases to the same slice of it
+        (no character changes length, no capital sigma, whose lower case depends on what follows),
+        and no analyzer maps the terms; else None (pieces are then tokenized one by one)."""
+        if "lowered" not in self.memo:
+            low = self.text.lower()
+            ok = self.analyzer is None and len(low) == len(self.text) and "\u03a3" not in self.text
+            self.memo["lowered"] = low if ok else None
+        return self.memo["lowered"]
+
+    def _edges_at_c_speed(self, lowered: str, starts, ends, inner_from: list, inner_to: list) -> dict:
+        """`edge_terms` of every extent at once: the word cut by each extent's start (read up to its
+        end at most) and the word cut by its end, sliced from the lowered text and tokenized at C
+        speed. Sets `inner_to[c]` to `inner_from[c]` where one word holds the whole extent."""
+        end_before, start_after = self.memo["sentinels"]
+        inner_to[:] = map(max, inner_to, inner_from)
+        every = range(len(starts))
+        lefts = list(compress(every, map(gt, map(end_before.__getitem__, inner_from), starts)))
+        rights = list(compress(every, map(lt, map(start_after.__getitem__, inner_to), ends)))
+        found = {}
+        for c, ts in zip(lefts, map(_TERM.findall, map(lowered.__getitem__, map(
+                slice, map(starts.__getitem__, lefts),
+                map(min, map(end_before.__getitem__, map(inner_from.__getitem__, lefts)), map(ends.__getitem__, lefts)))))):
+            found[c] = ts
+        for c, ts in zip(rights, map(_TERM.findall, map(lowered.__getitem__, map(
+                slice, map(start_after.__getitem__, map(inner_to.__getitem__, rights)), map(ends.__getitem__, rights))))):
+            left = found.get(c)
+            found[c] = left + ts if left else ts
+        return found
+
     def layout(self, starts, ends, word_ranges=None) -> "Layout":
         """Where the words of every extent lie, and each extent's term count, for a whole split at once.
 
@@ -145,13 +176,17 @@ class DocIndex:
                 # end_before[i]: end of word i - 1; start_after[j]: start of word j
                 self.memo["sentinels"] = ([-1, *we], [*ws, len(self.text) + 1])
             end_before, start_after = self.memo["sentinels"]
-            clips = map(or_, map(gt, map(end_before.__getitem__, inner_from), starts),
-                        map(lt, map(start_after.__getitem__, inner_to), ends))
-            for c in compress(range(len(starts)), clips):
-                i, j = inner_from[c], inner_to[c]
-                edges[c] = self.edge_terms(starts[c], ends[c], i, j)
-                if j < i:  # one word holds the whole extent
-                    inner_to[c] = i
+            lowered = self.lowered()
+            if lowered is not None:
+                edges = self._edges_at_c_speed(lowered, starts, ends, inner_from, inner_to)
+            else:
+                clips = map(or_, map(gt, map(end_before.__getitem__, inner_from), starts),
+                            map(lt, map(start_after.__getitem__, inner_to), ends))
+                for c in compress(range(len(starts)), clips):
+                    i, j = inner_from[c], inner_to[c]
+                    edges[c] = self.edge_terms(starts[c], ends[c], i, j)
+                    if j < i:  # one word holds the whole extent
+                        inner_to[c] = i
         p = self.term_prefix
         if window is not None:  # fixed windows of words: every count a difference of two slices
             lengths = list(map(sub, *window_slices(p, window, len(inner_from))))
@@ -161,13 +196,7 @@ class DocIndex:
             monotone = all(map(le, inner_from, inner_from[1:])) and all(map(le, inner_to, inner_to[1:]))
         for c, ts in edges.items():
             lengths[c] += len(ts)
-        # the clipped words' terms turned around: term -> {extent: count}, so a term looks up its own
-        edge_index: dict[str, dict[int, int]] = {}
-        for c, ts in edges.items():
-            for t in ts:
-                counts = edge_index.setdefault(t, {})
-                counts[c] = counts.get(c, 0) + 1
-        return Layout(inner_from, inner_to, edges, lengths, monotone, edge_index, window)
+        return Layout(inner_from, inner_to, edges, lengths, monotone, EdgeIndex(edges), window)
 
     def has_prefix(self, term: str) -> bool:
         """Whether `prefix(term)` is at hand (no pass over the words to build it)."""
@@ -272,6 +301,57 @@ def window_hits(words: list[int], window: tuple, count: int) -> list:
     return out
 
 
+class EdgeIndex(Mapping):
+    """The clipped words' terms turned around: term -> {extent: count}, so a term looks up its own.
+
+    A move asks for its query's few terms: each is found among all the clipped terms in one pass at
+    C speed when first asked; the whole mapping is made only when something goes through all of it
+    (the audit, a question set's Setting)."""
+
+    __slots__ = ("_terms", "_owners", "_names", "_asked", "_whole")
+
+    def __init__(self, edges: dict[int, list[str]]):
+        self._terms = list(chain.from_iterable(edges.values()))
+        self._owners = list(chain.from_iterable(map(repeat, edges, map(len, edges.values()))))
+        self._names = None  # the set of terms, made on first use
+        self._asked: dict[str, dict[int, int]] = {}
+        self._whole = None
+
+    def _set(self) -> set:
+        if self._names is None:
+            self._names = set(self._terms)
+        return self._names
+
+    def __contains__(self, t) -> bool:
+        return t in self._set()
+
+    def __getitem__(self, t: str) -> dict[int, int]:
+        got = self._asked.get(t)
+        if got is None:
+            if t not in self._set():
+                raise KeyError(t)
+            got = self._asked[t] = dict(Counter(compress(self._owners, map(t.__eq__, self._terms))))
+        return got
+
+    def _all(self) -> dict:
+        if self._whole is None:
+            whole: dict[str, dict[int, int]] = {}
+            for c, t in zip(self._owners, self._terms):
+                counts = whole.setdefault(t, {})
+                counts[c] = counts.get(c, 0) + 1
+            self._whole = whole
+        return self._whole
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._set())
+
+    def items(self):
+        return self._all().items()
+
+
 @dataclass(frozen=True, eq=False)
 class Layout:
     """A split seen by the index: per extent, the range of whole words inside it, the terms of its
@@ -284,5 +364,5 @@ class Layout:
     edges: dict[int, list[str]]
     lengths: list[int]
     monotone: bool = True
-    edge_index: dict = field(default_factory=dict)
+    edge_index: Mapping = field(default_factory=dict)  # EdgeIndex
     window: tuple | None = None  # (size, step, n) for fixed windows of words (WordRanges), else None
