@@ -93,3 +93,39 @@ def test_ln_is_correctly_rounded_so_every_platform_gets_the_same_bits():
             assert abs(Decimal(got) - true) <= abs(Decimal(other) - true)
         assert abs(got - math.log(x)) <= math.ulp(got)  # and the C library agrees to one ulp
         assert got == float(Context(prec=40).ln(Decimal(x)))  # the quick 18 digits say what 40 say
+
+
+def test_ln_in_integers_equals_decimals_correctly_rounded_ln_everywhere():
+    """The integer series (bm25.ln) against Decimal at 40 digits rounded once (bm25._ln_decimal's
+    own fallback), over idf's arguments, values near 1, tiny and huge numbers and random doubles."""
+    import random
+    import struct
+    from decimal import Context, Decimal
+
+    from ragsim import bm25
+
+    exact = Context(prec=40)
+    rng = random.Random(11)
+    xs = [1 + (n - df + 0.5) / (df + 0.5) for n in (10, 620, 3639, 27781, 71430) for df in range(1, min(n, 400) + 1)]
+    xs += [1.0, 2.0, 0.5, 1 + 2**-52, 1 - 2**-53, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308]
+    xs += [math.nextafter(1.0, 2.0) + i * 2**-40 for i in range(50)]
+    xs += [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(62) | (1 << 52)))[0] for _ in range(3000)]
+    xs += [rng.uniform(0.001, 1e6) for _ in range(3000)]
+    bm25.ln.cache_clear()
+    for x in xs:
+        assert bm25.ln(x) == float(exact.ln(Decimal(x))), x
+
+
+def test_ln_table_is_decimals():
+    from decimal import Context, Decimal
+
+    from ragsim import bm25
+
+    c = Context(prec=60)
+    scale = Decimal(2) ** bm25._LN_BITS
+
+    def fixed(v):  # round(v * 2**96), half even, every step at 60 digits
+        return int(c.to_integral_value(c.multiply(v, scale)))
+
+    assert bm25._LN2 == fixed(c.ln(Decimal(2)))
+    assert bm25._LN_TABLE == tuple(fixed(c.ln(c.divide(Decimal(64 + k), Decimal(64)))) for k in range(64))
