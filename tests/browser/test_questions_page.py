@@ -304,6 +304,8 @@ def test_the_map_of_the_marked_answer_and_in_the_embed_code(page):
     shown = page.evaluate("() => window.ragsim.map()")
     assert shown["cells"] == api.simulate({**req, "map": shown["grid"]})["map"]["cells"]
     assert all(c is None or c["intact"] + c["ranked_out"] + c["cut"] == 1 for row in shown["cells"] for c in row)
+    best = page.locator("#map-best").inner_text()  # one answer: "the answer intact", not "all 1 answer"
+    assert ": the answer intact, " in best and "all 1" not in best, best
     assert fragment_params(written_hash(page))["map"] == ["1"]
     restore(page)
 

@@ -95,7 +95,8 @@ const tokens = (n) => int(Math.round(n));
 /** One cell in words: "size 300, overlap 50: all 10 answers intact, 412 tokens per query ($0.0012)". */
 export function cellWords(size, overlap, c, count) {
   if (!c) return `size ${size}, overlap ${overlap}: the splitter refuses this pair`;
-  const kept = c.intact === count ? `all ${count} ${plural(count, "answer", "answers")} intact` : `${c.intact} of ${count} ${plural(count, "answer", "answers")} intact`;
+  const kept = c.intact === count ? (count === 1 ? "the answer intact" : `all ${count} answers intact`)
+    : `${c.intact} of ${count} ${plural(count, "answer", "answers")} intact`;
   const lost = [c.ranked_out ? `${c.ranked_out} ranked out` : "", c.cut ? `${c.cut} cut` : ""].filter(Boolean).join(", ");
   return `size ${size}, overlap ${overlap}: ${kept}${lost ? ` (${lost})` : ""}, ${tokens(c.context_tokens_mean)} tokens per query (${money(c.cost_mean)})`;
 }
