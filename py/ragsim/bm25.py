@@ -357,12 +357,15 @@ class Pruned:
         if not present:
             return None
         dl_min = min(lengths)
-        times = Counter(t for t in query_terms if t in present)
-        bounds = {t: weight(tables[t].idf, max(tfs), dl_min, l_avg, k1, b, delta) * times[t] * (1 + _ROOM)
-                  for t, (_, tfs, _) in present.items()}
-        self = cls.__new__(cls)
         # lucene's expression divides by k1 * (1 - b + b * dl / avgdl), never 0 under this test
         lucene = (k1, b, l_avg) if weight is weight_lucene and k1 > 0 and (b < 1 or dl_min > 0) else None
+        times = Counter(t for t in query_terms if t in present)
+        # A term in every chunk's list bounded by idf itself where lucene's tf / (tf + norm) < 1
+        # (no pass for its largest tf); any other by its weight at its largest tf and smallest dl.
+        bounds = {t: (tables[t].idf if lucene and chunks is None else
+                      weight(tables[t].idf, max(tfs), dl_min, l_avg, k1, b, delta)) * times[t] * (1 + _ROOM)
+                  for t, (chunks, tfs, _) in present.items()}
+        self = cls.__new__(cls)
         self._exact = (query_terms, lengths, present, tables, K, lucene)
         # theta: the k-th best score among the chunks of the term that can add the most
         first = max(bounds, key=lambda t: (bounds[t], -present[t][2]))
@@ -384,17 +387,17 @@ class Pruned:
         candidates = sorted(set().union(*kept)) if len(kept) > 1 else seed
         self.bound = bound * (1 + _ROOM)
         self.candidates = candidates
-        self.scores = self._score(candidates)
+        self.scores = self._score(candidates, {t for t in present if t not in left_out})
         best = top(self.scores, k)
         if len(best) < k or not self.scores[best[-1]] > self.bound:
             return None
         self.top = [candidates[i] for i in best]
         return self
 
-    def _score(self, chunks: list[int]) -> list[float]:
+    def _score(self, chunks: list[int], inside=()) -> list[float]:
         """Exact scores of some chunks, summed in query order as `score_all` sums them, so with its
         bits: a common term is added to every chunk (0.0 where it is absent changes no bit), a rarer
-        one only to the chunks holding it."""
+        one only to the chunks holding it. `inside`: terms whose chunks are all among `chunks`."""
         query_terms, lengths, present, tables, K, lucene = self._exact
         m = len(chunks)
         dls = list(map(lengths.__getitem__, chunks))
@@ -418,9 +421,12 @@ class Pruned:
                 else:  # a rarer one: the chunks among these that hold it
                     if where is None:
                         where = dict(zip(chunks, range(m)))
-                    held = list(map(where.__contains__, positions))
-                    at = list(map(where.__getitem__, compress(positions, held)))
-                    tf = list(compress(tfs, held))
+                    if t in inside:  # every chunk holding it is among these
+                        at, tf = list(map(where.__getitem__, positions)), tfs
+                    else:
+                        held = list(map(where.__contains__, positions))
+                        at = list(map(where.__getitem__, compress(positions, held)))
+                        tf = list(compress(tfs, held))
                 if lucene:
                     ns = norm if at is None else map(norm.__getitem__, at)
                     w = list(map(truediv, map(mul, repeat(tables[t].idf), tf), map(add, tf, ns)))
