@@ -7,6 +7,7 @@ The index stores the first kind; `layout` tokenizes the second on the spot, once
 """
 
 import re
+import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, OrderedDict
@@ -189,7 +190,11 @@ class DocIndex:
                         inner_to[c] = i
         p = self.term_prefix
         if window is not None:  # fixed windows of words: every count a difference of two slices
-            lengths = list(map(sub, *window_slices(p, window, len(inner_from))))
+            if "term_prefix" not in self.memo:
+                self.memo["term_prefix"] = array("i", p) if p[-1] < 2**31 else None
+            packed = self.memo["term_prefix"]
+            lengths = window_differences(packed, window, len(inner_from)) if packed is not None \
+                else list(map(sub, *window_slices(p, window, len(inner_from))))
             monotone = True
         else:
             lengths = list(map(sub, map(p.__getitem__, inner_to), map(p.__getitem__, inner_from)))
@@ -225,7 +230,7 @@ class DocIndex:
         else:
             pre = self.prefix(term)
             if layout.window is not None:
-                tf = list(map(sub, *window_slices(pre, layout.window, len(layout.lengths))))
+                tf = window_differences(pre, layout.window, len(layout.lengths))
             else:
                 tf = list(map(sub, map(pre.__getitem__, layout.inner_to), map(pre.__getitem__, layout.inner_from)))
         for c, n in layout.edge_index.get(term, {}).items():
@@ -262,6 +267,21 @@ class DocIndex:
             chunks = sorted(counts)
             return chunks, list(map(counts.__getitem__, chunks))
         return list(counts), list(counts.values())
+
+
+def window_differences(column: array, window: tuple, count: int) -> list[int]:
+    """`column` at every window's end word minus at its first word (`window_slices`), for a
+    non-decreasing int32 column such as prefix counts: the two slices as two big integers of 32-bit
+    lanes, subtracted at once (no lane borrows, since each end is at least its start) and read back
+    as a list of small numbers, never a Python number per large count."""
+    stops, firsts = window_slices(column, window, count)
+    width = len(stops) * 4
+    if sys.byteorder != "little" or column.itemsize != 4:
+        return list(map(sub, stops, firsts))
+    lanes = int.from_bytes(stops.tobytes(), "little") - int.from_bytes(firsts.tobytes(), "little")
+    out = array("i")
+    out.frombytes(lanes.to_bytes(width, "little"))
+    return out.tolist()
 
 
 def window_slices(column, window: tuple, count: int):

@@ -43,3 +43,21 @@ def test_texts_whose_pieces_lower_case_differently_take_the_piece_by_piece_way()
     assert DocIndex.build("ΑΣΑ word").lowered() is None  # "Σ" lower-cases by what follows it
     assert DocIndex.build("İstanbul word").lowered() is None  # "İ" grows when lower-cased
     assert DocIndex.build("plain words").lowered() == "plain words"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**20), min_size=1, max_size=300), st.integers(1, 30), st.integers(0, 29), st.data())
+def test_window_differences_subtract_every_lane_at_once(steps, size, overlap, data):
+    """Prefix counts' window differences from two big integers equal the plain subtraction."""
+    from array import array
+    from itertools import accumulate
+    from operator import sub
+
+    from ragsim.index import window_differences, window_slices
+
+    overlap = min(overlap, size - 1)
+    column = array("i", accumulate([0, *steps]))  # non-decreasing, as prefix counts are
+    n = len(column) - 1
+    starts, _ = window_columns(n, size, overlap)
+    window = (size, size - overlap, n)
+    assert window_differences(column, window, len(starts)) == list(map(sub, *window_slices(column, window, len(starts))))
