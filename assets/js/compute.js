@@ -52,9 +52,13 @@ export class Computer {
     // Dense and hybrid (issue 13): the embedding worker, started when first needed; its state
     // (download, "Embedding 12 of 40 chunks…") beside the retriever.
     // A failed model is said once, in the same words whichever reports it first (the status here or
-    // followDense below), so a later report never replaces the sentence with a shorter one.
-    this.dense = new DenseClient({ onStatus: ({ state, text }) => this.controls.note("method", state === "failed" ? "error" : "loading",
-      state === "failed" ? turnedOff(text) : text) });
+    // followDense below), so a later report never replaces the sentence with a shorter one. Once BM25
+    // has taken over, a panel's late call for the old dense request (the sweep at rest, say) may start
+    // loading the model again: its "Loading…" does not replace the sentence that says BM25 ranks instead.
+    this.dense = new DenseClient({ onStatus: ({ state, text }) => {
+      if (state !== "failed" && this.store.state.method === "bm25") return;
+      this.controls.note("method", state === "failed" ? "error" : "loading", state === "failed" ? turnedOff(text) : text);
+    } });
   }
 
   /** data-state on <body>: "loading" until Python is ready, then "computing", "ready" or "error". */
