@@ -54,7 +54,7 @@ export class ChunkTable {
       const tr = document.createElement("tr");
       if (c.retrieved) tr.className = "current";
       tr.append(cell("th", String(c.number), { scope: "row" }), cell("td", `${int(c.start)}–${int(c.end)}`),
-        cell("td", `#${c.rank}`), cell("td", c.retrieved ? "yes" : "no"), cell("td", HOLDS[c.holds] || "no"));
+        cell("td", c.rank == null ? "—" : `#${c.rank}`), cell("td", c.retrieved ? "yes" : "no"), cell("td", HOLDS[c.holds] || "no"));
       tbody.append(tr);
     }
     $("chunk-table").replaceChildren(caption, thead, tbody);
