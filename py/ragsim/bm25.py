@@ -235,6 +235,13 @@ class _LuceneWeights(_Weights):
         return w
 
 
+def lucene_norms(lengths, k1: float, b: float, l_avg: float) -> list[float]:
+    """`k1 * (1 - b + b * dl / avgdl)` for each length: the very subexpression of lucene's weight, at
+    C speed and in Python's own order ((1 - b) + (b * dl) / avgdl, times k1), so a weight computed
+    from it has the bits of `weight_lucene`."""
+    return list(map(mul, repeat(k1), map(add, repeat(1 - b), map(truediv, map(mul, repeat(b), lengths), repeat(l_avg)))))
+
+
 def _prepare(query_terms, lengths, occurrences, variant, k1, b, delta):
     """What `score_all` and `Pruned` share: `(weight, total, l_avg, K, present, tables, shifted)`, or
     None when no chunk has a term. `present[t] = (chunks, tfs, df)` for each distinct query term that
@@ -292,8 +299,7 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
         # Many distinct lengths (windows of characters): a table would miss about once per chunk, so
         # the expression is computed at C speed instead, its parts in Python's own order:
         # idf * tf / (tf + k1 * ((1 - b) + (b * l_d) / l_avg)), never dividing by zero here.
-        norm = list(map(mul, repeat(k1), map(add, repeat(1 - b), map(truediv, map(mul, repeat(b), lengths),
-                                                                      repeat(l_avg)))))
+        norm = lucene_norms(lengths, k1, b, l_avg)
     dlK = list(map(mul, lengths, repeat(K))) if norm is None else None
     repeated = {t for t, n in Counter(query_terms).items() if n > 1}
     columns = {}  # a repeated common term's weights
@@ -403,8 +409,7 @@ class Pruned:
         dls = list(map(lengths.__getitem__, chunks))
         if lucene:  # the expression itself (as score_all computes it for windows of characters)
             k1, b, l_avg = lucene
-            norm = list(map(mul, repeat(k1), map(add, repeat(1 - b), map(truediv, map(mul, repeat(b), dls),
-                                                                          repeat(l_avg)))))
+            norm = lucene_norms(dls, k1, b, l_avg)
         else:
             dlK = list(map(mul, dls, repeat(K)))
         where = None  # chunk -> its index in `chunks`, for the rarer terms

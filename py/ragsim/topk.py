@@ -130,8 +130,7 @@ class Setting:
         # k1 * (1 - b + b * dl / avgdl) per chunk: the very subexpression of bm25.score_all's lucene
         # weight, computed once, so each weight below has the same bits as there
         # (at C speed, the same operations in the same order: (1 - b) + (b * dl) / avgdl, times k1)
-        self.norm = list(map(mul, repeat(r["k1"]), map(add, repeat(1 - r["b"]), map(
-            truediv, map(mul, repeat(r["b"]), self.lengths), repeat(self.l_avg))))) if self.l_avg else []
+        self.norm = bm25.lucene_norms(self.lengths, r["k1"], r["b"], self.l_avg) if self.l_avg else []
         self.tables: dict = {}  # term -> exact weights
         self.rough: dict = {}  # term -> approximate weights (lucene)
         self.frequencies_cache: dict = {}
