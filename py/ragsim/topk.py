@@ -8,6 +8,15 @@ k, in the manner of MaxScore (Turtle & Flood 1995): the query's terms are taken 
 chunks holding them are scored exactly, and the rest of the chunks are skipped once the k-th best
 score beats the most the remaining terms could add to a chunk.
 
+With many queries, most are ranked by another pruning first (`_Ranking._lane_candidates`): each
+term's weights are also kept as one integer of 32-bit lanes, a lane a chunk, in fixed point rounded
+down; a query's lanes added together give every chunk's approximate score at once, at the speed of
+Python's big-integer addition, and the chunks whose approximate score is within a proven margin of
+the k-th best are the only ones scored exactly. MaxScore ranks what the lanes cannot decide (a
+setting of more than LANE_CHUNKS chunks, a query whose sums could overflow a lane, a k-th score
+too close to 0). Ranks (`best_rank`) are counted in the lanes the same way: the chunks clearly
+above, plus those within the margin scored exactly.
+
 Exactness: a chunk's score is summed in query order, one addition per query term occurrence, as
 `bm25.score_all` sums it (adding 0.0 for a term the chunk lacks changes no bit), and the bound on the
 skipped chunks is summed in the same order from each term's largest weight; float addition is
@@ -21,6 +30,8 @@ Documents are laid end to end in one word space (document d's words follow those
 import gc
 import heapq
 import math
+import re
+import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, deque
@@ -135,6 +146,9 @@ class Setting:
         self.rough: dict = {}  # term -> approximate weights (lucene)
         self.frequencies_cache: dict = {}
         self.kth: dict = {}
+        self.lanes: tuple[dict, dict] = ({}, {})  # term -> its weights as lanes (see `lane`), approximate, exact
+        self._lane_mask = None
+        self._repunit = None  # 1 in every lane
         self.queries: dict = {}
         self.approximate = self.weight is bm25.weight_lucene
         self.posted = 0  # postings looked up so far
@@ -321,6 +335,41 @@ class Setting:
             self.kth[key] = heapq.nlargest(k, w.values())[-1] if len(w) >= k else 0.0
         return self.kth[key]
 
+    def lane(self, t: str, exact: bool) -> int:
+        """Term `t`'s weights as one integer of `n` 32-bit lanes, lane p (bits 32p .. 32p + 31) holding
+        chunk p's weight in units of 2**-LANE_BITS rounded down (0 where the term is absent). Adding
+        a query's lanes adds every chunk's weights at once, at C speed (`_Ranking._lane_candidates`).
+        The caller makes sure no lane's sum reaches 2**31."""
+        lanes = self.lanes[exact]
+        got = lanes.get(t)
+        if got is None:
+            w = self.table(t, exact)[2]
+            a = array(_LANE, bytes(4 * self.n))
+            deque(map(a.__setitem__, w, map(int, map(mul, w.values(), repeat(LANE_SCALE)))), maxlen=0)
+            got = lanes[t] = int.from_bytes(a, sys.byteorder)
+        return got
+
+    def lanes_at_least(self, total: int, x: int) -> int:
+        """Bit 31 of each lane of `total` whose value is at least x (lanes below 2**31): x's
+        complement to 2**31 added to every lane carries into bit 31 exactly there."""
+        if self._repunit is None:
+            self._repunit = int.from_bytes(array(_LANE, [1]) * self.n, sys.byteorder)
+        if x <= 0:
+            return self._repunit << 31
+        return (total + ((1 << 31) - x) * self._repunit) & (self._repunit << 31)
+
+    def lane_positions(self, bits: int) -> list[int]:
+        """The lanes whose bit 31 is set in `bits` (which has no other bit set)."""
+        data = bits.to_bytes(4 * self.n, sys.byteorder)
+        return [m.start() for m in _HIGH_BIT.finditer(data[3::4] if sys.byteorder == "little" else data[::4])]
+
+    def lane_mask(self) -> int:
+        """The low byte of every lane set."""
+        if self._lane_mask is None:
+            self._lane_mask = int.from_bytes((b"\xff\0\0\0" if sys.byteorder == "little" else b"\0\0\0\xff") * self.n,
+                                             sys.byteorder)
+        return self._lane_mask
+
     def scores(self, query_terms: list[str]) -> list[float]:
         """Every chunk's score, by `bm25.score_all` itself."""
         occ = {}
@@ -335,6 +384,7 @@ class Setting:
         """Forget the queries (each refers back to this Setting), so the Setting is freed as soon as
         it is dropped, without the cyclic garbage collector."""
         self.queries.clear()
+        self.lanes = ({}, {})
 
     def query(self, query_terms: list[str]) -> "Query":
         """The query's ranking here, one per distinct query (the question set's own evaluation and a map
@@ -395,6 +445,16 @@ class NearTie(Exception):
 TOLERANCE = 1e-9
 # A query's candidates are narrowed term by term down to about this many before exact scoring.
 REFINE = 8
+# Lanes (Setting.lane): weights in units of 2**-LANE_BITS, 32-bit unsigned lanes; a setting of more
+# chunks than LANE_CHUNKS ranks by MaxScore alone (a query's lanes cost 4 bytes a chunk per term).
+LANE_BITS = 20
+LANE_SCALE = float(1 << LANE_BITS)
+LANE_CHUNKS = 50_000
+_LANE = "I" if array("I").itemsize == 4 else "L"
+_BELOW = [bytes(range(v)) for v in range(257)]  # deleting _BELOW[v] leaves the bytes >= v
+_AT_LEAST: dict[int, "re.Pattern"] = {}  # v -> a pattern matching one byte >= v
+_HIGH_BIT = re.compile(b"\x80")
+LANE_NEAR = 256  # more chunks than this scoring near the one ranked: MaxScore ranks it
 
 
 class Query:
@@ -457,6 +517,7 @@ class _Ranking:
         self.bounds = self._bounds()
         self.scored: dict[int, float] = {}
         self.gathered: tuple[dict[int, float], int] = ({}, len(self.order))  # see _candidates
+        self.lane_sum = False  # see _lane_sum (False: not yet asked)
 
     def _bounds(self) -> list[float]:
         """bounds[i]: the most a chunk holding only the terms order[:i] could score. Summed in
@@ -519,11 +580,91 @@ class _Ranking:
             sums = list(compress(sums, keep))
         return chunks
 
+    def _lane_sum(self):
+        """`(every chunk's Q in lanes, a bound on any lane's sum, the margin M)` (see _lane_candidates),
+        or None when the query has no term here, lanes are off, or a sum could reach 2**31."""
+        if self.lane_sum is False:
+            self.lane_sum = None
+            if self.present and self.setting.n <= LANE_CHUNKS:
+                bound = self.bounds[-1] * (1 + TOLERANCE)  # no chunk's score is above this
+                top_units = int(bound * LANE_SCALE) + 1
+                if top_units < 1 << 31:
+                    total = 0
+                    for t in self.present:  # in query order, a repeated term once per occurrence
+                        total += self.setting.lane(t, self.exact)
+                    margin = len(self.present) + 2 + int(2 * TOLERANCE * bound * LANE_SCALE)
+                    self.lane_sum = (total, top_units, margin)
+        return self.lane_sum
+
+    def _lane_rank(self, c: int, s: float) -> int | None:
+        """The 1-based rank of chunk c, which scores s > 0, from the lanes: the chunks whose Q is at
+        least Q(c) + M score above it (by more than TOLERANCE), those at most Q(c) - M below it, and
+        the few between are scored exactly. None where lanes cannot decide."""
+        summed = self._lane_sum() if s > 0 else None
+        if summed is None:
+            return None
+        total, _, margin = summed
+        setting = self.setting
+        q = (total >> (32 * c)) & 0xFFFFFFFF
+        above = setting.lanes_at_least(total, q + margin)
+        near = setting.lanes_at_least(total, q - margin + 1) & ~above
+        if near.bit_count() > LANE_NEAR:
+            return None
+        between = setting.lane_positions(near)
+        self._score(between)
+        scored = self.scored
+        ahead = above.bit_count()
+        for x in between:
+            y = scored[x]
+            if x != c and self.guard and abs(y - s) <= TOLERANCE * s:
+                raise NearTie  # another chunk scores within TOLERANCE of c
+            if y > s or (y == s and x < c):
+                ahead += 1
+        return 1 + ahead
+
+    def _lane_candidates(self, k: int) -> list[int] | None:
+        """Chunks among which the top k lie, found from every chunk's score summed at once in lanes
+        (`Setting.lane`); None where lanes cannot decide (then MaxScore does).
+
+        Why no chunk left out can be in the top k: a lane's sum Q(c) is the query's weights in c, each
+        rounded down to a unit u = 2**-LANE_BITS, so Q(c)·u <= score(c) < (Q(c) + m)·u for m weights
+        added, up to float rounding (far below TOLERANCE·score). With Qk the k-th largest Q, k chunks
+        score at least Qk·u; a chunk with Q(c) <= Qk - M, M = m + 1 + 2·TOLERANCE·bound/u, scores
+        below every one of them by more than TOLERANCE of its score, so it is neither in the top k
+        nor close to it (the guard against near-ties of approximate weights holds). Qk is found on
+        the lanes' top byte (bits s .. s + 7, s chosen so that every sum fits) by bisection on counts;
+        the chunks kept are those whose top byte is at least the k-th largest top byte less M / 2**s,
+        rounded up."""
+        summed = self._lane_sum() if k >= 1 else None
+        if summed is None:
+            return None
+        total, top_units, margin = summed
+        setting = self.setting
+        s = max(0, top_units.bit_length() - 8)
+        data = ((total >> s) & setting.lane_mask()).to_bytes(4 * setting.n, sys.byteorder)
+        tops = data[::4] if sys.byteorder == "little" else data[3::4]
+        lo, hi, pool = 0, 256, tops  # the largest v with at least k top bytes >= v; pool: the bytes >= lo
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            kept = pool.translate(None, _BELOW[mid])
+            if len(kept) >= k:
+                lo, pool = mid, kept
+            else:
+                hi = mid
+        v = lo - -(-margin >> s)  # lo less margin / 2**s rounded up
+        if v < 1:
+            return None  # the k-th score too low to part the chunks from those that score 0
+        pattern = _AT_LEAST.get(v)
+        if pattern is None:
+            pattern = _AT_LEAST[v] = re.compile(b"[" + re.escape(bytes([v])) + b"-\xff]")
+        return [m.start() for m in pattern.finditer(tops)]
+
     def top(self, k: int) -> list[int]:
         if self.full is not None:
             return bm25.rank(self.full)[:k]
         n = self.setting.n
-        self._score(self._candidates(0.0, k))
+        chunks = self._lane_candidates(k) if n <= LANE_CHUNKS else None
+        self._score(self._candidates(0.0, k) if chunks is None else chunks)
         scored = self.scored
         best = sorted(zip(scored.values(), map(neg, scored)), reverse=True)[: k + 1]  # score desc, position asc
         if self.guard:
@@ -545,6 +686,9 @@ class _Ranking:
         scored = self.scored
         s, c = max((scored[c], -c) for c in chunks)
         c = -c
+        rank = self._lane_rank(c, s)
+        if rank is not None:
+            return rank
         self._score(self._candidates(s))  # every chunk that could tie or beat it
         values = list(scored.values())
         if self.guard and sum(map(ge, values, repeat(s * (1 - TOLERANCE)))) > 1 + sum(
