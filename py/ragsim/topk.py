@@ -629,7 +629,7 @@ class _Ranking:
         Why no chunk left out can be in the top k: a lane's sum Q(c) is the query's weights in c, each
         rounded down to a unit u = 2**-LANE_BITS, so Q(c)·u <= score(c) < (Q(c) + m)·u for m weights
         added, up to float rounding (far below TOLERANCE·score). With Qk the k-th largest Q, k chunks
-        score at least Qk·u; a chunk with Q(c) <= Qk - M, M = m + 1 + 2·TOLERANCE·bound/u, scores
+        score at least Qk·u; a chunk with Q(c) <= Qk - M, M = m + 2 + 2·TOLERANCE·bound/u, scores
         below every one of them by more than TOLERANCE of its score, so it is neither in the top k
         nor close to it (the guard against near-ties of approximate weights holds). Qk is found on
         the lanes' top byte (bits s .. s + 7, s chosen so that every sum fits) by bisection on counts;
@@ -663,7 +663,7 @@ class _Ranking:
         if self.full is not None:
             return bm25.rank(self.full)[:k]
         n = self.setting.n
-        chunks = self._lane_candidates(k) if n <= LANE_CHUNKS else None
+        chunks = self._lane_candidates(k)
         self._score(self._candidates(0.0, k) if chunks is None else chunks)
         scored = self.scored
         best = sorted(zip(scored.values(), map(neg, scored)), reverse=True)[: k + 1]  # score desc, position asc
