@@ -46,7 +46,7 @@ class _RagsimWheel:
 const CHECK = `
 def _ragsim_check():
     import json
-    from ragsim import api
+    from ragsim.wire import api
     request = {"documents": [{"id": "d", "title": "d", "text": "one two three"}], "query": "two",
                "chunking": {"unit": "words", "size": 2, "overlap": 0}, "retrieval": {"k": 1},
                "span": None, "fact": None, "price_per_million": 0}
@@ -204,7 +204,7 @@ export async function startPython({ pyodideURL, coreWheelURL, key, prelude, stat
   if (snapshots.available) {
     pyodide.globals.set("_ragsim_snapshot_key", key);
     // What the first requests import is imported now, so a restore has it without the wheel.
-    pyodide.runPython(`${CHECK}\nimport ragsim.codegen`);
+    pyodide.runPython(`${CHECK}\nimport ragsim.wire.codegen`);
     // Taken now, before any request reaches the session; stored when the worker says it is ready.
     const bytes = pyodide.makeMemorySnapshot();
     save = () => snapshots.write(bytes).then(() => bytes.length);

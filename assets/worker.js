@@ -49,7 +49,7 @@ const status = (stage, extra = {}) => self.postMessage({ type: "status", stage, 
 
 // The Python side: one session, one entry point that takes and returns strings.
 const PRELUDE = `
-from ragsim import api as _ragsim_api
+from ragsim.wire import api as _ragsim_api
 _ragsim_session = _ragsim_api.Session()
 
 def _ragsim_simulate(request_json):
@@ -65,21 +65,21 @@ def _ragsim_simulate_packed(request_json, slots=0):
     return _ragsim_api.simulate_packed(request_json, _ragsim_session, _ragsim_texts[:slots] if slots else None)
 
 def _ragsim_audit(request_json):
-    from ragsim import audit
+    from ragsim.wire import audit
     return audit.audit_json(request_json, _ragsim_session)
 
 def _ragsim_code(request_json):
     return _ragsim_api.equivalent_code_json(request_json)
 
 def _ragsim_tokenizer(name, path):
-    from ragsim import tokens
+    from ragsim.text import tokens
     if not tokens.loaded(name):
         with open(path, "rb") as f:
             tokens.provide(name, f.read())
 
 def _ragsim_pdf(path, name, mode, progress):
     import json
-    from ragsim import pdf
+    from ragsim.host import pdf
     with open(path, "rb") as f:
         data = f.read()
     try:
@@ -278,14 +278,14 @@ const progressOf = (msg) => (extra) => self.postMessage({ type: "progress", id: 
 const handlers = {
   simulate: simulatePacked, // {id, type: "simulate", request} -> the response of api.simulate (+ columns)
   audit: jsonCall("audit"), // {id, type: "audit", request} -> the table of ragsim.audit.audit
-  code: jsonCall("code"), // {id, type: "code", request} -> {"code": "..."} from ragsim.codegen
+  code: jsonCall("code"), // {id, type: "code", request} -> {"code": "..."} from ragsim.wire.codegen
   // Question sets in and out (issue 11): {id, type: "questions", op: "import" | "export", request}
   // -> ragsim.question_io.import_questions_json / export_questions_json (bad rows named and skipped).
   async questions(msg, { pyodide }) {
     if (msg.op !== "import" && msg.op !== "export") return { ok: false, error: { field: "op", message: 'op must be "import" or "export".' } };
     if (typeof msg.request !== "string") return { ok: false, error: { field: "", message: "The request must be sent as a JSON string." } };
     if (tooDeep(msg.request)) return { ok: false, error: { field: "request", message: "The request is nested too deeply; send a flat request object." } };
-    const io = pyodide.pyimport("ragsim.question_io");
+    const io = pyodide.pyimport("ragsim.wire.question_io");
     let result;
     try {
       result = io[`${msg.op}_questions_json`](msg.request);
@@ -312,7 +312,7 @@ const handlers = {
   async tokenizer(msg, { pyodide, tokenizer }) {
     const rel = Object.hasOwn(config.tiktoken || {}, msg.name) ? config.tiktoken[msg.name] : null;
     if (!rel) return { ok: false, error: { field: "tokenizer", message: `Unknown tokenizer ${JSON.stringify(msg.name)}; use cl100k_base or o200k_base.` } };
-    if (!pyodide.runPython(`from ragsim import tokens; tokens.loaded(${JSON.stringify(msg.name)})`)) {
+    if (!pyodide.runPython(`from ragsim.text import tokens; tokens.loaded(${JSON.stringify(msg.name)})`)) {
       const progress = progressOf(msg);
       const response = await fetch(new URL(rel, here));
       if (!response.ok) {

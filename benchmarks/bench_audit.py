@@ -22,8 +22,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 
-from ragsim.api import Session, simulate  # noqa: E402
-from ragsim.audit import audit  # noqa: E402
+from ragsim.wire.api import Session, simulate  # noqa: E402
+from ragsim.wire.audit import audit  # noqa: E402
 
 OVERLAPS = [0, 25, 50, 100, 150, 300]
 CHUNKING = {"unit": "chars", "size": 900}

@@ -28,8 +28,9 @@ import warnings
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "py"))
 
-from ragsim import bm25  # noqa: E402
-from ragsim.api import Session, simulate, simulate_json, simulate_packed  # noqa: E402
+from ragsim.rank import bm25  # noqa: E402
+from ragsim.rank import ln as ln_mod
+from ragsim.wire.api import Session, simulate, simulate_json, simulate_packed  # noqa: E402
 
 PRUNE_CHUNKS = 2_000  # the page's threshold (assets/js/compute.js)
 QUERY = "How does the with statement call __enter__ and __exit__ on the context manager?"
@@ -132,7 +133,7 @@ def bench(text, unit, size, overlap, k, repeat):
 
     def timed(run_neighbour, run_measured):
         run_neighbour()  # evicts the measured split
-        bm25.ln.cache_clear()  # a new setting needs new logarithms
+        ln_mod.ln.cache_clear()  # a new setting needs new logarithms
         t = time.perf_counter()
         run_measured()
         return (time.perf_counter() - t) * 1000

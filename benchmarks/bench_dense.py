@@ -34,7 +34,10 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 
-from ragsim import api, embed_onnx, wordpiece  # noqa: E402
+import ragsim.host  # noqa: E402,F401  (CPython's hosts: rank files, the model)
+from ragsim.wire import api
+from ragsim.host import embed_onnx
+from ragsim.text import wordpiece  # noqa: E402
 
 
 def topics_chunks(words_per_chunk: int, count: int) -> list[str]:

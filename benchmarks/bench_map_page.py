@@ -62,7 +62,7 @@ def cpython_reference(text, questions, grid, k):
     import time
 
     sys.path.insert(0, str(ROOT / "py"))
-    from ragsim import api
+    from ragsim.wire import api
 
     base = {"documents": [{"id": "doc", "title": "Document", "text": text}], "query": "", "span": None,
             "retrieval": {"k": k}, "price_per_million": 3, "questions": questions, "wire": "columns"}

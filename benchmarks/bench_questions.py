@@ -30,9 +30,11 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "py"))
 
-from ragsim import question_io, questions as qs, settings_map  # noqa: E402
-from ragsim.api import Session  # noqa: E402
-from ragsim.topk import Setting, Words  # noqa: E402
+import ragsim.host  # noqa: E402,F401  (CPython's hosts: rank files, the model)
+from ragsim.wire import question_io
+from ragsim.judge import questions as qs, settings_map  # noqa: E402
+from ragsim.wire.api import Session  # noqa: E402
+from ragsim.rank.queries import Setting, Words  # noqa: E402
 
 TERM = re.compile(r"\w+")
 SENTENCE = re.compile(r"[A-Z][^.!?\n]{30,240}[.!?]")

@@ -2,7 +2,7 @@
 
 import json
 
-from ragsim import api
+from ragsim.wire import api
 
 
 def make_request(text, query="", unit="words", size=24, overlap=6, k=2, span=None, fact=None, **extra):

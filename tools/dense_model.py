@@ -2,7 +2,7 @@
 """Build the dense retriever's model, sentence-transformers all-MiniLM-L6-v2, as ONNX (SPEC section 10).
 
     python tools/dense_model.py OUT_DIR [--cache DIR] [--quantized]
-    python tools/dense_model.py - --vocab-module py/ragsim/wordpiece_vocab.py
+    python tools/dense_model.py - --vocab-module py/ragsim/text/wordpiece_vocab.py
 
 Needs numpy and onnx (`pip install numpy onnx`; the `test` and `dense` extras carry them); torch,
 transformers and safetensors are not needed. Steps, each checked:
@@ -276,7 +276,7 @@ def tokenizer_files(sources: dict[str, bytes]) -> dict[str, bytes]:
 
 
 def vocab_module(tokenizer_json: bytes) -> str:
-    """py/ragsim/wordpiece_vocab.py: the vocabulary in id order, for the core's pure WordPiece."""
+    """py/ragsim/text/wordpiece_vocab.py: the vocabulary in id order, for the core's pure WordPiece."""
     vocab = json.loads(tokenizer_json)["model"]["vocab"]
     tokens = sorted(vocab, key=vocab.get)
     if [vocab[t] for t in tokens] != list(range(len(tokens))) or any("\n" in t for t in tokens):

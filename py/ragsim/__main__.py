@@ -7,24 +7,37 @@ output is UTF-8 JSON whatever the request's strings hold. Never a traceback.
 
 import sys
 
-from . import jsonio, limits
-from .api import simulate
-from .errors import RequestError
+import ragsim.host  # noqa: F401  (CPython's hosts: rank files from disk, the onnxruntime model)
+from ragsim import limits
+from ragsim.errors import RequestError
+from ragsim.host import audit_cli, eval_cli
+from ragsim.wire import jsonio
+from ragsim.wire.api import simulate
+
+
+def show_help(argv) -> int:
+    print(__doc__.strip())
+    return 0
+
+
+# The commands: the first argument names one; without one, a request is read on stdin.
+COMMANDS = {
+    "audit": audit_cli.main,
+    "eval": eval_cli.main,
+    "-h": show_help,
+    "--help": show_help,
+}
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "audit":
-        from .audit_cli import main as audit_main
+    if argv and argv[0] in COMMANDS:
+        return COMMANDS[argv[0]](argv[1:])
+    return run_request()
 
-        return audit_main(argv[1:])
-    if argv and argv[0] == "eval":
-        from .eval_cli import main as eval_main
 
-        return eval_main(argv[1:])
-    if argv and argv[0] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 0
+def run_request() -> int:
+    """A request on stdin, its response on stdout."""
     try:
         request = read_request(sys.stdin.buffer)
     except ValueError as e:

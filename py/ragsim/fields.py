@@ -1,6 +1,6 @@
 """Validation helpers shared by every module that reads request fields: one message style everywhere."""
 
-from .errors import RequestError
+from ragsim.errors import RequestError
 
 _MISSING = object()
 

@@ -6,7 +6,7 @@ time and well under a gigabyte of memory (10 million characters index into about
 CPython, 200,000 chunks cost about 200 MB and 7 s), so a page worker in Pyodide survives them.
 """
 
-from .errors import RequestError
+from ragsim.errors import RequestError
 
 # The documents of one request together (a single document is a collection of one), code points.
 MAX_CHARS = 10_000_000

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from a11y import SETTLED
-from ragsim import api
+from ragsim.wire import api
 
 INDEX = "index.html"
 WORDS = 500_000

@@ -11,7 +11,7 @@ import pytest
 from pydoc_data.topics import topics
 
 from helpers import make_request
-from ragsim import api
+from ragsim.wire import api
 
 HARNESS = "__tests__/worker.html"
 
@@ -118,7 +118,7 @@ def test_deeply_nested_request_is_refused_before_python_sees_it(harness):
 
 
 def test_audit_and_code_messages_answer_like_cpython(harness):
-    from ragsim import audit
+    from ragsim.wire import audit
 
     request = {"documents": [{"id": "a", "text": "The Galle Ring orbits at 42,000 km. Kestrel Station has 14 crew."}],
                "chunking": {"unit": "chars", "size": 40}, "overlaps": [0, 30]}

@@ -8,8 +8,8 @@ import pathlib
 
 import pytest
 
-from ragsim import api
-from ragsim.audit import audit
+from ragsim.wire import api
+from ragsim.wire.audit import audit
 from test_page import INDEX, page_request, restore, written_hash
 from test_page import settle as settle_page
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
-from ragsim import api  # noqa: E402
+from ragsim.wire import api  # noqa: E402
 from test_page import INDEX, page_request, restore, settle, verdict  # noqa: E402
 
 DENSE_DONE = """() => {
@@ -169,7 +169,7 @@ def test_a_question_set_and_the_map_rank_each_question_densely(page):
 
 
 def test_the_audit_ranks_each_fact_name_densely(page):
-    from ragsim.audit import audit
+    from ragsim.wire.audit import audit
 
     restore(page)
     facts = ("The Galle Ring orbits at 42,000 km. Kestrel Station has 14 crew. The relay at Vesta handles 300 messages "

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
-from ragsim import embed_onnx, wordpiece  # noqa: E402
+from ragsim.host import embed_onnx
+from ragsim.text import wordpiece  # noqa: E402
 
 from helpers import DENSE_LONG as LONG, DENSE_TEXTS as TEXTS  # noqa: E402
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ragsim import api
+from ragsim.wire import api
 
 SETTLED = """() => {
   const r = window.ragsim;

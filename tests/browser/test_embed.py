@@ -3,7 +3,7 @@ the frame loads the compact layout, tells its parent its height, and reacts to i
 
 import pytest
 
-from ragsim import api
+from ragsim.wire import api
 
 EMBED = "__tests__/embed.html"
 

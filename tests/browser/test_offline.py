@@ -20,7 +20,7 @@ import pytest
 
 import build
 from helpers import make_request
-from ragsim import audit
+from ragsim.wire import audit
 
 INDEX = "index.html"
 FIXTURES = Path(__file__).with_name("fixtures")  # the worker harness, at /__tests__/

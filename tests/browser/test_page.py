@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-from ragsim import api
+from ragsim.wire import api
 
 INDEX = "index.html"
 SETTLED = """() => {

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from ragsim import api, question_io
+from ragsim.wire import api, question_io
 from test_collection_page import select_text as select
 from test_page import INDEX, page_request, written_hash
 from test_page import settle as settle_result

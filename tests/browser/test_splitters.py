@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 
 from helpers import assert_shows_the_core
-from ragsim import api
+from ragsim.wire import api
 from test_page import INDEX, page_request, reopen, restore, settle, written_hash
 
 NAMES = {

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from a11y import axe_violations, load_collection, settle
-from ragsim import api
+from ragsim.wire import api
 
 INDEX = "index.html"
 # A hard-wrapped paragraph: the answer sentence runs over a line break.

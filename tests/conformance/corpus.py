@@ -8,8 +8,8 @@ import textwrap
 
 import pydoc_data.topics
 
-from ragsim import splitters
-from ragsim.index import DocIndex
+from ragsim import split as splitters
+from ragsim.text.index import DocIndex
 
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 

@@ -20,8 +20,8 @@ from rank_bm25 import BM25Okapi
 
 from corpus import TEXTS
 from helpers import make_request
-from ragsim.analyzers import STOPWORDS_ENGLISH
-from ragsim.api import Session, simulate
+from ragsim.text.analyzers import STOPWORDS_ENGLISH
+from ragsim.wire.api import Session, simulate
 
 VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 PARAMS = ({"k1": 1.2, "b": 0.75, "delta": 0.5}, {"k1": 1.5, "b": 0.3, "delta": 1.0}, {"k1": 0.9, "b": 1.0, "delta": 0.25})

@@ -7,8 +7,8 @@ import pytest
 
 from corpus import TEXTS
 from helpers import make_request
-from ragsim.api import equivalent_code_json, simulate
-from ragsim.codegen import equivalent_code
+from ragsim.wire.api import equivalent_code_json, simulate
+from ragsim.wire.codegen import equivalent_code
 
 CASES = (
     ("prose.txt", {"unit": "words", "size": 24, "overlap": 6}, {}),

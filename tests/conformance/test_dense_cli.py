@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from ragsim import api
-from ragsim.audit import audit
-from ragsim.audit_cli import main as audit_main
-from ragsim.eval_cli import main as eval_main
+from ragsim.wire import api
+from ragsim.wire.audit import audit
+from ragsim.host.audit_cli import main as audit_main
+from ragsim.host.eval_cli import main as eval_main
 
 TEXT = ("Retention policy. Hourly snapshots are kept for 48 hours. Daily snapshots are kept for 30 days. "
         "Weekly snapshots last one year. The compaction job runs at 02:00 UTC every night and merges "

@@ -14,11 +14,11 @@ import pytest
 
 from corpus import TEXTS
 from helpers import make_request
-from ragsim.api import simulate
-from ragsim.codegen import equivalent_code
+from ragsim.wire.api import simulate
+from ragsim.wire.codegen import equivalent_code
 
 pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
-from ragsim import embed_onnx  # noqa: E402
+from ragsim.host import embed_onnx  # noqa: E402
 
 CASES = (
     ("prose.txt", {"unit": "words", "size": 24, "overlap": 6}, {"method": "dense"}),

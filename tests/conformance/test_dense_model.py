@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragsim import embed_onnx, wordpiece
+from ragsim.host import embed_onnx
+from ragsim.text import wordpiece
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -140,7 +141,7 @@ def test_the_written_tokenizer_files_say_256(embedder):
 def test_vocab_module_is_the_models_vocabulary(sources):
     vocab = json.loads(sources["tokenizer.json"])["model"]["vocab"]
     assert sorted(wordpiece.model_vocab().tokens) == sorted(vocab)
-    from ragsim.wordpiece_vocab import TOKENS
+    from ragsim.text.wordpiece_vocab import TOKENS
 
     assert TOKENS.split("\n") == sorted(vocab, key=vocab.get)
 

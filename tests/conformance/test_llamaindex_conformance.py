@@ -20,10 +20,10 @@ from llama_index.core.utils import get_tokenizer
 from corpus import TEXTS, ragsim_split
 from helpers import make_request
 from test_punkt_conformance import UNICODE_PROSE
-from ragsim.api import simulate
-from ragsim.codegen import equivalent_code
+from ragsim.wire.api import simulate
+from ragsim.wire.codegen import equivalent_code
 from ragsim.errors import RequestError
-from ragsim.splitters import _llamaindex as li, llamaindex_markdown, llamaindex_sentence, llamaindex_token
+from ragsim.split import llamaindex_common as li, llamaindex_markdown, llamaindex_sentence, llamaindex_token
 
 LIB_TOKENIZER = get_tokenizer()
 # TokenTextSplitter's warning for an oversized piece passes two messages to one log call, which fails

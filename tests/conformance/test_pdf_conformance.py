@@ -11,7 +11,7 @@ import json
 import pytest
 
 from pdf_maker import encrypt, make_pdf, sample_pages
-from ragsim import pdf
+from ragsim.host import pdf
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -81,7 +81,7 @@ def test_a_pdf_without_text_gets_one_sentence_naming_it(name, data, words):
 
 
 def test_the_audit_command_reads_pdfs_a_document_per_page(tmp_path, capsys):
-    from ragsim import audit_cli
+    from ragsim.host import audit_cli
 
     path = tmp_path / "report.pdf"
     path.write_bytes(make_pdf(sample_pages(3)))
@@ -91,7 +91,7 @@ def test_the_audit_command_reads_pdfs_a_document_per_page(tmp_path, capsys):
     # The table's chunk count is the core's for the three pages as documents.
     pages = [{"id": f"{path}#page={i + 1}", "title": d["title"], "text": d["text"]}
              for i, d in enumerate(pdf.read(path.read_bytes(), "report.pdf"))]
-    from ragsim.audit import audit
+    from ragsim.wire.audit import audit
     expected = audit({"documents": pages, "chunking": {"unit": "chars", "size": 200}, "overlaps": [0, 50], "precision_k": 3})
     assert result == json.loads(json.dumps(expected))
     assert audit_cli.main([str(path), "--size", "200", "--overlaps", "0"]) == 0

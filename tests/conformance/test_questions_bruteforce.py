@@ -8,7 +8,7 @@ import re
 import pytest
 
 from corpus import load_texts
-from ragsim.api import Session, simulate
+from ragsim.wire.api import Session, simulate
 
 SENTENCE = re.compile(r"[A-Z][^.!?]{20,200}[.!?]")
 CHUNKINGS = [

@@ -17,8 +17,8 @@ from langchain_text_splitters import CharacterTextSplitter, Language, RecursiveC
 
 from corpus import TEXTS, ragsim_split
 from helpers import make_request
-from ragsim.api import simulate
-from ragsim.splitters.langchain_recursive import LANGUAGES
+from ragsim.wire.api import simulate
+from ragsim.split.langchain_recursive import LANGUAGES
 
 SIZES = (10, 40, 100, 257, 1000)
 OVERLAPS = (0, 5, 30, 100)

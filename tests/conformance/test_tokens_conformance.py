@@ -23,8 +23,8 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter, TokenTextSp
 
 from corpus import TEXTS, ragsim_split
 from test_splitters_conformance import rejoined
-from ragsim import tokens
-from ragsim.tokens.patterns import REPRESENTATIVE, representative
+from ragsim.text import tokens
+from ragsim.text.tokens.patterns import REPRESENTATIVE, representative
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -322,8 +322,8 @@ CODE_CASES = (
 @pytest.mark.parametrize("text_name,chunking", CODE_CASES)
 def test_equivalent_code_reproduces_the_chunks(text_name, chunking):
     from helpers import make_request
-    from ragsim.api import simulate
-    from ragsim.codegen import equivalent_code
+    from ragsim.wire.api import simulate
+    from ragsim.wire.codegen import equivalent_code
 
     text = TEXTS.get(text_name) or UNICODE_TEXTS[text_name]
     request = make_request(text, query="the text", k=3)

@@ -5,8 +5,8 @@ from collections import Counter
 from hypothesis import given, settings, strategies as st
 
 from helpers import make_request
-from ragsim.api import Session, simulate
-from ragsim.index import DocIndex, terms
+from ragsim.wire.api import Session, simulate
+from ragsim.text.index import DocIndex, terms
 
 # Letters that change length or context when lower-cased (İ, Σ), emoji, CJK, RTL, combining marks,
 # underscores and digits, and every kind of whitespace str.split() knows.

@@ -12,8 +12,8 @@ import json
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from ragsim.api import Session, equivalent_code, equivalent_code_json, simulate, simulate_json
-from ragsim.audit import audit
+from ragsim.wire.api import Session, equivalent_code, equivalent_code_json, simulate, simulate_json
+from ragsim.wire.audit import audit
 
 SCALAR = (st.none() | st.booleans() | st.integers(-5, 10**12) | st.floats(allow_nan=False, allow_infinity=False)
           | st.text(alphabet="ab é\ud800", max_size=4))

@@ -5,8 +5,8 @@ piece-by-piece way, and texts where lower-casing a piece differs from slicing th
 
 from hypothesis import given, settings, strategies as st
 
-from ragsim.index import DocIndex, terms
-from ragsim.windows import window_columns
+from ragsim.text.index import DocIndex, terms
+from ragsim.split.windows import window_columns
 
 TEXT = st.text(alphabet="ab cΣσİßé-.\n_1", min_size=1, max_size=80)
 
@@ -53,7 +53,7 @@ def test_window_differences_subtract_every_lane_at_once(steps, size, overlap, da
     from itertools import accumulate
     from operator import sub
 
-    from ragsim.index import window_differences, window_slices
+    from ragsim.text.index import window_differences, window_slices
 
     overlap = min(overlap, size - 1)
     column = array("i", accumulate([0, *steps]))  # non-decreasing, as prefix counts are

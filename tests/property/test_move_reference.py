@@ -13,8 +13,9 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from ragsim import bm25
-from ragsim.api import Session, simulate
+from ragsim.rank import bm25
+from ragsim.rank import ranking
+from ragsim.wire.api import Session, simulate
 
 COMMON = ["the", "and", "of"]
 RARE = [f"w{i}" for i in range(24)] + ["Émile", "x_1", "σς"]
@@ -124,9 +125,9 @@ def test_a_move_scores_and_ranks_as_the_reference_does(texts, query, window, var
 @given(st.lists(st.floats(0, 4, allow_nan=False).map(lambda x: math.floor(x * 4) / 4), max_size=60),
        st.integers(1, 70))
 def test_top_and_single_ranks_equal_the_full_ranking_with_many_ties(scores, k):
-    order = bm25.rank(scores)
-    assert bm25.top(scores, k) == order[:k]
-    assert [bm25.rank_of(scores, p) for p in order] == list(range(1, len(scores) + 1))
+    order = ranking.rank(scores)
+    assert ranking.top(scores, k) == order[:k]
+    assert [ranking.rank_of(scores, p) for p in order] == list(range(1, len(scores) + 1))
 
 
 def test_a_long_text_with_few_distinct_chunk_lengths_scores_as_the_reference_does():

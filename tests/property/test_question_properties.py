@@ -2,11 +2,12 @@
 
 from hypothesis import given, settings, strategies as st
 
-from ragsim import bm25, topk
-from ragsim.api import Session
-from ragsim.index import terms
-from ragsim.questions import chroma_scores
-from ragsim.topk import Setting, Words
+from ragsim.rank import bm25, queries as topk
+from ragsim.rank import ranking
+from ragsim.wire.api import Session
+from ragsim.text.index import terms
+from ragsim.judge.questions import chroma_scores
+from ragsim.rank.queries import Setting, Words
 
 settings.register_profile("questions", deadline=None, max_examples=120)
 settings.load_profile("questions")
@@ -56,7 +57,7 @@ def test_pruned_top_k_and_ranks_equal_the_full_ranking(texts, window, query, k, 
     """Both ways of pruning: every chunk's score summed in lanes, and MaxScore alone (lanes off)."""
     s = setting_of(texts, window, dict(LUCENE, variant=variant))
     qt = terms(query)
-    full = bm25.rank(s.scores(qt))
+    full = ranking.rank(s.scores(qt))
     kept = topk.LANE_CHUNKS
     topk.LANE_CHUNKS = kept if lanes else 0
     try:

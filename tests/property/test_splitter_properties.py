@@ -2,9 +2,9 @@
 
 from hypothesis import given, settings, strategies as st
 
-from ragsim.index import DocIndex
-from ragsim.sentences import split_sentences
-from ragsim.splitters import split
+from ragsim.text.index import DocIndex
+from ragsim.text.sentences import split_sentences
+from ragsim.split import split
 
 # Text with Unicode letters, emoji (astral code points), punctuation that ends sentences, quotes,
 # brackets, and irregular whitespace (tabs, CRLF, form feeds, runs of spaces and blank lines).

@@ -31,14 +31,14 @@ micropip.destroy();
 for (const [name, rel] of Object.entries(build.tiktoken ?? {})) {
   const emfs = `/tmp/${name}.tiktoken`;
   pyodide.FS.writeFile(emfs, readFileSync(path.join(dist, rel)));
-  pyodide.runPython(`from ragsim import tokens\ntokens.provide(${JSON.stringify(name)}, open(${JSON.stringify(emfs)}, "rb").read())`);
+  pyodide.runPython(`from ragsim.text import tokens\ntokens.provide(${JSON.stringify(name)}, open(${JSON.stringify(emfs)}, "rb").read())`);
 }
 
 pyodide.globals.set("request_json", request);
 // RAGSIM_PYTHON (tests only): run that Python instead and print the value of its last expression.
 const response = process.env.RAGSIM_PYTHON ? String(pyodide.runPython(process.env.RAGSIM_PYTHON)) : pyodide.runPython(`
 import sys
-from ragsim import api
+from ragsim.wire import api
 assert sys.version_info[:2] >= (3, 14), sys.version
 api.simulate_json(request_json, api.Session())
 `);

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers import make_request
-from ragsim import api
+from ragsim.wire import api
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))

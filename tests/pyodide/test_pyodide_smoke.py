@@ -14,7 +14,7 @@ import pytest
 from pydoc_data.topics import topics
 
 from helpers import make_request
-from ragsim import api
+from ragsim.wire import api
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from ragsim.api import Session, simulate
-from ragsim.audit import audit
+from ragsim.wire.api import Session, simulate
+from ragsim.wire.audit import audit
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COLLECTION = ROOT / "assets" / "collection"

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from helpers import make_request
-from ragsim.api import simulate, simulate_json
+from ragsim.wire.api import simulate, simulate_json
 
 TEXT = "one two three four five six"
 
@@ -108,7 +108,7 @@ def test_deeply_nested_json_is_refused_with_a_message():
 
 
 def test_columns_wire_carries_the_same_chunks():
-    from ragsim.api import Session
+    from ragsim.wire.api import Session
 
     text = "alpha beta gamma delta epsilon zeta eta theta iota kappa " * 20
     req = make_request(text, query="gamma kappa", size=7, overlap=2, k=3, span=(6, 22))
@@ -191,8 +191,8 @@ def test_the_hostile_separator_is_refused_at_once_and_its_harmless_cousins_run()
 
 
 def test_every_language_preset_passes_the_regex_check():
-    from ragsim.safe_regex import check
-    from ragsim.splitters.langchain_recursive import LANGUAGES
+    from ragsim.text.safe_regex import check
+    from ragsim.split.langchain_recursive import LANGUAGES
 
     for separators in LANGUAGES.values():
         for s in separators:
@@ -220,8 +220,8 @@ def test_section_expansion_of_an_empty_document_found_by_the_fuzz():
 def test_every_json_entry_point_refuses_nan_and_a_wrong_retrieval():
     """json.loads takes NaN and Infinity literals: no entry point lets one escape (found by a sweep
     putting each into every field); the audit once raised AttributeError on a retrieval that is no object."""
-    from ragsim.api import equivalent_code_json
-    from ragsim.audit import audit_json
+    from ragsim.wire.api import equivalent_code_json
+    from ragsim.wire.audit import audit_json
 
     req = make_request(TEXT, query="two", size=4, overlap=1)
     for value in (float("nan"), float("inf"), [1], "x"):

@@ -3,8 +3,8 @@
 import math
 
 from helpers import make_request
-from ragsim.api import simulate
-from ragsim.index import DocIndex, terms
+from ragsim.wire.api import simulate
+from ragsim.text.index import DocIndex, terms
 
 # Three chunks at words/size 4/overlap 0: terms per chunk written out by hand.
 TEXT = "cat sat on mat dog ate the cat cat cat and dog"
@@ -79,7 +79,7 @@ def test_ln_is_correctly_rounded_so_every_platform_gets_the_same_bits():
     import random
     from decimal import Context, Decimal
 
-    from ragsim.bm25 import ln
+    from ragsim.rank.bm25 import ln
 
     fine = Context(prec=80)
     rng = random.Random(3)
@@ -96,13 +96,14 @@ def test_ln_is_correctly_rounded_so_every_platform_gets_the_same_bits():
 
 
 def test_ln_in_integers_equals_decimals_correctly_rounded_ln_everywhere():
-    """The integer series (bm25.ln) against Decimal at 40 digits rounded once (bm25._ln_decimal's
+    """The integer series (ln_mod.ln) against Decimal at 40 digits rounded once (ln_mod._ln_decimal's
     own fallback), over idf's arguments, values near 1, tiny and huge numbers and random doubles."""
     import random
     import struct
     from decimal import Context, Decimal
 
-    from ragsim import bm25
+    from ragsim.rank import bm25
+    from ragsim.rank import ln as ln_mod
 
     exact = Context(prec=40)
     rng = random.Random(11)
@@ -111,21 +112,21 @@ def test_ln_in_integers_equals_decimals_correctly_rounded_ln_everywhere():
     xs += [math.nextafter(1.0, 2.0) + i * 2**-40 for i in range(50)]
     xs += [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(62) | (1 << 52)))[0] for _ in range(3000)]
     xs += [rng.uniform(0.001, 1e6) for _ in range(3000)]
-    bm25.ln.cache_clear()
+    ln_mod.ln.cache_clear()
     for x in xs:
-        assert bm25.ln(x) == float(exact.ln(Decimal(x))), x
+        assert ln_mod.ln(x) == float(exact.ln(Decimal(x))), x
 
 
 def test_ln_table_is_decimals():
     from decimal import Context, Decimal
 
-    from ragsim import bm25
+    from ragsim.rank import ln as ln_mod
 
     c = Context(prec=60)
-    scale = Decimal(2) ** bm25._LN_BITS
+    scale = Decimal(2) ** ln_mod._LN_BITS
 
     def fixed(v):  # round(v * 2**96), half even, every step at 60 digits
         return int(c.to_integral_value(c.multiply(v, scale)))
 
-    assert bm25._LN2 == fixed(c.ln(Decimal(2)))
-    assert bm25._LN_TABLE == tuple(fixed(c.ln(c.divide(Decimal(64 + k), Decimal(64)))) for k in range(64))
+    assert ln_mod._LN2 == fixed(c.ln(Decimal(2)))
+    assert ln_mod._LN_TABLE == tuple(fixed(c.ln(c.divide(Decimal(64 + k), Decimal(64)))) for k in range(64))

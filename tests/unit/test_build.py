@@ -108,11 +108,11 @@ def test_core_wheel_is_valid_and_importable(dist, info, source):
         assert {i.date_time for i in wheel.infolist()} == {build.ZIP_DATE}
         assert "Tag: py3-none-any" in wheel.read(f"ragsim-{version}.dist-info/WHEEL").decode()
     sources = {f"ragsim/{p.relative_to(source / 'py' / 'ragsim').as_posix()}" for p in build.core_sources(source)}
-    assert sources <= set(names) and "ragsim/api.py" in sources
+    assert sources <= set(names) and "ragsim/wire/api.py" in sources
     assert len(record) == len(names)
     # Importable straight from the zip: the wheel is the package.
     run = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                          "import ragsim.api as a; print(a.__file__); "
+                          "import ragsim.wire.api as a; print(a.__file__); "
                           "print(a.simulate({'documents': [], 'query': ''}).get('error', {}).get('field'))",
                           str(path)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr

@@ -10,8 +10,9 @@ import sys
 import pytest
 
 from helpers import make_request
-from ragsim import __main__ as cli, audit_cli, limits
-from ragsim.api import simulate
+from ragsim import __main__ as cli, limits
+from ragsim.host import audit_cli
+from ragsim.wire.api import simulate
 
 COLLECTION = "../assets/collection/01-the-authority.md"
 

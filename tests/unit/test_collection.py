@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from ragsim.api import simulate
+from ragsim.wire.api import simulate
 
 COLLECTION = pathlib.Path(__file__).resolve().parents[2] / "assets" / "collection"
 

@@ -4,7 +4,8 @@ from fractions import Fraction
 
 import pytest
 
-from ragsim import dense, wordpiece
+from ragsim.rank import dense
+from ragsim.text import wordpiece
 
 # Four chunks. BM25 ranks them 0, 2, 3, 1 (2 and 3 tie at 1.0: position order);
 # the similarities rank them 1, 2, 0, 3.
@@ -67,7 +68,7 @@ def test_read_ends():
 
 import sys  # noqa: E402
 
-from ragsim import api  # noqa: E402
+from ragsim.wire import api  # noqa: E402
 
 DOC = ("Chunking splits a document into pieces. " * 3 + "The answer is forty-two. "
        + "Retrieval ranks the pieces by a score. " * 3)
@@ -174,7 +175,7 @@ def test_bad_dense_settings_name_the_field(retrieval, field):
 
 
 def test_dense_without_onnxruntime_says_how_to_install_it(monkeypatch):
-    from ragsim import embed_onnx
+    from ragsim.host import embed_onnx
 
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` now fails
     monkeypatch.setattr(embed_onnx, "default_embedder", lambda: embed_onnx.Embedder(embed_onnx.CHECKOUT))
@@ -183,18 +184,19 @@ def test_dense_without_onnxruntime_says_how_to_install_it(monkeypatch):
                             "message": 'Dense retrieval needs onnxruntime in this Python: pip install "ragsim[dense]".'}
 
 
-def test_dense_where_the_host_module_is_missing_says_so(monkeypatch):
-    import ragsim
+def test_dense_where_no_host_is_registered_says_so(monkeypatch):
+    """The core never imports a host: without `import ragsim.host` (or similarities in the request)
+    dense retrieval says what to do."""
+    from ragsim.rank import dense
 
-    monkeypatch.delattr(ragsim, "embed_onnx", raising=False)
-    monkeypatch.setitem(sys.modules, "ragsim.embed_onnx", None)  # `from . import embed_onnx` now fails
+    monkeypatch.setattr(dense, "HOSTS", [])
     out = api.simulate(request(method="dense"))
     assert out["error"]["field"] == "retrieval.method"
-    assert 'pip install "ragsim[dense]"' in out["error"]["message"]
+    assert "import ragsim.host" in out["error"]["message"]
 
 
 def test_a_model_that_cannot_load_is_one_sentence_and_bm25_still_works(monkeypatch, tmp_path):
-    from ragsim import embed_onnx
+    from ragsim.host import embed_onnx
 
     monkeypatch.setattr(embed_onnx, "default_embedder", lambda: embed_onnx.Embedder(tmp_path))  # no files there
     pytest.importorskip("onnxruntime")

@@ -6,8 +6,8 @@ import pathlib
 import pytest
 from test_dense_questions import cosine, session  # the fixed pseudo-cosine and a session with its host
 
-from ragsim import api
-from ragsim.audit import audit
+from ragsim.wire import api
+from ragsim.wire.audit import audit
 
 COLLECTION = pathlib.Path(__file__).resolve().parents[2] / "assets" / "collection"
 DOCS = [{"id": p.name, "text": p.read_text(encoding="utf-8")} for p in sorted(COLLECTION.glob("*.md"))][:2]

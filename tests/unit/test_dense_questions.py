@@ -6,7 +6,8 @@ import hashlib
 
 import pytest
 
-from ragsim import api, dense
+from ragsim.wire import api
+from ragsim.rank import dense
 
 DOC = ("Tidewater keeps hourly snapshots for 48 hours. Daily snapshots are kept for 30 days. "
        "Weekly snapshots last a year. The committee decided to buy more disks. "
@@ -114,7 +115,7 @@ def test_bad_question_similarities_name_the_field(value, field):
 
 def test_with_onnxruntime_as_host_the_page_round_trip_is_the_same():
     pytest.importorskip("onnxruntime")
-    from ragsim import embed_onnx
+    from ragsim.host import embed_onnx
 
     embedder = embed_onnx.default_embedder()
     req = request("dense")

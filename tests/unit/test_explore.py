@@ -1,7 +1,7 @@
 """The follow-up questions: verdict at several k, exact phrase in the index, cuts, sweep, expansion."""
 
 from helpers import make_request
-from ragsim.api import simulate
+from ragsim.wire.api import simulate
 
 # 60 words w0..w59; at size 10 / overlap 0 the chunks are words 0-9, 10-19, ... 50-59.
 TEXT = " ".join(f"w{i}" for i in range(60))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ragsim.facts import detect
+from ragsim.judge.facts import detect
 
 
 def pairs(text):

@@ -7,10 +7,11 @@ from array import array
 
 import pytest
 
-from ragsim import bm25, topk
-from ragsim.api import Session
-from ragsim.index import terms
-from ragsim.topk import Setting, Words
+from ragsim.rank import bm25, queries as topk
+from ragsim.rank import ranking
+from ragsim.wire.api import Session
+from ragsim.text.index import terms
+from ragsim.rank.queries import Setting, Words
 
 UNIT = topk.LANE_SCALE  # the real lane unit, 2**-20
 LUCENE = {"variant": "lucene", "k1": 1.2, "b": 0.75, "delta": 0.5, "analyzer": None}
@@ -44,7 +45,7 @@ def test_lanes_give_the_full_rankings_top_k_and_ranks(monkeypatch, scale, chunki
     s = setting_of(corpus(), chunking, dict(LUCENE, variant=variant))
     tops = ranks = 0
     for qt in queries():
-        full = bm25.rank(s.scores(qt))
+        full = ranking.rank(s.scores(qt))
         q = s.query(qt)
         for k in (1, 5, 12):
             assert q.top(k) == full[:k]
@@ -63,7 +64,7 @@ def test_a_query_whose_sums_could_overflow_a_lane_is_ranked_by_maxscore():
     s = setting_of(corpus(), {"unit": "chars", "size": 120, "overlap": 30})
     qt = ["w1"] * 3000 + ["w2"]  # 3,000 times a weight of a few points: sums past 2**31 units
     q = s.query(qt)
-    assert q.top(5) == bm25.rank(s.scores(qt))[:5]
+    assert q.top(5) == ranking.rank(s.scores(qt))[:5]
     assert (q._rough or q._exact)._lane_sum() is None
 
 

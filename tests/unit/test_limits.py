@@ -2,10 +2,10 @@
 their memory budget, and the chunk count is refused before any splitting for countable strategies."""
 
 from helpers import make_request
-from ragsim import limits, splitters
-from ragsim.splitters import haystack
-from ragsim.api import Session, simulate
-from ragsim.index import DocIndex
+from ragsim import limits, split as splitters
+from ragsim.split import haystack
+from ragsim.wire.api import Session, simulate
+from ragsim.text.index import DocIndex
 
 
 def test_a_session_keeps_no_more_indexed_text_or_chunks_than_its_budget(monkeypatch):

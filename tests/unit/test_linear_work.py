@@ -1,8 +1,8 @@
 """Find-phrase and context expansion do work linear in occurrences plus chunks (issue 9): shown by
 counting how often they read a chunk's start or end, not by a clock."""
 
-from ragsim import explore
-from ragsim.api import simulate
+from ragsim.text import explore
+from ragsim.wire.api import simulate
 
 
 class Counted(list):

@@ -7,10 +7,10 @@ refusals go through `splitters.split` as a request reaches it.
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ragsim import splitters
+from ragsim import split as splitters
 from ragsim.errors import RequestError
-from ragsim.index import DocIndex
-from ragsim.splitters import llamaindex_markdown as md, llamaindex_sentence as sentence, llamaindex_token as token
+from ragsim.text.index import DocIndex
+from ragsim.split import llamaindex_markdown as md, llamaindex_sentence as sentence, llamaindex_token as token
 
 
 def words(text: str) -> int:
@@ -189,7 +189,7 @@ FIELD_VALUES = ANY_JSON | st.integers(1, 40) | st.sampled_from(["file_path: /a/b
        st.sampled_from(["llamaindex-sentence", "llamaindex-token", "llamaindex-markdown"]),
        st.dictionaries(st.sampled_from(FIELDS), FIELD_VALUES, max_size=4))
 def test_any_field_value_is_answered_or_refused(text, strategy, fields):
-    from ragsim.api import simulate
+    from ragsim.wire.api import simulate
 
     r = simulate({"documents": [{"id": "d", "title": "t", "text": text}], "query": "a",
                   "chunking": {"strategy": strategy, **fields}, "retrieval": {"k": 2}})

@@ -1,11 +1,13 @@
-"""The pruned move (issue 14, `bm25.Pruned`): the top k and single ranks from the chunks a rarer query
+"""The pruned move (issue 14, `ranking.Pruned`): the top k and single ranks from the chunks a rarer query
 term is in, equal to the full ranking; and where it cannot decide, it says so instead of guessing."""
 
 import random
 
-from ragsim import bm25, pipeline
-from ragsim.api import Session, simulate
-from ragsim.request import read_request
+from ragsim.rank import bm25
+from ragsim.rank import ranking
+from ragsim.judge import pipeline
+from ragsim.wire.api import Session, simulate
+from ragsim.wire.request import read_request
 
 
 def _text(seed=14, n=4000):
@@ -27,9 +29,9 @@ def test_the_pruned_top_and_ranks_equal_the_full_ranking_and_unknown_ranks_are_n
         for chunking in ({"unit": "words", "size": 12, "overlap": 4}, {"unit": "chars", "size": 70, "overlap": 10}):
             req, corpus = _corpus(text, "the w1 and w2 the of w3 absent", chunking, variant)
             args = (req.query_terms, corpus.lengths, corpus.occurrences, variant, req.k1, req.b, req.delta)
-            scores = bm25.score_all(*args)
-            order = bm25.rank(scores)
-            pruned = bm25.Pruned.build(*args, 5)
+            scores = ranking.score_all(*args)
+            order = ranking.rank(scores)
+            pruned = ranking.Pruned.build(*args, 5)
             assert pruned is not None, (variant, chunking)
             assert pruned.top == order[:5]
             assert len(pruned.candidates) < len(scores)  # chunks holding only common terms were never scored
@@ -47,7 +49,7 @@ def test_it_steps_aside_where_it_cannot_decide():
                            ("the w1", "bm25l"),  # BM25L gives every chunk a score for an absent term
                            ("the w1", "bm25+")):
         req, corpus = _corpus(text, query, chunking, variant)
-        assert bm25.Pruned.build(req.query_terms, corpus.lengths, corpus.occurrences, variant, req.k1, req.b,
+        assert ranking.Pruned.build(req.query_terms, corpus.lengths, corpus.occurrences, variant, req.k1, req.b,
                                  req.delta, 5) is None, query
 
 

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from ragsim.errors import RequestError
-from ragsim.question_io import (export_questions, find_corpus, import_questions, import_questions_json, read_set,
-                                write_csv, write_json)
+from ragsim.wire.question_io import export_questions, find_corpus, import_questions, import_questions_json, read_set, write_csv, write_json
 
 SOTU = "Good evening. The racial wealth gap is the smallest it has been in 20 years. Thank you."
 OTHER = "Fifteen million new jobs in just three years."

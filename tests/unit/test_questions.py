@@ -4,12 +4,11 @@ import statistics
 
 import pytest
 
-from ragsim.api import Session
+from ragsim.wire.api import Session
 from ragsim.errors import RequestError
-from ragsim.index import terms
-from ragsim.questions import (Question, chroma_scores, evaluate, judge, precision_omega, question_stats,
-                              read_question_set)
-from ragsim.topk import Setting, Words
+from ragsim.text.index import terms
+from ragsim.judge.questions import Question, chroma_scores, evaluate, judge, precision_omega, question_stats, read_question_set
+from ragsim.rank.queries import Setting, Words
 
 LUCENE = {"variant": "lucene", "k1": 1.2, "b": 0.75, "delta": 0.5, "analyzer": None}
 # Two documents cut into character windows of 40 with overlap 10 (step 30):
@@ -162,14 +161,14 @@ def request(**extra):
     # dense and hybrid question sets are answered since issue 13: tests/unit/test_dense_questions.py
 ])
 def test_bad_requests_name_the_field(extra, field, words):
-    from ragsim.api import simulate
+    from ragsim.wire.api import simulate
 
     r = simulate(request(**extra))
     assert r["error"]["field"] == field and words in r["error"]["message"], r
 
 
 def test_the_map_scores_the_marked_span_without_a_question_set():
-    from ragsim.api import simulate
+    from ragsim.wire.api import simulate
 
     r = simulate(request(span={"doc": "d", "start": 8, "end": 13}, map={"sizes": [1, 2, 4], "overlaps": [0, 1]}))
     cells = r["map"]["cells"]
@@ -180,7 +179,7 @@ def test_the_map_scores_the_marked_span_without_a_question_set():
 
 @pytest.mark.parametrize("tokenizer", [None, "cl100k_base"])
 def test_a_question_costs_what_the_same_query_costs(tokenizer):
-    from ragsim.api import simulate
+    from ragsim.wire.api import simulate
 
     text = " ".join(f"w{i} harbour{i % 3} fog" for i in range(60))
     req = {"documents": [{"id": "d", "title": "", "text": text}], "query": "harbour1 fog",
@@ -200,7 +199,7 @@ def test_ranking_pauses_the_collector_and_restores_it_and_a_released_setting_nee
     import gc
     import weakref
 
-    from ragsim.settings_map import settings_map
+    from ragsim.judge.settings_map import settings_map
 
     texts = ["the tide turns at the quay. " * 20, "fog over the bell and the net. " * 15]
     qs = [Question("a", "tide quay", ((0, 0, 27),), ((0, 0, 26),)), Question("b", "fog bell", ((1, 0, 30),), ((1, 0, 29),))]

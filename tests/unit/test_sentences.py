@@ -2,9 +2,9 @@
 
 import pytest
 
-from ragsim.index import DocIndex
-from ragsim.sentences import split_sentences
-from ragsim.splitters import split
+from ragsim.text.index import DocIndex
+from ragsim.text.sentences import split_sentences
+from ragsim.split import split
 
 
 def sentences(text):
@@ -82,7 +82,7 @@ def test_chars_unit_counts_the_extent_with_its_inner_spaces():
 
 
 def test_number_abbreviation_before_a_digit_does_not_end_a_sentence():
-    from ragsim.sentences import split_sentences
+    from ragsim.text.sentences import split_sentences
 
     text = "Harrow Lock No. 3 lifts barges 11.5 metres. The answer was no. Then it was yes."
     got = [text[a:b] for a, b in split_sentences(text)]

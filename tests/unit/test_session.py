@@ -1,7 +1,7 @@
 """The session's caches stay bounded: by the caller's bounds, or by one request's documents."""
 
 from helpers import make_request
-from ragsim.api import Session, simulate
+from ragsim.wire.api import Session, simulate
 
 
 def test_bounds_hold_for_small_requests_and_grow_for_a_large_collection():

@@ -10,11 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import make_request
-from ragsim import api, splitters, tokens
+from ragsim.wire import api
+from ragsim import split as splitters
+from ragsim.text import tokens
 from ragsim.errors import RequestError
-from ragsim.index import DocIndex
-from ragsim.tokens import encoding as encoding_mod
-from ragsim.tokens.patterns import PATTERNS, REPRESENTATIVE, representative, shadow
+from ragsim.text.index import DocIndex
+from ragsim.text.tokens import encoding as encoding_mod
+from ragsim.text.tokens.patterns import PATTERNS, REPRESENTATIVE, representative, shadow
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -150,7 +152,7 @@ def test_unknown_tokenizer_is_a_request_error():
 
 
 def test_missing_rank_file_says_how_to_get_it():
-    from ragsim.tokens import host
+    from ragsim.host import tokens_files as host
 
     message = host.missing_message("o200k_base")
     assert "python3 build.py" in message and "RAGSIM_TIKTOKEN_DIR" in message and message.count(".") >= 1
@@ -262,7 +264,7 @@ def test_the_tokenizer_counts_expansions_and_sweeps_too(cl100k):
 
 
 def test_without_a_rank_file_the_request_says_how_to_get_one(monkeypatch):
-    from ragsim.tokens import host
+    from ragsim.host import tokens_files as host
 
     monkeypatch.setattr(tokens, "_loaded", {})
     monkeypatch.setattr(host, "candidate_dirs", lambda: [])
@@ -296,12 +298,12 @@ def test_the_tables_extend_the_interpreters_database():
 def test_the_audit_measures_a_fact_in_tokens_and_holds_token_windows_to_the_overlap_rule():
     """A fact no longer than the overlap in tokens can never be destroyed by token windows (SPEC
     section 4); the audit counts each stretch in the split's own tokens."""
-    from ragsim.audit import audit, facts_of, stretch_units
+    from ragsim.wire.audit import audit, facts_of, stretch_units
 
     text = ("The Aldwych Barrage holds 4.2 million cubic metres. Upstream, the Kessel Weir releases "
             "120 cubic metres per second in spring. The Marrow Lock lifts barges 9 metres. ") * 6
     doc = DocIndex.build(text)
-    _, starts, ends = tokens.document.document_tokens(doc, "cl100k_base")
+    _, starts, ends = tokens.document_tokens(doc, "cl100k_base")
     facts = facts_of(doc)
     assert facts
     for f in facts:

@@ -1,7 +1,7 @@
 """Each verdict kind, the fact verdict, the context and its token and cost estimate (SPEC 4 and 5)."""
 
 from helpers import make_request
-from ragsim.api import simulate
+from ragsim.wire.api import simulate
 
 # 12 words; with size 4 / overlap 0 the chunks are words 0-3, 4-7, 8-11.
 TEXT = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"

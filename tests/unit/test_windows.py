@@ -1,9 +1,9 @@
 """Fixed sliding windows (SPEC section 2), checked on hand-countable fixtures."""
 
 from helpers import make_request
-from ragsim.api import simulate
-from ragsim.index import DocIndex
-from ragsim.windows import split, window_bounds
+from ragsim.wire.api import simulate
+from ragsim.text.index import DocIndex
+from ragsim.split.windows import split, window_bounds
 
 
 def test_worked_example_154_words_at_24_6():

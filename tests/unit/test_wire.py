@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import make_request
-from ragsim import api
+from ragsim.wire import api
 
 TYPES = {"f64": "d", "i32": "i"}
 
@@ -141,7 +141,7 @@ def test_overlap_stats_are_statistics_own(overlaps):
 
     from collections import Counter
 
-    from ragsim.encode import overlap_stats
+    from ragsim.wire.encode import overlap_stats
 
     kept = [o for o in overlaps if o is not None]
     got = overlap_stats(Counter(kept))
@@ -167,7 +167,7 @@ def test_overlap_stats_count_the_overlap_column_whatever_the_split(chunking, tex
     the statistics of the objects' overlap_prev, across documents and for splits that leave gaps."""
     import statistics
 
-    from ragsim.api import simulate
+    from ragsim.wire.api import simulate
 
     texts = [t if t.strip() else "a b" for t in texts]
     r = simulate({"documents": [{"id": f"d{i}", "title": "", "text": t} for i, t in enumerate(texts)],

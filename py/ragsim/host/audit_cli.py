@@ -1,0 +1,129 @@
+"""`python -m ragsim audit FILE... --unit chars --size 900 --overlaps 0,25,50,100,150,300 [--json]`.
+
+Runs the corpus audit over text files and prints the table (or, with --json, the data). A .pdf is
+read as LangChain's PyPDFLoader reads it (ragsim.pdf; needs pypdf): a document per page, or one for
+the file with --pdf-mode single.
+Exit status 0, 2 for settings that break the contract (one line on stderr), 1 for files that
+cannot be read as text or are over the size limits (40 MB a file, 10 million characters in all:
+ragsim.limits); a file is read no further than its limit, so /dev/zero is refused at once.
+"""
+
+import argparse
+import pathlib
+import sys
+
+from ragsim.host import cli_retrieval, pdf
+from ragsim.wire import jsonio
+from ragsim import limits, split as splitters
+from ragsim.wire.audit import DEFAULT_OVERLAPS, audit
+from ragsim.errors import RequestError
+from ragsim.text.index import DocIndex
+from ragsim.split.windows import UNITS
+
+
+def read_text_file(path: str) -> str:
+    """A file's text, read no further than MAX_FILE_BYTES; ValueError with one sentence otherwise."""
+    with open(path, "rb") as f:
+        head = f.read(min(8192, limits.MAX_FILE_BYTES + 1))
+        if b"\0" in head:
+            raise ValueError(f"{path} looks binary (it holds NUL bytes); give text files only")
+        data = head + f.read(limits.MAX_FILE_BYTES + 1 - len(head))
+    if len(data) > limits.MAX_FILE_BYTES:
+        raise ValueError(f"{path} is larger than {limits.MAX_FILE_BYTES // 2**20} MB, the most audit reads from one "
+                         "file; split it")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start}); convert it to UTF-8") from None
+
+
+def check_settings(args) -> str | None:
+    """What is wrong with the splitter settings, in one sentence, or None; checked before any file is read."""
+    if args.size < 1:
+        return f"--size must be at least 1 (got {args.size})."
+    if args.top < 1:
+        return f"--top must be at least 1 (got {args.top})."
+    if args.strategy not in splitters.STRATEGIES:
+        return f"--strategy must be one of {', '.join(splitters.STRATEGIES)} (got {args.strategy!r})."
+    if args.strategy in ("window", "sentences") and args.unit not in UNITS:
+        return f"--unit must be one of {', '.join(UNITS)} (got {args.unit!r})."
+    try:  # anything else the splitter itself refuses, on an empty text at overlap 0
+        splitters.split(DocIndex.build(""), {**_chunking(args), "overlap": 0})
+    except RequestError as e:
+        return f"{e.field}: {e.message}"
+    return None
+
+
+def _chunking(args) -> dict:
+    chunking = {"strategy": args.strategy, "size": args.size}
+    if args.strategy in ("window", "sentences"):
+        chunking["unit"] = args.unit
+    return chunking
+
+
+def table(result: dict) -> str:
+    """The audit as a fixed-width table, one row per overlap."""
+    k = result["precision_k"]
+    head = ("overlap", "chunks", "stored", "facts", "destroyed", "destroyed<=overlap", f"found top {k}", f"dropped top {k}")
+    lines = ["  ".join(f"{h:>{max(len(h), 8)}}" for h in head)]
+    for row in result["rows"]:
+        if row.get("error"):
+            lines.append(f"{row['overlap']:>8}  skipped: {row['error']}")
+            continue
+        cells = (row["overlap"], row["chunks"], row["units_stored"], row["facts"], row["destroyed"],
+                 row["destroyed_within_overlap"], row["found_top_k"], row["dropped_top_k"])
+        lines.append("  ".join(f"{c:>{max(len(h), 8)}}" for c, h in zip(cells, head)))
+    return "\n".join(lines)
+
+
+def main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ragsim audit", description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each; PDFs as PyPDFLoader reads them")
+    parser.add_argument("--strategy", default="window", help="splitter (default: window)")
+    parser.add_argument("--unit", default="chars", help="words or chars (window and sentences)")
+    parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode: a document per page (default) or per file")
+    parser.add_argument("--size", type=int, default=900)
+    parser.add_argument("--overlaps", default=",".join(map(str, DEFAULT_OVERLAPS)),
+                        help="comma-separated overlaps, e.g. 0,25,50")
+    parser.add_argument("--top", type=int, default=3, help="the k of the precision check (default 3)")
+    parser.add_argument("--json", action="store_true", help="print the data as JSON")
+    cli_retrieval.add_arguments(parser)
+    args = parser.parse_args(argv)
+    problem = check_settings(args)
+    if problem:
+        print(f"ragsim audit: {problem}", file=sys.stderr)
+        return 2
+    try:
+        overlaps = [int(o) for o in args.overlaps.split(",") if o.strip()]
+    except ValueError:
+        print(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {args.overlaps!r}).", file=sys.stderr)
+        return 2
+    documents, total = [], 0
+    for path in args.files:
+        try:
+            docs = (pdf.load(path, args.pdf_mode, limits.MAX_FILE_BYTES) if pdf.is_pdf(path)
+                    else [{"id": path, "title": pathlib.Path(path).name, "text": read_text_file(path)}])
+        except (OSError, ValueError) as e:
+            print(f"ragsim audit: {str(e).rstrip('.')}.", file=sys.stderr)
+            return 1
+        total += sum(len(d["text"]) for d in docs)
+        if total > limits.MAX_CHARS:
+            print(f"ragsim audit: the files hold more than {limits.MAX_CHARS:,} characters together, the most one "
+                  "audit takes; audit fewer files at a time.", file=sys.stderr)
+            return 1
+        documents.extend(docs)
+    chunking = _chunking(args)
+    result = audit({"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top,
+                    "retrieval": cli_retrieval.retrieval_fields(args)})
+    if "error" in result:
+        print(f"ragsim audit: {result['error']['field']}: {result['error']['message']}", file=sys.stderr)
+        return 2
+    if all(row.get("error") for row in result["rows"]):  # nothing audited: say why, as a refusal
+        print(f"ragsim audit: every overlap was refused; the first: {result['rows'][0]['error']}", file=sys.stderr)
+        return 2
+    if args.json:
+        sys.stdout.buffer.write(jsonio.dumps(result, indent=1).encode("utf-8") + b"\n")
+    else:
+        print(f"{len(documents)} documents, {len(result['facts'])} facts, {args.strategy} {args.unit if 'unit' in chunking else ''} size {args.size}")
+        print(table(result))
+    return 0

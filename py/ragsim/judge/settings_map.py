@@ -1,0 +1,129 @@
+"""The settings map (SPEC section 8): a grid of chunk sizes x overlaps, each cell the question set
+evaluated at that setting, so a person can pick the cheapest setting that keeps every answer.
+
+Sizes and overlaps are in the splitter's own unit. A pair the splitter refuses (an overlap not
+smaller than the size, say) gives a null cell. Every cell splits the documents afresh but re-uses
+their index (built once), and ranks each question by exact top-k with pruning (`topk`).
+"""
+
+from ragsim.errors import RequestError
+from ragsim.judge.pipeline import context_tokens as exact_tokens
+from ragsim.judge.questions import Question, chroma_scores, context_tokens, evaluate, judge, rank_question, read_question_set
+from ragsim.rank.dense import QuestionRanker
+from ragsim.rank.queries import Setting, Words, collection_paused
+
+MAX_CELLS = 400
+# The fields of a splitter that a map cell sets; a refusal naming one of them makes the cell null.
+GRID_FIELDS = ("chunking.size", "chunking.overlap")
+
+
+def _whole_numbers(value, field: str, minimum: int) -> list[int]:
+    if not isinstance(value, list) or not value:
+        raise RequestError(field, f"Give {field} as a non-empty list of whole numbers.")
+    out = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+            raise RequestError(field, f"Every entry of {field} must be a whole number of at least {minimum} (got {v!r}).")
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def read_map(request: dict):
+    """`(sizes, overlaps)` from the request's `map`, or None when it asks for none."""
+    m = request.get("map")
+    if m is None:
+        return None
+    if not isinstance(m, dict):
+        raise RequestError("map", 'Give map as {"sizes": [...], "overlaps": [...]}.')
+    sizes = _whole_numbers(m.get("sizes"), "map.sizes", 1)
+    overlaps = _whole_numbers(m.get("overlaps"), "map.overlaps", 0)
+    if len(sizes) * len(overlaps) > MAX_CELLS:
+        raise RequestError("map", f"The map asks for {len(sizes) * len(overlaps)} cells ({len(sizes)} sizes x "
+                                  f"{len(overlaps)} overlaps); ask for at most {MAX_CELLS}.")
+    return sizes, overlaps
+
+
+def cell(questions: list[Question], setting: Setting, k: int, price: float, analyzer=None, count=None) -> dict:
+    """One cell: verdict counts, mean recall and IoU, and what the setting costs."""
+    counts = {"intact": 0, "ranked_out": 0, "cut": 0}
+    recall = iou = tokens = 0.0
+    for q in questions:
+        top = rank_question(q, setting, analyzer).top(k)
+        counts[judge(q, top, setting, None)[0]] += 1
+        scores = chroma_scores(q.refs, top, setting)
+        recall += scores["recall"]
+        iou += scores["iou"]
+        tokens += context_tokens(top, setting, count)
+    n = len(questions)
+    return {
+        **counts,
+        "recall_mean": recall / n,
+        "iou_mean": iou / n,
+        "chunks": setting.n,
+        "units_stored": sum(setting.units),
+        "context_tokens_mean": tokens / n,
+        "cost_mean": tokens / n * price / 1_000_000,
+    }
+
+
+def settings_map(words: Words, chunking: dict, retrieval: dict, k: int, questions: list[Question], price: float,
+                 sizes: list[int], overlaps: list[int], session, count=None, known: Setting | None = None) -> dict:
+    """`{"sizes", "overlaps", "cells"}`, `cells[i][j]` for `sizes[i]` and `overlaps[j]` or None.
+    `known`, a Setting at `chunking` already ranked (the question set's own), stands for its cell."""
+    rows = []
+    with collection_paused():
+        for size in sizes:
+            row = []
+            for overlap in overlaps:
+                at = dict(chunking, size=size, overlap=overlap)
+                try:
+                    setting = known if known is not None and at == chunking else Setting(words, at, session, retrieval)
+                except RequestError as e:
+                    if e.field not in GRID_FIELDS:
+                        raise
+                    row.append(None)
+                    continue
+                row.append(cell(questions, setting, k, price, retrieval.get("analyzer"), count))
+                if setting is not known:
+                    setting.release()
+            rows.append(row)
+    return {"sizes": sizes, "overlaps": overlaps, "cells": rows}
+
+
+# --- at the JSON boundary ------------------------------------------------------------------------
+
+def answer(req, request: dict, out: dict, session) -> None:
+    """Add SPEC section 8's fields to the response `out` when the request asks for a question set
+    (`questions`, `question_stats`) or a settings map (`map`). Without a question set, the map's
+    one question is the marked span with the request's query."""
+    raw = request.get("questions")
+    grid = read_map(request)
+    if raw is None and grid is None:
+        return
+    questions = read_question_set(raw, req.docs) if raw is not None else None
+    retrieval = {"variant": req.variant, "k1": req.k1, "b": req.b, "delta": req.delta, "analyzer": req.analyzer}
+    ranker = None
+    if req.retriever.method != "bm25":  # dense or hybrid (SPEC section 10): each question's query embedded
+        ranker = retrieval["dense"] = QuestionRanker(req, session)
+    words = Words([session.index(d["text"], req.analyzer) for d in req.docs])
+    count = None
+    if getattr(req, "tokenizer", None) is not None:  # SPEC section 9: exact tokens of each context
+        def count(text):
+            return exact_tokens(req, text)
+    setting = None
+    if questions is not None:
+        setting = Setting(words, req.chunking, session, retrieval)
+        out["questions"], out["question_stats"] = evaluate(questions, setting, req.k, req.price, req.analyzer, count)
+    if grid is not None:
+        if questions is None:
+            if req.span is None:
+                raise RequestError("map", "The map scores a question set or the marked answer; "
+                                          "mark an answer or add questions first.")
+            questions = [Question("span", req.query, (req.span,), (req.span,))]
+        out["map"] = settings_map(words, req.chunking, retrieval, req.k, questions, req.price, *grid, session, count,
+                                  known=setting)
+    if ranker is not None:
+        ranker.report(out)
+    if setting is not None:
+        setting.release()

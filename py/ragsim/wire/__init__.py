@@ -1,0 +1,1 @@
+"""Layer 5, wire: the request, the response, the JSON boundary, equivalent code."""

@@ -1,0 +1,90 @@
+"""The JSON boundary (SPEC section 6): the only module that knows the wire format.
+
+`simulate(request) -> response` runs three steps, each in its own module: `request` reads and checks
+the request into a plain `Request`, `pipeline` splits, scores, ranks and judges, and `encode` builds
+the response as plain dicts (`investigate` adds the optional questions' fields).
+
+A `Session` keeps a small, bounded cache of indexed documents and splits so that a slider drag
+re-uses the index (a drag never re-tokenizes the text); without one, everything is computed afresh
+and the response is identical.
+"""
+
+import base64
+import json
+
+from ragsim.judge import pipeline, settings_map
+from ragsim.rank import dense
+from ragsim.wire import encode, investigate
+from ragsim.wire.jsonio import json_call
+from ragsim.errors import RequestError
+from ragsim.split.session import Fresh, Session  # noqa: F401  (callers take Session from here)
+from ragsim.wire.request import DEFAULT_PRICE, WIRES, query_terms_for, read_questions, read_request, read_retrieval_options  # noqa: F401
+
+
+def _simulate(request, session: Session) -> dict:
+    req = read_request(request)
+    session.hold(len(req.docs))
+    judged = pipeline.run(req, session)
+    response = encode.response(req, judged)
+    investigate.answer(req, judged, read_questions(request), response, session)
+    settings_map.answer(req, request, response, session)  # SPEC section 8: question sets and the settings map
+    dense.finish(req, response)
+    return response
+
+
+def simulate(request: dict, session: Session | None = None) -> dict:
+    """Request -> response (SPEC section 6); a request that breaks the contract gets `{"error": ...}`."""
+    try:
+        return _simulate(request, session if session is not None else Fresh())
+    except RequestError as e:
+        return e.as_response()
+
+
+def simulate_json(request_json: str, session: Session | None = None) -> str:
+    """`simulate`, string to string (a `"wire": "binary"` response's bytes as base64 in `chunk_bytes.data`)."""
+    def run(request, session):
+        out = simulate(request, session)
+        data = encode.take_data(out)
+        if data is not None:
+            out["chunk_bytes"]["data"] = base64.b64encode(data).decode("ascii")
+        return out
+
+    return json_call(run, request_json, session)
+
+
+def simulate_packed(request_json: str, session: Session | None = None,
+                    texts: list[str] | None = None) -> tuple[str, bytes | None]:
+    """`simulate` for the worker: (the response's JSON, the bytes of `"wire": "binary"`'s columns,
+    None for any other wire or a refusal), so the bytes reach JavaScript without a JSON list.
+    `texts`, when given, are the documents' texts in order (the request's own are left empty): the
+    worker keeps long texts as strings between requests instead of sending them inside the JSON."""
+    data = None
+
+    def run(request, session):
+        nonlocal data
+        docs = request.get("documents") if isinstance(request, dict) else None
+        if texts is not None and isinstance(docs, list) and len(docs) == len(texts):
+            for d, text in zip(docs, texts):
+                if isinstance(d, dict):
+                    d["text"] = text
+        out = simulate(request, session)
+        data = encode.take_data(out)
+        return out
+
+    return json_call(run, request_json, session), data
+
+
+def equivalent_code(request: dict) -> dict:
+    """`{"code": str}`: the Python that builds the request's splitter and BM25 in the real libraries
+    (ragsim.codegen), or `{"error": {field, message}}`."""
+    from ragsim.wire import codegen
+
+    try:
+        return {"code": codegen.equivalent_code(request)}
+    except RequestError as e:
+        return e.as_response()
+
+
+def equivalent_code_json(request_json: str) -> str:
+    """`equivalent_code`, string to string, for the worker."""
+    return json_call(equivalent_code, request_json)

@@ -1,0 +1,230 @@
+"""The corpus audit (issue 5): every detected fact against every split of an overlap sweep.
+
+For each overlap the audit splits all documents once and asks, per fact, whether some chunk holds
+its name-to-value stretch whole (SPEC section 4: otherwise the fact is destroyed), whether the
+stretch was no longer than the overlap (fixed windows never destroy those), and, asking the fact's
+name as the query, whether a chunk that answers it ranks in the top `precision_k` (default 3).
+"""
+
+from bisect import bisect_left, bisect_right
+
+from ragsim.rank import bm25
+from ragsim.rank import ranking
+from ragsim.judge import facts as fact_rules
+from ragsim.split.session import Session
+from ragsim.wire.jsonio import json_call
+from ragsim.wire.request import query_terms_for, read_documents, read_retrieval_options
+from ragsim.errors import RequestError
+from ragsim.fields import get_int
+from ragsim.text.index import DocIndex
+
+DEFAULT_OVERLAPS = (0, 25, 50, 100, 150, 300)
+
+
+def _read_overlaps(request: dict) -> list[int]:
+    overlaps = request.get("overlaps", list(DEFAULT_OVERLAPS))
+    if not isinstance(overlaps, list) or not overlaps:
+        raise RequestError("overlaps", "Give overlaps as a list of whole numbers, e.g. [0, 25, 50].")
+    out = []
+    for i, o in enumerate(overlaps):
+        if isinstance(o, bool) or not isinstance(o, int) or o < 0:
+            raise RequestError("overlaps", f"Every overlap must be a whole number of at least 0 (got {o!r}).")
+        if o not in out:
+            out.append(o)
+    return out
+
+
+def stretch_units(doc: DocIndex, unit: str, start: int, end: int, chunking: dict | None = None) -> int | None:
+    """The size of `[start, end)` in the split's unit: words or tokens touched, or code points."""
+    if unit == "words":
+        return bisect_left(doc.word_starts, end) - bisect_right(doc.word_ends, start)
+    if unit == "chars":
+        return end - start
+    if unit == "tokens":  # the tokens of the split's own tokenizer (cached on the document)
+        from ragsim.text.tokens import document_tokens, read_tokenizer
+
+        _, starts, ends = document_tokens(doc, read_tokenizer(chunking or {}))
+        return bisect_left(starts, end) - bisect_right(ends, start)
+    return None  # sentences, passages, lines, pages: no fixed-window rule to hold them to
+
+
+def answering_chunks(starts: list[int], ends: list[int], a: int, z: int) -> list[int]:
+    """Positions of the chunks whose extent contains `[a, z)` (chunks sorted by start)."""
+    hi = bisect_right(starts, a)
+    return [c for c in range(hi) if ends[c] >= z]
+
+
+def facts_of(index: DocIndex) -> list[fact_rules.Fact]:
+    """The facts of an indexed text, detected once and kept with its index (an audit run one overlap
+    at a time, as the page runs it, detects them once)."""
+    if "facts" not in index.memo:
+        index.memo["facts"] = fact_rules.detect(index.text)
+    return index.memo["facts"]
+
+
+def audit(request: dict, session: Session | None = None) -> dict:
+    """Audit request -> table; `{"error": ...}` for a request that breaks the contract."""
+    try:
+        return _audit(request, session if session is not None else Session())
+    except RequestError as e:
+        return e.as_response()
+
+
+def _audit(request: dict, session: Session) -> dict:
+    if not isinstance(request, dict):
+        raise RequestError("request", "The request must be a JSON object.")
+    docs = read_documents(request)
+    session.hold(len(docs))
+    chunking = request.get("chunking")
+    if not isinstance(chunking, dict):
+        raise RequestError("chunking", "Give chunking as an object with unit and size.")
+    overlaps = _read_overlaps(request)
+    retrieval = read_retrieval_options(request.get("retrieval") or {})
+    ranker = _dense_ranker(request.get("retrieval") or {}, docs, session)  # None for BM25
+    precision_k = get_int(request, "precision_k", "precision_k", default=3, minimum=1)
+    texts = [d["text"] for d in docs]
+    indexes = [session.index(t, retrieval["analyzer"]) for t in texts]
+    found = [(di, f) for di, index in enumerate(indexes) for f in facts_of(index)]
+
+    rows = []
+    per_fact = [{"destroyed_at": [], "found_at": [], "answering": {}} for _ in found]
+    baseline_found = None
+    for o in overlaps:
+        try:
+            row, answered, in_top = _one_overlap(indexes, found, dict(chunking, overlap=o), o, retrieval, precision_k, session,
+                                                 ranker)
+        except RequestError as e:
+            rows.append({"overlap": o, "error": e.message})
+            continue
+        if baseline_found is None:
+            baseline_found = in_top
+        row["dropped_top_k"] = sum(1 for i in baseline_found if i not in in_top and answered[i])
+        rows.append(row)
+        for i, numbers in enumerate(answered):
+            per_fact[i]["answering"][str(o)] = numbers
+            if not numbers:
+                per_fact[i]["destroyed_at"].append(o)
+            if i in in_top:
+                per_fact[i]["found_at"].append(o)
+
+    facts_out = []
+    for (di, f), extra in zip(found, per_fact):
+        a, z = f.stretch
+        facts_out.append({
+            "doc": docs[di]["id"],
+            "name": list(f.name),
+            "value": list(f.value),
+            "name_text": texts[di][f.name[0] : f.name[1]],
+            "value_text": texts[di][f.value[0] : f.value[1]],
+            "stretch": [a, z],
+            **extra,
+        })
+    out = {"facts": facts_out, "rows": rows, "precision_k": precision_k, "overlaps": overlaps}
+    if ranker is not None:
+        ranker.report(out)
+    return out
+
+
+def _dense_ranker(r: dict, docs: list[dict], session):
+    """Dense or hybrid (SPEC section 10): each fact's name is a query of its own, ranked by its cosines
+    (from the host, or from the page's `retrieval.question_similarities` keyed by the name's text)."""
+    from ragsim.rank import dense
+
+    options = dense.read_options(r)
+    if options.method == "bm25":
+        return None
+
+    class Req:  # what QuestionRanker reads of a simulate request
+        retriever, query = options, ""
+
+    Req.docs = docs
+    return dense.QuestionRanker(Req, session)
+
+
+def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, session, ranker=None):
+    """One row of the table, the chunk numbers answering each fact, and the facts found in the top k."""
+    starts, ends, lengths, first = [], [], [], []
+    layouts, unit, units_stored = [], None, 0
+    for index in indexes:
+        split, layout = session.split(index, chunking)
+        first.append(len(lengths))  # global position of the document's first chunk
+        starts.append(split.starts)
+        ends.append(split.ends)
+        lengths.extend(layout.lengths)
+        layouts.append(layout)
+        unit = split.unit
+        units_stored += sum(split.units)
+    n = len(lengths)
+
+    answered, destroyed, destroyed_within = [], 0, 0
+    for di, f in found:
+        a, z = f.stretch
+        chunks = [c + first[di] for c in answering_chunks(starts[di], ends[di], a, z)]
+        answered.append([c + 1 for c in chunks])
+        if not chunks:
+            destroyed += 1
+            size = stretch_units(indexes[di], unit, a, z, chunking)
+            if size is not None and size <= overlap:
+                destroyed_within += 1
+
+    # Precision: the fact's name as the query. Facts sharing a name share one ranking.
+    by_name: dict[tuple, list[int]] = {}
+    for i, (di, f) in enumerate(found):
+        if answered[i]:
+            name = indexes[di].text[f.name[0] : f.name[1]]
+            key = tuple(query_terms_for(name, retrieval["analyzer"]))
+            by_name.setdefault(key if ranker is None else (key, name), []).append(i)  # dense: the text is the query
+    # which documents hold each term, so a term is looked up only where it occurs
+    holders: dict[str, list[int]] = {}
+    for di, index in enumerate(indexes):
+        for t in index.postings:
+            holders.setdefault(t, []).append(di)
+        for t in layouts[di].edge_index:
+            if t not in index.postings:
+                holders.setdefault(t, []).append(di)
+    occurrence_cache: dict[str, tuple[list[int], list[int]]] = {}
+    in_top = set()
+    for key, members in by_name.items():
+        q = key if ranker is None else key[0]
+        occ = {}
+        for t in dict.fromkeys(q):
+            if t not in occurrence_cache:
+                positions, tfs = [], []
+                for di in holders.get(t, ()):
+                    cs, ts = indexes[di].sparse_frequencies(t, layouts[di])
+                    positions.extend(c + first[di] for c in cs)
+                    tfs.extend(ts)
+                occurrence_cache[t] = (positions, tfs)
+            occ[t] = occurrence_cache[t]
+        scores = ranking.score_all(list(q), lengths, occ, retrieval["variant"], retrieval["k1"], retrieval["b"],
+                                retrieval["delta"])
+        if ranker is not None:
+            scores = ranker.scores_over(key[1], indexes, starts, ends, scores)
+        ordered = sorted(scores)
+        for i in members:
+            best = min(answered[i], key=lambda number: (-scores[number - 1], number)) - 1
+            s = scores[best]
+            # rank = 1 + chunks scoring higher + chunks tied with it that come earlier
+            rank = 1 + n - bisect_right(ordered, s)
+            if rank <= precision_k and bisect_right(ordered, s) - bisect_left(ordered, s) > 1:
+                rank += sum(1 for c in range(best) if scores[c] == s)
+            if rank <= precision_k:
+                in_top.add(i)
+
+    row = {
+        "overlap": overlap,
+        "unit": unit,
+        "chunks": n,
+        "units_stored": units_stored,
+        "facts": len(found),
+        "destroyed": destroyed,
+        "destroyed_within_overlap": destroyed_within,
+        "found_top_k": len(in_top),
+        "error": None,
+    }
+    return row, answered, in_top
+
+
+def audit_json(request_json: str, session: Session | None = None) -> str:
+    """The audit, string to string, for the worker."""
+    return json_call(audit, request_json, session)

@@ -1,0 +1,203 @@
+"""Step 3 of `api.simulate`: a judged corpus -> the response (SPEC section 6), as plain dicts.
+
+The chunks go out as SPEC's list of objects; as the same values in JSON columns, `chunk_columns`,
+when the request asks for `"wire": "columns"`; or, for `"wire": "binary"` (the page's worker), as
+`chunk_bytes`: the per-chunk numbers packed in one little-endian byte string (`data`, which
+`api.simulate_packed` hands over beside the JSON) and in JSON only what needs a rank: the top k in
+rank order and the ranks of the chunks holding the span or the fact. Nothing here sorts the whole
+corpus for it. docs/wire.md describes the layout.
+"""
+
+import array
+import math
+import struct
+import sys
+from collections import Counter
+
+from ragsim.rank import dense
+from ragsim.text import explore
+from ragsim.judge.pipeline import Judged, context, context_tokens, fact_verdict, tokens_of, verdict, whole_ranks
+from ragsim.wire.request import Request
+
+
+def response(req: Request, judged: Judged) -> dict:
+    """The response to `req` from its judged corpus (without the optional questions' fields)."""
+    sent = context(req, judged)
+    v = verdict(req, judged)
+    out = {
+        "chunks": None,
+        "verdict": v,
+        "fact": fact_verdict(req, judged),
+        "stats": stats(req, judged, sent, v["best_rank"]),
+        "context": sent,
+        "documents": judged.corpus.documents,
+        "query_terms": req.query_terms,
+        "at_k": explore.at_k_table(None if req.span is None else whole_ranks(judged),
+                                   None if req.fact is None else [rank_of(judged)(p) for p in judged.answering],
+                                   req.k),
+    }
+    if req.wire == "columns":
+        del out["chunks"]
+        out["chunk_columns"] = chunk_columns(req, judged)
+    elif req.wire == "binary":
+        del out["chunks"]
+        out["chunk_columns"] = {}  # dense.encode adds `read_end` here; packed below
+    else:
+        out["chunks"] = chunk_objects(req, judged)
+    if judged.dense is not None:
+        dense.encode(req, judged, out)
+    if req.wire == "binary":
+        out["chunk_bytes"] = chunk_bytes(req, judged, out.pop("chunk_columns").get("read_end"))
+    return out
+
+
+def rank_of(judged: Judged):
+    """`position -> rank` without sorting every chunk when the pipeline can say it (`Judged.rank_of`)."""
+    return getattr(judged, "rank_of", None) or judged.ranks.__getitem__
+
+
+def chunk_objects(req: Request, judged: Judged) -> list[dict]:
+    """SPEC section 6's chunks: one object per chunk, in position order."""
+    c, k = judged.corpus, req.k
+    ids = [d["id"] for d in req.docs]
+    return [
+        {"doc": ids[di], "number": pos + 1, "start": s, "end": e, "units": u, "score": sc, "rank": r,
+         "retrieved": r <= k, "holds": judged.held.get(pos), "overlap_prev": o}
+        for pos, di, s, e, u, sc, r, o in zip(range(len(c.starts)), c.doc_of, c.starts, c.ends, c.units,
+                                              judged.scores, judged.ranks, judged.shared)
+    ]
+
+
+def chunk_columns(req: Request, judged: Judged) -> dict:
+    """The same chunks as columns (a tenth of the encoding work); `number` is the position + 1 and
+    `retrieved` is `rank <= k`, as in the objects."""
+    c = judged.corpus
+    return {"ids": [d["id"] for d in req.docs], "doc": c.doc_of, "start": c.starts, "end": c.ends,
+            "units": c.units, "score": judged.scores, "rank": judged.ranks,
+            "holds": {str(p): h for p, h in judged.held.items()}, "overlap_prev": judged.shared}
+
+
+# The binary wire: (name, array typecode, the type named on the wire), in byte order of the data.
+# The float column goes first, so every column starts aligned to its own item size. A chunk's
+# document and overlap_prev are not sent: they follow from `documents[].chunks` (chunks are in
+# document order) and from the previous chunk's end.
+BYTE_COLUMNS = (("score", "d", "f64"), ("start", "i", "i32"), ("end", "i", "i32"), ("units", "i", "i32"))
+assert array.array("i").itemsize == 4 and array.array("d").itemsize == 8
+
+
+def _packed(typecode: str, values) -> bytes:
+    if isinstance(values, array.array) and values.typecode == typecode and sys.byteorder == "little":
+        return values.tobytes()  # a column the core keeps as an array already: one copy
+    if not isinstance(values, list):
+        values = list(values)
+    # struct packs a list three times faster than array.array parses one (the same bytes).
+    return struct.pack(f"<{len(values)}{typecode}", *values)
+
+
+def _repeated(units: list) -> bytes | None:
+    """The int32 bytes of a column whose values are all one number but perhaps the last (fixed
+    windows' units), by repeating four bytes; None for any other column."""
+    n = len(units)
+    if not n or not isinstance(units, list):
+        return None
+    first = units[0]
+    same = units.count(first)
+    if same == n:
+        return struct.pack("<i", first) * n
+    if same == n - 1 and units[-1] != first:
+        return struct.pack("<i", first) * (n - 1) + struct.pack("<i", units[-1])
+    return None
+
+
+def chunk_bytes(req: Request, judged: Judged, read_end: list | None = None) -> dict:
+    """The chunks for `"wire": "binary"` (docs/wire.md): `data` holds each column of BYTE_COLUMNS (and
+    `read_end` for dense and hybrid requests, -1 for a chunk read whole) one after the other,
+    little-endian, `count` values each, from the byte offsets `columns` gives. `top` is the retrieved
+    positions (0-based) in rank order, `ranks` the rank of each chunk that holds the span or the fact,
+    by position; any other chunk's rank follows from the scores (best score first, ties by position),
+    and a chunk is retrieved when its position is in `top`."""
+    c = judged.corpus
+    specs = list(BYTE_COLUMNS)
+    if req.scores == "top" and judged.pruned is not None and judged._scores is None:
+        # no score column: the scores of the chunks given a rank, below (a move that had to score
+        # every chunk anyway, or dense and hybrid retrieval, send the column as usual)
+        specs = specs[1:]
+        values = {"start": c.starts, "end": c.ends, "units": c.units}
+    else:
+        values = {"score": judged.scores, "start": c.starts, "end": c.ends, "units": c.units}
+    if read_end is not None:
+        values["read_end"] = [-1 if e is None else e for e in read_end]
+        specs.append(("read_end", "i", "i32"))
+    parts, columns, at = [], {}, 0
+    for name, code, kind in specs:
+        part = _repeated(values[name]) if name == "units" else None
+        if part is None:
+            part = _packed(code, values[name])
+        columns[name] = [kind, at]
+        parts.append(part)
+        at += len(part)
+    rank = rank_of(judged)
+    ranked = sorted(set(judged.held) | set(judged.answering))
+    out = {"count": len(c.starts), "ids": [d["id"] for d in req.docs], "columns": columns,
+           "holds": {str(p): h for p, h in judged.held.items()}, "top": list(judged.top),
+           "ranks": {str(p): rank(p) for p in ranked}, "data": b"".join(parts)}
+    if "score" not in columns:
+        out["scores"] = {str(p): judged.score_of(p) for p in sorted({*judged.top, *ranked})}
+    return out
+
+
+def take_data(response: dict) -> bytes | None:
+    """Take the binary wire's bytes out of `response` (None for any other wire, or a refusal)."""
+    packed = response.get("chunk_bytes")
+    return packed.pop("data", None) if isinstance(packed, dict) else None
+
+
+def stats(req: Request, judged: Judged, sent: str, best_rank) -> dict:
+    """SPEC section 5's numbers."""
+    c = judged.corpus
+    units_stored = sum(c.units)
+    estimate = tokens_of(sent)
+    tokens = context_tokens(req, sent)
+    parts = sum(1 for h in judged.held.values() if h == "part")
+    return {
+        "unit": c.unit or req.chunking.get("unit", "words"),
+        "units_in_documents": c.units_in_documents,
+        "chunks": len(c.starts),
+        "units_stored": units_stored,
+        "amplification": units_stored / c.units_in_documents if c.units_in_documents else None,
+        "chunks_whole": len(judged.held) - parts,
+        "chunks_part": parts,
+        "retrieved": len(judged.top),
+        "best_rank": best_rank,
+        "context_chars": len(sent),
+        "context_tokens": tokens,
+        "context_tokens_estimate": estimate,
+        "tokenizer": req.tokenizer,
+        "cost": tokens * req.price / 1_000_000,
+        "price_per_million": req.price,
+        "k": req.k,
+        **overlap_stats(judged.overlap_counts()),
+    }
+
+
+def overlap_stats(counts: Counter) -> dict:
+    """Min, median and max of the characters neighbouring chunks share, and how many share none, from
+    how many pairs share each number (`Judged.overlap_counts`). Counted, not sorted: a few distinct values."""
+    n = sum(counts.values())
+    if not n:
+        return {"overlap_min": None, "overlap_median": None, "overlap_max": None, "boundaries_without_overlap": 0}
+    values = sorted(counts)
+
+    def nth(i):  # the i-th smallest (0-based)
+        for v in values:
+            i -= counts[v]
+            if i < 0:
+                return v
+
+    median = nth(n // 2) if n % 2 else (nth(n // 2 - 1) + nth(n // 2)) / 2  # as statistics.median
+    return {
+        "overlap_min": values[0],
+        "overlap_median": median,
+        "overlap_max": values[-1],
+        "boundaries_without_overlap": counts.get(0, 0),
+    }

@@ -1,0 +1,244 @@
+"""Question sets in and out: our JSON (SPEC section 8) and the CSV of Chroma's `chunking_evaluation`.
+
+Chroma's CSV has the columns `question`, `references` (a JSON list of `{"content", "start_index",
+"end_index"}`) and `corpus_id`, which names the question's document. Here `corpus_id` may name a
+document by its id, its title, or its file's name, stem or path (Chroma's own sets say
+"state_of_the_union" for `state_of_the_union.md`). A reference whose `content` is not the text at
+its offsets is an error naming the row.
+
+Two modes: `strict` raises the first bad row (the command line exits 2 with it), `skip` keeps the
+good rows and reports every bad one (the page names them and keeps the rest).
+Pure: texts in, data out; reading files is the caller's business.
+"""
+
+import csv
+import io
+import json
+import pathlib
+
+from ragsim.errors import RequestError
+from ragsim.judge.questions import Question, read_question
+
+FORMATS = ("json", "csv")
+MODES = ("strict", "skip")
+CSV_COLUMNS = ("question", "references", "corpus_id")
+
+
+def _names(value: str) -> tuple[str, str, str]:
+    """A path-like string's full text, file name and stem (both separators understood)."""
+    path = pathlib.PurePosixPath(value.replace("\\", "/"))
+    return value, path.name, path.stem
+
+
+def find_corpus(docs: list[dict], corpus_id: str, where: str) -> int:
+    """The document a `corpus_id` names: by id, then title, then file name, then stem; an id that
+    names no document, or two at the best level, is refused."""
+    wanted = _names(corpus_id)
+    levels = (
+        lambda d: corpus_id == d["id"],
+        lambda d: corpus_id == d["title"],
+        lambda d: wanted[1] in (_names(d["id"])[1], _names(d["title"])[1]),
+        lambda d: wanted[2] in (_names(d["id"])[2], _names(d["title"])[2]),
+    )
+    for match in levels:
+        found = [i for i, d in enumerate(docs) if match(d)]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise RequestError(where, f"corpus_id {corpus_id!r} fits {len(found)} documents "
+                                      f"({docs[found[0]]['id']!r}, {docs[found[1]]['id']!r}); name one by its id.")
+    raise RequestError(where, f"corpus_id {corpus_id!r} names no document; give the document's id, title, file name or path.")
+
+
+def _offset(value, where: str) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(where, f"{where} must be a whole number (got {value!r}).")
+    return value
+
+
+def _csv_row(row: dict, docs: list[dict], line: int) -> Question:
+    """One CSV data row (its first line is `line` in the file) as a question; every error names the row."""
+    where = f"row {line}"
+    return _as_row_error(lambda: _read_csv_row(row, docs, line), where)
+
+
+def _read_csv_row(row: dict, docs: list[dict], line: int) -> Question:
+    where = f"row {line}"
+    corpus_id = (row.get("corpus_id") or "").strip()
+    if not corpus_id:
+        raise RequestError(where, f"{where}: corpus_id is empty; name the question's document.")
+    d = find_corpus(docs, corpus_id, where)
+    try:
+        refs = json.loads(row.get("references") or "")
+    except ValueError as e:
+        raise RequestError(where, f"{where}: references is not a JSON list ({e}).") from None
+    if not isinstance(refs, list):
+        raise RequestError(where, f"{where}: references must be a JSON list of {{content, start_index, end_index}}.")
+    ours = []
+    for j, ref in enumerate(refs):
+        rwhere = f"{where}, reference {j + 1}"
+        if not isinstance(ref, dict):
+            raise RequestError(where, f"{rwhere} must be an object with content, start_index and end_index.")
+        start = _offset(ref.get("start_index"), f"{rwhere}: start_index")
+        end = _offset(ref.get("end_index"), f"{rwhere}: end_index")
+        ours.append({"doc": docs[d]["id"], "start": start, "end": end, "content": ref.get("content")})
+    # Chroma's rows carry no id: a question is named by its row
+    q = {"id": str(line), "query": row.get("question") or "", "references": ours}
+    return read_question(q, docs, where, str(line))
+
+
+def _as_row_error(read, where: str):
+    """Run a reader; its error keeps the row's name in front of the field it names."""
+    try:
+        return read()
+    except RequestError as e:
+        message = e.message if e.message.startswith(where) else f"{where}: {e.message}"
+        raise RequestError(where, message.replace(f"{where}.", f"{where}, ")) from None
+
+
+def _csv_rows(text: str):
+    """`(first line of the row, row dict)` for every data row; refuses a file without the columns."""
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    columns = reader.fieldnames or []
+    missing = [c for c in CSV_COLUMNS if c not in columns]
+    if missing:
+        raise RequestError("questions", f"The CSV needs the columns question, references and corpus_id; "
+                                        f"it lacks {', '.join(missing)}.")
+    while True:
+        line = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise RequestError(f"row {line}", f"row {line}: the CSV cannot be read ({e}).") from None
+        yield line, row
+
+
+def _json_items(text: str):
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise RequestError("questions", f"The question set is not valid JSON ({e}).") from None
+    except RecursionError:
+        raise RequestError("questions", "The question set is nested too deeply to read.") from None
+    if isinstance(data, dict):
+        data = data.get("questions")
+    if not isinstance(data, list):
+        raise RequestError("questions", 'Give the question set as {"questions": [{id, query, references}, ...]}.')
+    return data
+
+
+def read_set(text: str, docs: list[dict], fmt: str = "auto", mode: str = "strict") -> tuple[list[Question], list[dict]]:
+    """A question set from its file's text -> (questions, problems).
+
+    `fmt` is "json", "csv" or "auto" (JSON when the text starts with `{` or `[`). In `strict` mode
+    the first bad row raises RequestError; in `skip` mode bad rows are left out and each is reported
+    as `{"row", "field", "message"}` (row: 1-based CSV line or JSON position). A file that cannot be
+    read at all (no CSV columns, not JSON) raises in both modes, as does an empty result.
+    """
+    if fmt == "auto":
+        fmt = "json" if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[") else "csv"
+    if fmt not in FORMATS or mode not in MODES:
+        raise RequestError("format", f"Read question sets as 'json' or 'csv', strict or skip (got {fmt!r}, {mode!r}).")
+    if fmt == "csv":
+        items = [(line, (lambda row=row, line=line: _csv_row(row, docs, line))) for line, row in _csv_rows(text)]
+    else:
+        items = [(i + 1, (lambda q=q, i=i: read_question(q, docs, f"questions[{i}]", str(i + 1)))) for i, q in enumerate(_json_items(text))]
+    questions, problems, seen = [], [], {}
+    for row, read in items:
+        try:
+            q = read()
+            if q.id in seen:
+                raise RequestError(f"row {row}", f"Question ids must be unique; {q.id!r} appears in rows "
+                                                 f"{seen[q.id]} and {row}.")
+        except RequestError as e:
+            if mode == "strict":
+                raise
+            problems.append({"row": row, "field": e.field, "message": e.message})
+            continue
+        seen[q.id] = row
+        questions.append(q)
+    if not questions:
+        detail = f" ({len(problems)} bad rows; the first: {problems[0]['message']})" if problems else ""
+        raise RequestError("questions", f"The question set holds no usable question{detail}.")
+    return questions, problems
+
+
+def to_request(questions: list[Question], docs: list[dict]) -> list[dict]:
+    """Questions as the request's `questions` field (SPEC section 8), each reference with its content."""
+    return [{"id": q.id, "query": q.query,
+             "references": [{"doc": docs[d]["id"], "start": a, "end": b, "content": docs[d]["text"][a:b]}
+                            for d, a, b in q.refs]}
+            for q in questions]
+
+
+def write_json(questions: list[Question], docs: list[dict]) -> str:
+    """Our JSON: `{"questions": [...]}`; reading it back gives the same questions."""
+    return json.dumps({"questions": to_request(questions, docs)}, ensure_ascii=False, indent=1)
+
+
+def write_csv(questions: list[Question], docs: list[dict]) -> str:
+    """Chroma's CSV. Its rows name one document each, so a question whose references lie in two
+    documents is refused, naming it."""
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for q in questions:
+        doc_set = {d for d, _, _ in q.refs}
+        if len(doc_set) != 1:
+            raise RequestError("questions", f"Question {q.id!r} has references in {len(doc_set)} documents; "
+                                            "Chroma's CSV holds one document per question, so export it as JSON.")
+        d = doc_set.pop()
+        refs = [{"content": docs[d]["text"][a:b], "start_index": a, "end_index": b} for _, a, b in q.refs]
+        writer.writerow([q.query, json.dumps(refs), docs[d]["id"]])
+    return out.getvalue()
+
+
+def import_questions(payload: dict) -> dict:
+    """For the page: `{"text", "format"?, "documents"}` -> `{"questions": [...], "skipped": [...]}`,
+    bad rows skipped and reported; or `{"error": {field, message}}` when nothing can be used."""
+    from ragsim.wire.request import read_documents
+
+    try:
+        if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
+            raise RequestError("text", "Give the question set's file content as text.")
+        docs = read_documents(payload)
+        questions, problems = read_set(payload["text"], docs, payload.get("format", "auto"), "skip")
+    except RequestError as e:
+        return e.as_response()
+    return {"questions": to_request(questions, docs), "skipped": problems}
+
+
+def export_questions(payload: dict) -> dict:
+    """For the page: `{"questions", "documents", "format"}` -> `{"text"}` (the file's content)."""
+    from ragsim.judge.questions import read_question_set
+    from ragsim.wire.request import read_documents
+
+    try:
+        if not isinstance(payload, dict):
+            raise RequestError("request", "The request must be a JSON object.")
+        docs = read_documents(payload)
+        questions = read_question_set(payload.get("questions"), docs)
+        fmt = payload.get("format", "json")
+        if fmt not in FORMATS:
+            raise RequestError("format", f"format must be 'json' or 'csv' (got {fmt!r}).")
+        return {"text": write_json(questions, docs) if fmt == "json" else write_csv(questions, docs)}
+    except RequestError as e:
+        return e.as_response()
+
+
+def import_questions_json(payload_json: str) -> str:
+    """`import_questions`, string to string, for the worker."""
+    from ragsim.wire.api import json_call
+
+    return json_call(import_questions, payload_json)
+
+
+def export_questions_json(payload_json: str) -> str:
+    """`export_questions`, string to string, for the worker."""
+    from ragsim.wire.api import json_call
+
+    return json_call(export_questions, payload_json)

@@ -1,0 +1,214 @@
+"""Step 1 of `api.simulate`: read and check a request (SPEC section 6) into a plain `Request`.
+
+Every field is checked here except `chunking`, whose fields each splitter checks itself (the
+strategy decides which fields exist); the optional questions (find, cuts, sweep, expand) are read
+by `read_questions`, after the simulation, so a bad question never hides a bad setting.
+"""
+
+from dataclasses import dataclass
+
+from ragsim.text import analyzers, tokens
+from ragsim.rank import bm25, dense
+from ragsim.rank import ranking
+from ragsim import limits
+from ragsim.judge import spans
+from ragsim.errors import RequestError
+from ragsim.fields import get_choice, get_int, get_number, get_str, shown
+from ragsim.text.index import terms
+
+DEFAULT_PRICE = 3.0
+# How the response carries its chunks: SPEC section 6's list of objects, or (asked for by the page's
+# worker, which rebuilds the objects in JavaScript) the same values as columns, `chunk_columns`, or
+# packed bytes, `chunk_bytes` (encode.chunk_bytes, docs/wire.md).
+WIRES = ("objects", "columns", "binary")
+# On the binary wire, "top" leaves the score column out: only the top k's and the ranked chunks'
+# scores are sent, so a move scores only the chunks a rarer query term is in (ranking.Pruned).
+SCORES = ("all", "top")
+
+
+@dataclass
+class Request:
+    """A request whose fields have been checked; `docs` are `{id, title, text}` dicts."""
+
+    docs: list[dict]
+    query: str
+    query_terms: list[str]
+    chunking: dict
+    k: int
+    variant: str
+    k1: float
+    b: float
+    delta: float
+    analyzer: object  # analyzers.read_terms: None or a callable with a `key`
+    span: tuple | None  # (doc position, start, end)
+    fact: tuple | None  # (doc position, (name start, end), (value start, end))
+    price: float
+    wire: str
+    retriever: dense.Options = dense.Options()  # SPEC section 10: bm25, dense or hybrid (default BM25)
+    tokenizer: str | None = None  # SPEC section 9: exact context_tokens and cost (ragsim.tokens)
+    scores: str = "all"  # "top": the binary wire without the score column (docs/wire.md)
+
+
+@dataclass
+class Questions:
+    """The optional questions of issue 5, each asked by one request field (None when not asked)."""
+
+    find: str | None
+    cuts: bool
+    sweep: list[int] | None
+    expand: tuple[int, bool] | None  # (neighbours, whole section)
+
+
+def read_request(request) -> Request:
+    """The checked request, or RequestError naming the first wrong field (in the order below)."""
+    if not isinstance(request, dict):
+        raise RequestError("request", "The request must be a JSON object.")
+    docs = read_documents(request)
+    query = get_str(request, "query", "query", default="")
+    limits.check_query(query)
+    chunking = _read_chunking(request)
+    retrieval = _read_retrieval(request)
+    span = _read_span(request, docs)
+    fact = _read_fact(request, docs)
+    price = get_number(request, "price_per_million", "price_per_million", default=DEFAULT_PRICE, minimum=0,
+                       maximum=1_000_000)
+    wire = get_choice(request, "wire", "wire", WIRES, default="objects")
+    scores = get_choice(request, "scores", "scores", SCORES, default="all")
+    if scores == "top" and wire != "binary":
+        raise RequestError("scores", 'scores "top" leaves out the score column of the binary wire; '
+                                     'ask for "wire": "binary" too, or leave scores out.')
+    return Request(
+        docs=docs, query=query, query_terms=query_terms_for(query, retrieval["analyzer"]), chunking=chunking,
+        k=retrieval["k"], variant=retrieval["variant"], k1=retrieval["k1"], b=retrieval["b"],
+        delta=retrieval["delta"], analyzer=retrieval["analyzer"], span=span, fact=fact, price=price, wire=wire,
+        retriever=retrieval["dense"], tokenizer=tokens.request_tokenizer(request), scores=scores,
+    )
+
+
+def read_documents(request: dict) -> list[dict]:
+    docs = request.get("documents")
+    if not isinstance(docs, list):
+        raise RequestError("documents", "Give documents as a list of {id, title, text} objects.")
+    if not docs:
+        raise RequestError("documents", "Add at least one document to simulate.")
+    seen = set()
+    out = []
+    for i, d in enumerate(docs):
+        where = f"documents[{i}]"
+        if not isinstance(d, dict):
+            raise RequestError(where, f"{where} must be an object with id, title and text.")
+        doc_id = get_str(d, "id", f"{where}.id")
+        if doc_id in seen:
+            raise RequestError(f"{where}.id", f"Document ids must be unique; {shown(doc_id)} appears twice.")
+        seen.add(doc_id)
+        out.append({
+            "id": doc_id,
+            "title": get_str(d, "title", f"{where}.title", default=""),
+            "text": get_str(d, "text", f"{where}.text"),
+        })
+    limits.check_texts(out)
+    return out
+
+
+def _find_doc(docs: list[dict], doc_id, where: str) -> int:
+    for i, d in enumerate(docs):
+        if d["id"] == doc_id:
+            return i
+    raise RequestError(where, f"No document has the id {shown(doc_id)}; use one of the documents' ids.")
+
+
+def _read_span(request: dict, docs: list[dict]):
+    span = request.get("span")
+    if span is None:
+        return None
+    if not isinstance(span, dict):
+        raise RequestError("span", "Give span as {doc, start, end} or null.")
+    d = _find_doc(docs, span.get("doc"), "span.doc")
+    start = get_int(span, "start", "span.start", minimum=0)
+    end = get_int(span, "end", "span.end", minimum=0)
+    return (d, *spans.trim(docs[d]["text"], start, end, "span"))
+
+
+def _read_pair(fact: dict, key: str, text: str) -> tuple[int, int]:
+    pair = fact.get(key)
+    where = f"fact.{key}"
+    if not isinstance(pair, list) or len(pair) != 2:
+        raise RequestError(where, f"Give {where} as [start, end].")
+    start = get_int({"v": pair[0]}, "v", where, minimum=0)
+    end = get_int({"v": pair[1]}, "v", where, minimum=0)
+    return spans.trim(text, start, end, where)
+
+
+def _read_fact(request: dict, docs: list[dict]):
+    fact = request.get("fact")
+    if fact is None:
+        return None
+    if not isinstance(fact, dict):
+        raise RequestError("fact", "Give fact as {doc, name: [start, end], value: [start, end]} or null.")
+    d = _find_doc(docs, fact.get("doc"), "fact.doc")
+    name = _read_pair(fact, "name", docs[d]["text"])
+    value = _read_pair(fact, "value", docs[d]["text"])
+    if name[0] < value[1] and value[0] < name[1]:
+        raise RequestError("fact.value", "The name and the value overlap; mark them as two separate pieces of text.")
+    return d, name, value
+
+
+def read_retrieval_options(r: dict) -> dict:
+    """Everything of `retrieval` but k: the variant, its parameters and the term analyzer."""
+    if not isinstance(r, dict):
+        raise RequestError("retrieval", "Give retrieval as an object, e.g. {\"k\": 3, \"variant\": \"lucene\"}.")
+    out = {
+        "variant": get_choice(r, "variant", "retrieval.variant", tuple(bm25.VARIANTS), default="lucene"),
+        "k1": get_number(r, "k1", "retrieval.k1", default=1.2, minimum=0, maximum=1000),
+        "b": get_number(r, "b", "retrieval.b", default=0.75, minimum=0, maximum=1),
+        "delta": get_number(r, "delta", "retrieval.delta", default=0.5, minimum=0, maximum=1000),
+        "analyzer": analyzers.read_terms(r),
+    }
+    bm25.check_parameters(out["variant"], out["k1"], out["b"], out["delta"])
+    return out
+
+
+def _read_retrieval(request: dict) -> dict:
+    r = request.get("retrieval")
+    if not isinstance(r, dict):
+        raise RequestError("retrieval", "Give retrieval as an object with at least k.")
+    return {"k": get_int(r, "k", "retrieval.k", minimum=1), **read_retrieval_options(r),
+            "dense": dense.read_options(r)}
+
+
+def query_terms_for(query: str, analyzer) -> list[str]:
+    """The query's terms, mapped by the same analyzer as the documents' (SPEC section 3)."""
+    ts = terms(query)
+    return analyzer(ts) if analyzer is not None else ts
+
+
+def _read_chunking(request: dict) -> dict:
+    c = request.get("chunking")
+    if not isinstance(c, dict):
+        raise RequestError("chunking", "Give chunking as an object with unit, size and overlap.")
+    return c
+
+
+def read_questions(request: dict) -> Questions:
+    """The optional questions; each is checked only when asked."""
+    phrase = request.get("find")
+    if phrase is not None and (not isinstance(phrase, str) or not phrase.strip()):
+        raise RequestError("find", "Type a phrase to look for in the index.")
+    sweep = request.get("sweep")
+    if sweep is not None and (
+        not isinstance(sweep, list) or not all(isinstance(o, int) and not isinstance(o, bool) and o >= 0 for o in sweep)
+    ):
+        raise RequestError("sweep", "Give sweep as a list of overlaps (whole numbers, at least 0).")
+    return Questions(find=phrase, cuts=bool(request.get("cuts")), sweep=None if sweep is None else sweep[:50],
+                     expand=_read_expand(request.get("expand")))
+
+
+def _read_expand(expand):
+    if expand is None:
+        return None
+    if not isinstance(expand, dict):
+        raise RequestError("expand", 'Give expand as {"neighbours": n} or {"section": true}.')
+    section = expand.get("section", False)
+    if not isinstance(section, bool):
+        raise RequestError("expand.section", "expand.section must be true or false.")
+    return get_int(expand, "neighbours", "expand.neighbours", default=0, minimum=0), section
