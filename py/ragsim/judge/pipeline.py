@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
-from dataclasses import dataclass
 from bisect import bisect_left, bisect_right
 from itertools import islice, repeat
 from operator import add, le, setitem, sub
@@ -18,25 +17,8 @@ from operator import add, le, setitem, sub
 from ragsim.rank import bm25, dense
 from ragsim.rank import ranking
 from ragsim.text import tokens as ragsim_tokens
-from ragsim import limits, split as splitters
+from ragsim.rank.corpus import Corpus, nondecreasing, rankable
 from ragsim.judge import spans
-
-
-@dataclass
-class Corpus:
-    """Every document's chunks as columns, and what the query's terms occur in."""
-
-    doc_of: list[int]
-    starts: list[int]
-    ends: list[int]
-    units: list[int]
-    lengths: list[int]  # each chunk's `dl`, in terms
-    occurrences: dict  # term -> (chunk positions, term frequencies), or (None, tf of every chunk)
-    first_chunk: list[int]  # per document: the position of its first chunk
-    documents: list[dict]  # per document: {id, units, chunks}
-    unit: str | None
-    units_in_documents: int
-    ordered: bool = False  # every document's chunk starts and ends never go backwards (known, not checked)
 
 
 class Judged:
@@ -166,71 +148,12 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
 
 
 def split_all(req: Request, session, chunking: dict) -> Corpus:
-    """Split every document; gather the chunks as columns over the whole corpus, in document order."""
-    wanted = tuple(dict.fromkeys(req.query_terms))
-    c = Corpus(doc_of=[], starts=[], ends=[], units=[], lengths=[], occurrences={},
-               first_chunk=[], documents=[], unit=None, units_in_documents=0)
-    parts = []  # per document: (its index, its layout, its first position, its chunks, _spread)
-    # fixed windows walk forward by construction (SPEC section 2)
-    c.ordered = chunking.get("strategy", "window") == "window" and chunking.get("unit", "words") in ("words", "chars")
-    for di, d in enumerate(req.docs):
-        index = session.index(d["text"], req.analyzer)
-        limits.check_chunks(len(c.starts) + splitters.estimate(index, chunking))  # before the work
-        split, layout = session.split(index, chunking)
-        limits.check_chunks(len(c.starts) + len(split))  # the strategies that cannot be counted before
-        base = len(c.starts)
-        c.first_chunk.append(base)
-        c.unit = split.unit
-        c.units_in_documents += split.units_in_document
-        c.documents.append({"id": d["id"], "units": split.units_in_document, "chunks": len(split)})
-        if len(req.docs) == 1:  # one document: its split's columns are the corpus's (read, never changed)
-            c.doc_of, c.starts, c.ends, c.units, c.lengths = [0] * len(split), split.starts, split.ends, split.units, layout.lengths
-        else:
-            c.doc_of.extend(repeat(di, len(split)))
-            c.starts.extend(split.starts)
-            c.ends.extend(split.ends)
-            c.units.extend(split.units)
-            c.lengths.extend(layout.lengths)
-        parts.append((index, layout, base, len(split), _spread(layout)))
-    for t in wanted:
-        c.occurrences[t] = _gather(t, parts, len(c.starts))
-    return c
-
-
-# A term whose occurrences fall in more than 1 / DENSE_SHARE of the chunks is counted in every chunk
-# (a few passes over all of them at C speed) rather than chunk by chunk (several passes over its hits).
-DENSE_SHARE = 3
-
-
-def _gather(t: str, parts: list, n: int) -> tuple:
-    """How often term `t` occurs in each chunk of the corpus: `(positions, tfs)` for the chunks holding
-    it, or `(None, tfs)` over every chunk when it is common enough that one pass over all costs less."""
-    # each occurrence of t lies in about `stored / in documents` chunks (more with overlap)
-    hits = sum(len(index.postings.get(t, ())) * spread for index, _, _, _, spread in parts)
-    if hits * DENSE_SHARE > n:
-        tfs = []
-        for index, layout, _, chunks, _ in parts:
-            if t in index.postings or t in layout.edge_index:
-                tfs.extend(index.term_frequencies(t, layout))
-            else:
-                tfs.extend(repeat(0, chunks))
-        return None, tfs
-    positions, tfs = [], []
-    for index, layout, base, _, _ in parts:
-        if t in index.postings or t in layout.edge_index:
-            found, counts = index.sparse_frequencies(t, layout, ordered=False)
-            positions.extend(map(add, found, repeat(base)) if base else found)
-            tfs.extend(counts)
-    return positions, tfs
-
-
-def _spread(layout) -> float:
-    """In how many chunks of a layout a word lies, on average."""
-    if layout.window is not None:
-        size, step, _ = layout.window
-        return size / step
-    words = (layout.inner_to[-1] - layout.inner_from[0]) if layout.lengths else 0
-    return sum(layout.lengths) / words if words > 0 else 1.0
+    """Every document of `req` split at `chunking`, with the query's terms gathered."""
+    ids = [d["id"] for d in req.docs]
+    indexes = [session.index(d["text"], req.analyzer) for d in req.docs]
+    corpus = rankable(indexes, ids, session, chunking)
+    corpus.occurrences = {t: corpus.occurrence(t) for t in dict.fromkeys(req.query_terms)}
+    return corpus
 
 
 def doc_range(corpus: Corpus, d: int) -> range:
@@ -244,13 +167,9 @@ def _meeting(corpus: Corpus, d: int, s: int, t: int) -> range:
     r = doc_range(corpus, d)
     starts, ends = corpus.starts, corpus.ends
     lo, hi = r.start, r.stop
-    if hi - lo > 64 and (corpus.ordered or _monotone(starts, lo, hi) and _monotone(ends, lo, hi)):
+    if hi - lo > 64 and (corpus.ordered or nondecreasing(starts, lo, hi) and nondecreasing(ends, lo, hi)):
         return range(bisect_right(ends, s, lo, hi), bisect_left(starts, t, lo, hi))
     return r
-
-
-def _monotone(column: list, lo: int, hi: int) -> bool:
-    return all(map(le, islice(column, lo, hi - 1), islice(column, lo + 1, hi)))
 
 
 def _held(req: Request, corpus: Corpus) -> dict:

@@ -134,23 +134,7 @@ def split(doc, chunking: dict) -> Split:
     memo = doc.memo.setdefault(("langchain-recursive", separators, is_regex, keep), {})
 
     def pieces_of(a: int, b: int, n_seps: int):
-        """(separator, remaining separators, pieces) of `_split_text(text[a:b], seps)`."""
-        got = memo.get((a, b, n_seps))
-        if got is None:
-            seps = separators[len(separators) - n_seps :]
-            piece_text = text[a:b]
-            separator, rest = seps[-1], ()
-            for i, s in enumerate(seps):
-                if not s:
-                    separator = s
-                    break
-                if compiled[s].search(piece_text):
-                    separator, rest = s, seps[i + 1 :]
-                    break
-            pieces = lc.split_with_regex(piece_text, a, compiled.get(separator) if separator else None, keep)
-            gaps = lc.inexact_gaps(text, pieces, "" if keep else separator)
-            got = memo[(a, b, n_seps)] = (separator, len(rest), pieces, gaps)
-        return got
+        return split_span(text, separators, compiled, keep, memo, a, b, n_seps)
 
     out: list = []
 
@@ -180,3 +164,24 @@ def split(doc, chunking: dict) -> Split:
 
     split_text(0, len(text), len(separators))
     return Split(tuple(out), "chars", len(text))
+
+
+def split_span(text: str, separators, compiled: dict, keep, memo: dict, a: int, b: int, n_seps: int):
+    """(separator, remaining separators, pieces, gaps) of `_split_text(text[a:b], seps)`, `seps` being
+    the last `n_seps` of `separators`; kept in `memo`."""
+    got = memo.get((a, b, n_seps))
+    if got is None:
+        seps = separators[len(separators) - n_seps :]
+        piece_text = text[a:b]
+        separator, rest = seps[-1], ()
+        for i, s in enumerate(seps):
+            if not s:
+                separator = s
+                break
+            if compiled[s].search(piece_text):
+                separator, rest = s, seps[i + 1 :]
+                break
+        pieces = lc.split_with_regex(piece_text, a, compiled.get(separator) if separator else None, keep)
+        gaps = lc.inexact_gaps(text, pieces, "" if keep else separator)
+        got = memo[(a, b, n_seps)] = (separator, len(rest), pieces, gaps)
+    return got

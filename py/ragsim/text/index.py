@@ -107,22 +107,6 @@ class DocIndex:
     def analyzer_key(self):
         return None if self.analyzer is None else self.analyzer.key
 
-    def edge_terms(self, start: int, end: int, i: int, j: int) -> list[str]:
-        """Terms of the words that `[start, end)` clips at its edges (not wholly inside it)."""
-        text = self.text
-        terms = self.terms
-        out: list[str] = []
-        # A word cut by `start`: it begins before the extent and ends inside or past it.
-        w = i - 1
-        if w >= 0 and self.word_ends[w] > start:
-            out.extend(terms(text[start : min(end, self.word_ends[w])]))
-            if self.word_ends[w] >= end:
-                return out  # one word holds the whole extent
-        # A word cut by `end`: it begins inside the extent and ends past it.
-        if j < len(self.word_starts) and self.word_starts[j] < end and self.word_ends[j] > end and j >= i:
-            out.extend(terms(text[max(start, self.word_starts[j]) : end]))
-        return out
-
     def lowered(self) -> str | None:
         """The text lower-cased once, when every piece of it lower-cases to the same slice of it
         (no character changes length, no capital sigma, whose lower case depends on what follows),
@@ -132,26 +116,6 @@ class DocIndex:
             ok = self.analyzer is None and len(low) == len(self.text) and "\u03a3" not in self.text
             self.memo["lowered"] = low if ok else None
         return self.memo["lowered"]
-
-    def _edges_at_c_speed(self, lowered: str, starts, ends, inner_from: list, inner_to: list) -> dict:
-        """`edge_terms` of every extent at once: the word cut by each extent's start (read up to its
-        end at most) and the word cut by its end, sliced from the lowered text and tokenized at C
-        speed. Sets `inner_to[c]` to `inner_from[c]` where one word holds the whole extent."""
-        end_before, start_after = self.memo["sentinels"]
-        inner_to[:] = map(max, inner_to, inner_from)
-        every = range(len(starts))
-        lefts = list(compress(every, map(gt, map(end_before.__getitem__, inner_from), starts)))
-        rights = list(compress(every, map(lt, map(start_after.__getitem__, inner_to), ends)))
-        found = {}
-        for c, ts in zip(lefts, map(TERM.findall, map(lowered.__getitem__, map(
-                slice, map(starts.__getitem__, lefts),
-                map(min, map(end_before.__getitem__, map(inner_from.__getitem__, lefts)), map(ends.__getitem__, lefts)))))):
-            found[c] = ts
-        for c, ts in zip(rights, map(TERM.findall, map(lowered.__getitem__, map(
-                slice, map(start_after.__getitem__, map(inner_to.__getitem__, rights)), map(ends.__getitem__, rights))))):
-            left = found.get(c)
-            found[c] = left + ts if left else ts
-        return found
 
     def layout(self, starts, ends, word_ranges=None) -> "Layout":
         """Where the words of every extent lie, and each extent's term count, for a whole split at once.
@@ -179,13 +143,13 @@ class DocIndex:
             end_before, start_after = self.memo["sentinels"]
             lowered = self.lowered()
             if lowered is not None:
-                edges = self._edges_at_c_speed(lowered, starts, ends, inner_from, inner_to)
+                edges = edges_at_c_speed(self, lowered, starts, ends, inner_from, inner_to)
             else:
                 clips = map(or_, map(gt, map(end_before.__getitem__, inner_from), starts),
                             map(lt, map(start_after.__getitem__, inner_to), ends))
                 for c in compress(range(len(starts)), clips):
                     i, j = inner_from[c], inner_to[c]
-                    edges[c] = self.edge_terms(starts[c], ends[c], i, j)
+                    edges[c] = edge_terms(self, starts[c], ends[c], i, j)
                     if j < i:  # one word holds the whole extent
                         inner_to[c] = i
         p = self.term_prefix
@@ -267,6 +231,44 @@ class DocIndex:
             chunks = sorted(counts)
             return chunks, list(map(counts.__getitem__, chunks))
         return list(counts), list(counts.values())
+
+
+def edge_terms(index: DocIndex, start: int, end: int, i: int, j: int) -> list[str]:
+    """Terms of the words that `[start, end)` clips at its edges (not wholly inside it)."""
+    text = index.text
+    terms = index.terms
+    out: list[str] = []
+    # A word cut by `start`: it begins before the extent and ends inside or past it.
+    w = i - 1
+    if w >= 0 and index.word_ends[w] > start:
+        out.extend(terms(text[start : min(end, index.word_ends[w])]))
+        if index.word_ends[w] >= end:
+            return out  # one word holds the whole extent
+    # A word cut by `end`: it begins inside the extent and ends past it.
+    if j < len(index.word_starts) and index.word_starts[j] < end and index.word_ends[j] > end and j >= i:
+        out.extend(terms(text[max(start, index.word_starts[j]) : end]))
+    return out
+
+
+def edges_at_c_speed(index: DocIndex, lowered: str, starts, ends, inner_from: list, inner_to: list) -> dict:
+    """`edge_terms` of every extent at once: the word cut by each extent's start (read up to its
+    end at most) and the word cut by its end, sliced from the lowered text and tokenized at C
+    speed. Sets `inner_to[c]` to `inner_from[c]` where one word holds the whole extent."""
+    end_before, start_after = index.memo["sentinels"]
+    inner_to[:] = map(max, inner_to, inner_from)
+    every = range(len(starts))
+    lefts = list(compress(every, map(gt, map(end_before.__getitem__, inner_from), starts)))
+    rights = list(compress(every, map(lt, map(start_after.__getitem__, inner_to), ends)))
+    found = {}
+    for c, ts in zip(lefts, map(TERM.findall, map(lowered.__getitem__, map(
+            slice, map(starts.__getitem__, lefts),
+            map(min, map(end_before.__getitem__, map(inner_from.__getitem__, lefts)), map(ends.__getitem__, lefts)))))):
+        found[c] = ts
+    for c, ts in zip(rights, map(TERM.findall, map(lowered.__getitem__, map(
+            slice, map(start_after.__getitem__, map(inner_to.__getitem__, rights)), map(ends.__getitem__, rights))))):
+        left = found.get(c)
+        found[c] = left + ts if left else ts
+    return found
 
 
 def window_differences(column: array, window: tuple, count: int) -> list[int]:

@@ -11,6 +11,7 @@ from bisect import bisect_left, bisect_right
 from ragsim.rank import bm25
 from ragsim.rank import ranking
 from ragsim.judge import facts as fact_rules
+from ragsim.rank.corpus import rankable
 from ragsim.split.session import Session
 from ragsim.wire.jsonio import json_call
 from ragsim.wire.request import query_terms_for, read_documents, read_retrieval_options
@@ -143,79 +144,24 @@ def _dense_ranker(r: dict, docs: list[dict], session):
 
 def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, session, ranker=None):
     """One row of the table, the chunk numbers answering each fact, and the facts found in the top k."""
-    starts, ends, lengths, first = [], [], [], []
-    layouts, unit, units_stored = [], None, 0
-    for index in indexes:
-        split, layout = session.split(index, chunking)
-        first.append(len(lengths))  # global position of the document's first chunk
-        starts.append(split.starts)
-        ends.append(split.ends)
-        lengths.extend(layout.lengths)
-        layouts.append(layout)
-        unit = split.unit
-        units_stored += sum(split.units)
-    n = len(lengths)
-
+    corpus = rankable(indexes, list(range(len(indexes))), session, chunking)
+    columns = [corpus.doc_columns(d) for d in range(len(indexes))]
     answered, destroyed, destroyed_within = [], 0, 0
     for di, f in found:
         a, z = f.stretch
-        chunks = [c + first[di] for c in answering_chunks(starts[di], ends[di], a, z)]
+        chunks = [c + corpus.first_chunk[di] for c in answering_chunks(*columns[di], a, z)]
         answered.append([c + 1 for c in chunks])
         if not chunks:
             destroyed += 1
-            size = stretch_units(indexes[di], unit, a, z, chunking)
+            size = stretch_units(indexes[di], corpus.unit, a, z, chunking)
             if size is not None and size <= overlap:
                 destroyed_within += 1
-
-    # Precision: the fact's name as the query. Facts sharing a name share one ranking.
-    by_name: dict[tuple, list[int]] = {}
-    for i, (di, f) in enumerate(found):
-        if answered[i]:
-            name = indexes[di].text[f.name[0] : f.name[1]]
-            key = tuple(query_terms_for(name, retrieval["analyzer"]))
-            by_name.setdefault(key if ranker is None else (key, name), []).append(i)  # dense: the text is the query
-    # which documents hold each term, so a term is looked up only where it occurs
-    holders: dict[str, list[int]] = {}
-    for di, index in enumerate(indexes):
-        for t in index.postings:
-            holders.setdefault(t, []).append(di)
-        for t in layouts[di].edge_index:
-            if t not in index.postings:
-                holders.setdefault(t, []).append(di)
-    occurrence_cache: dict[str, tuple[list[int], list[int]]] = {}
-    in_top = set()
-    for key, members in by_name.items():
-        q = key if ranker is None else key[0]
-        occ = {}
-        for t in dict.fromkeys(q):
-            if t not in occurrence_cache:
-                positions, tfs = [], []
-                for di in holders.get(t, ()):
-                    cs, ts = indexes[di].sparse_frequencies(t, layouts[di])
-                    positions.extend(c + first[di] for c in cs)
-                    tfs.extend(ts)
-                occurrence_cache[t] = (positions, tfs)
-            occ[t] = occurrence_cache[t]
-        scores = ranking.score_all(list(q), lengths, occ, retrieval["variant"], retrieval["k1"], retrieval["b"],
-                                retrieval["delta"])
-        if ranker is not None:
-            scores = ranker.scores_over(key[1], indexes, starts, ends, scores)
-        ordered = sorted(scores)
-        for i in members:
-            best = min(answered[i], key=lambda number: (-scores[number - 1], number)) - 1
-            s = scores[best]
-            # rank = 1 + chunks scoring higher + chunks tied with it that come earlier
-            rank = 1 + n - bisect_right(ordered, s)
-            if rank <= precision_k and bisect_right(ordered, s) - bisect_left(ordered, s) > 1:
-                rank += sum(1 for c in range(best) if scores[c] == s)
-            if rank <= precision_k:
-                in_top.add(i)
-
+    in_top = _found_in_top(indexes, found, answered, corpus, columns, retrieval, precision_k, ranker)
     row = {
         "overlap": overlap,
-        "unit": unit,
-        "chunks": n,
-        "units_stored": units_stored,
+        "unit": corpus.unit,
+        "chunks": len(corpus.starts),
+        "units_stored": sum(corpus.units),
         "facts": len(found),
         "destroyed": destroyed,
         "destroyed_within_overlap": destroyed_within,
@@ -223,6 +169,31 @@ def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, sess
         "error": None,
     }
     return row, answered, in_top
+
+
+def _found_in_top(indexes, found, answered, corpus, columns, retrieval, precision_k, ranker) -> set:
+    """Precision: the facts whose answering chunk ranks within `precision_k` with the fact's name as
+    the query. Facts sharing a name share one ranking."""
+    by_name: dict[tuple, list[int]] = {}
+    for i, (di, f) in enumerate(found):
+        if answered[i]:
+            name = indexes[di].text[f.name[0] : f.name[1]]
+            key = tuple(query_terms_for(name, retrieval["analyzer"]))
+            by_name.setdefault(key if ranker is None else (key, name), []).append(i)  # dense: the text is the query
+    in_top = set()
+    for key, members in by_name.items():
+        q = list(key if ranker is None else key[0])
+        occ = {t: corpus.occurrence(t) for t in dict.fromkeys(q)}
+        scores = ranking.score_all(q, corpus.lengths, occ, retrieval["variant"], retrieval["k1"], retrieval["b"],
+                                   retrieval["delta"])
+        if ranker is not None:
+            scores = ranker.scores_over(key[1], indexes, *map(list, zip(*columns)), scores)
+        ordered = sorted(scores)
+        for i in members:
+            best = min(answered[i], key=lambda number: (-scores[number - 1], number)) - 1
+            if ranking.rank_of(scores, best, ordered) <= precision_k:
+                in_top.add(i)
+    return in_top
 
 
 def audit_json(request_json: str, session: Session | None = None) -> str:

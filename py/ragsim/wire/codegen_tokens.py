@@ -42,49 +42,66 @@ def token_lines(chunking: dict) -> list[str]:
     name = chunking.get("strategy", "window")
     tokenizer = read_tokenizer(chunking)
     if name == "langchain-token":
-        size, overlap, _ = lc.read_common(chunking)
-        return [
-            "from langchain_text_splitters import TokenTextSplitter",
-            "",
-            *_DIVERGENCE,
-            "splitter = TokenTextSplitter(",
-            f"    encoding_name={tokenizer!r},",
-            "    allowed_special=\"all\",  # special tokens as single tokens, as tiktoken's encode(..., allowed_special=\"all\")",
-            f"    chunk_size={size},",
-            f"    chunk_overlap={overlap},",
-            ")",
-            "chunks = splitter.split_text(text)",
-        ]
+        return _token_splitter_lines(chunking, tokenizer)
     if name == "langchain-recursive":
-        size, overlap, strip = lc.read_common(chunking)
-        separators, is_regex = langchain_recursive.read_separators(chunking)
-        keep = lc.read_keep_separator(chunking, default=True)
-        language = chunking.get("language")
-        imports = "Language, RecursiveCharacterTextSplitter" if language else "RecursiveCharacterTextSplitter"
-        seps = (f"RecursiveCharacterTextSplitter.get_separators_for_language(Language.{language.upper()})"
-                if language else repr(list(separators)))
-        return [
-            f"from langchain_text_splitters import {imports}",
-            "",
-            "splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(",
-            f"    encoding_name={tokenizer!r},",
-            f"    separators={seps},",
-            f"    is_separator_regex={is_regex!r},",
-            *langchain_tail(keep, size, overlap, strip),
-        ]
+        return _recursive_lines(chunking, tokenizer)
     size, overlap = read_size_overlap(chunking)
     if name == "sentences":
-        return [
-            "# No library packs sentences exactly this way: this is ragsim's own rule, so it calls",
-            "# ragsim's standard-library core (the py/ folder of ragsim on sys.path, or pip install ragsim);",
-            "# it finds the rank file as the command line does (python3 build.py fetches it).",
-            "from ragsim.index import DocIndex",
-            "from ragsim.splitters import split",
-            "",
-            f"packed = split(DocIndex.build(text), {{'strategy': 'sentences', 'unit': 'tokens', 'tokenizer': "
-            f"{tokenizer!r}, 'size': {size}, 'overlap': {overlap}}})",
-            "chunks = [text[a:b] for a, b in zip(packed.starts, packed.ends)]",
-        ]
+        return _sentences_lines(tokenizer, size, overlap)
+    return _window_lines(tokenizer, size, overlap)
+
+
+def _token_splitter_lines(chunking: dict, tokenizer: str) -> list[str]:
+    size, overlap, _ = lc.read_common(chunking)
+    return [
+        "from langchain_text_splitters import TokenTextSplitter",
+        "",
+        *_DIVERGENCE,
+        "splitter = TokenTextSplitter(",
+        f"    encoding_name={tokenizer!r},",
+        "    allowed_special=\"all\",  # special tokens as single tokens, as tiktoken's encode(..., allowed_special=\"all\")",
+        f"    chunk_size={size},",
+        f"    chunk_overlap={overlap},",
+        ")",
+        "chunks = splitter.split_text(text)",
+    ]
+
+
+def _recursive_lines(chunking: dict, tokenizer: str) -> list[str]:
+    size, overlap, strip = lc.read_common(chunking)
+    separators, is_regex = langchain_recursive.read_separators(chunking)
+    keep = lc.read_keep_separator(chunking, default=True)
+    language = chunking.get("language")
+    imports = "Language, RecursiveCharacterTextSplitter" if language else "RecursiveCharacterTextSplitter"
+    seps = (f"RecursiveCharacterTextSplitter.get_separators_for_language(Language.{language.upper()})"
+            if language else repr(list(separators)))
+    return [
+        f"from langchain_text_splitters import {imports}",
+        "",
+        "splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(",
+        f"    encoding_name={tokenizer!r},",
+        f"    separators={seps},",
+        f"    is_separator_regex={is_regex!r},",
+        *langchain_tail(keep, size, overlap, strip),
+    ]
+
+
+def _sentences_lines(tokenizer: str, size: int, overlap: int) -> list[str]:
+    return [
+        "# No library packs sentences exactly this way: this is ragsim's own rule, so it calls",
+        "# ragsim's standard-library core (the py/ folder of ragsim on sys.path, or pip install ragsim);",
+        "# it finds the rank file as the command line does (python3 build.py fetches it).",
+        "import ragsim.host  # CPython's rank files, found as the command line finds them",
+        "from ragsim.split import split",
+        "from ragsim.text.index import DocIndex",
+        "",
+        f"packed = split(DocIndex.build(text), {{'strategy': 'sentences', 'unit': 'tokens', 'tokenizer': "
+        f"{tokenizer!r}, 'size': {size}, 'overlap': {overlap}}})",
+        "chunks = [text[a:b] for a, b in zip(packed.starts, packed.ends)]",
+    ]
+
+
+def _window_lines(tokenizer: str, size: int, overlap: int) -> list[str]:
     step = size - overlap
     return [
         "import tiktoken",
