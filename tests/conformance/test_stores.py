@@ -147,6 +147,18 @@ def test_chroma_own_query_with_default_embedding_offline(tmp_path, lc_docs, monk
     assert chroma_query(f"chroma:{tmp_path / 'db'}", "minilm", queries, 3, model_path=model) == expected
 
 
+def test_chroma_own_query_with_a_broken_model_says_so(tmp_path, lc_docs, monkeypatch):
+    from chromadb.utils.embedding_functions import DefaultEmbeddingFunction
+
+    model = offline_chroma_model(monkeypatch, tmp_path / "chroma-model")
+    chromadb.PersistentClient(path=str(tmp_path / "db")).create_collection(
+        "minilm", embedding_function=DefaultEmbeddingFunction()).add(ids=["a"], documents=["x"], embeddings=[[0.0] * 384])
+    (model / "onnx" / "model.onnx").unlink()
+    (model / "onnx" / "model.onnx").write_bytes(b"not a model")  # present, so Chroma loads it and fails
+    e = error(chroma_query, f"chroma:{tmp_path / 'db'}", None, ["harbour"], 2)
+    assert e.field == "collection" and str(model / "onnx") in e.message and "place_chroma_model" in e.message
+
+
 def test_chroma_own_query_refused_for_another_embedding(tmp_path, lc_docs):
     Chroma(collection_name="hashed", embedding_function=HashEmbeddings(),
            persist_directory=str(tmp_path)).add_documents(lc_docs[:3])

@@ -41,7 +41,8 @@ def read(kind: str, path: Path, *, text_field=None, doc_field=None, progress=Non
             return "llamaindex", read_docstore(data, path, doc_field=doc_field, progress=progress)
         if not isinstance(data, list):
             raise RequestError("store", f"{path} holds a JSON {type(data).__name__}, not a list of chunks "
-                                        f"(LangChain Documents or {{\"text\": ...}} objects) nor a LlamaIndex docstore.json.")
+                                        f"(LangChain Documents or {{\"text\": ...}} objects) nor a LlamaIndex "
+                                        f"docstore.json.")
         check_count(len(data), path.name)
         rows = [(f"Item {i} of {path.name}", row) for i, row in enumerate(data)]
     elif suffix == ".csv":

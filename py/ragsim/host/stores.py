@@ -13,6 +13,7 @@ Files and LlamaIndex's docstore.json are read in `store_files`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -38,9 +39,8 @@ def read_store(spec: str, *, collection: str | None = None, text_field: str | No
         if collection is not None:
             raise RequestError("collection", f"{path} holds one set of chunks; --collection applies to "
                                              f"chroma, qdrant and lancedb stores only: leave it out.")
-        name, chunks = store_files.read(kind, path, text_field=text_field, doc_field=doc_field,
-                                        progress=progress)
-        kind = "llamaindex" if kind == "llamaindex" else name
+        # kind: jsonl, json, csv, parquet, or llamaindex (a docstore.json, whatever its name)
+        kind, chunks = store_files.read(kind, path, text_field=text_field, doc_field=doc_field, progress=progress)
         name = None
     else:
         name, chunks = READERS[kind](path, **options)
@@ -53,7 +53,7 @@ def parse_spec(spec: str) -> tuple[str, Path]:
     if not isinstance(spec, str) or not spec.strip():
         raise RequestError("store", f"Give the store as {READS}.")
     prefix, sep, rest = spec.partition(":")
-    if sep and prefix.lower() in KINDS and len(prefix) > 1:
+    if sep and prefix.lower() in KINDS:
         kind, path = prefix.lower(), Path(rest)
         if not path.exists():
             raise RequestError("store", f"{path} does not exist: give the directory the store was persisted to.")
@@ -114,7 +114,8 @@ def _import(module: str, package: str):
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise RequestError("store", f"Reading this store needs {package} in this Python: pip install {package}.") from exc
+        raise RequestError("store", f"Reading this store needs {package} in this Python: "
+                                    f"pip install {package}.") from exc
 
 
 # --- Chroma ------------------------------------------------------------------------------------------
@@ -163,31 +164,37 @@ def chroma_query(spec: str, collection: str | None, queries: list[str], k: int, 
     if function_name not in ("default", "onnx_mini_lm_l6_v2"):
         raise RequestError("collection", f"Chroma collection {name!r} has the embedding function "
                                          f"{function_name or 'none (embeddings were given by the caller)'}, "
-                                         f"not Chroma's default all-MiniLM-L6-v2: its own query is read for that one only.")
+                                         f"not Chroma's default all-MiniLM-L6-v2, the one whose own query ragsim runs.")
     count = col.count()
     if not queries or count == 0:
         return [[] for _ in queries]
     with _chroma_model_at(model_path):
-        found = col.query(query_texts=list(queries), n_results=min(k, count), include=[])
+        try:
+            found = col.query(query_texts=list(queries), n_results=min(k, count), include=[])
+        except Exception as exc:  # the model's download or load failed: Chroma raises many kinds
+            from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
+
+            where = Path(ONNXMiniLM_L6_V2.DOWNLOAD_PATH) / "onnx"
+            raise RequestError("collection", f"Chroma could not run its default embedding function "
+                                             f"({type(exc).__name__}); it reads all-MiniLM-L6-v2 from {where}, "
+                                             f"downloading it on first use: without a network, lay out "
+                                             f"ragsim's copy with place_chroma_model and pass it as model_path.") from exc
     return [list(ids) for ids in found["ids"]]
 
 
-class _chroma_model_at:
-    """Points Chroma's default embedding function at `folder` for the duration (when given)."""
+@contextlib.contextmanager
+def _chroma_model_at(folder):
+    """Points Chroma's default embedding function at `folder` for the duration (when one is given)."""
+    if folder is None:
+        yield
+        return
+    from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
-    def __init__(self, folder):
-        self.folder = Path(folder) if folder is not None else None
-
-    def __enter__(self):
-        if self.folder is not None:
-            from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
-
-            self.cls, self.saved = ONNXMiniLM_L6_V2, ONNXMiniLM_L6_V2.DOWNLOAD_PATH
-            ONNXMiniLM_L6_V2.DOWNLOAD_PATH = self.folder
-
-    def __exit__(self, *exc):
-        if self.folder is not None:
-            self.cls.DOWNLOAD_PATH = self.saved
+    saved, ONNXMiniLM_L6_V2.DOWNLOAD_PATH = ONNXMiniLM_L6_V2.DOWNLOAD_PATH, Path(folder)
+    try:
+        yield
+    finally:
+        ONNXMiniLM_L6_V2.DOWNLOAD_PATH = saved
 
 
 CHROMA_MODEL_FILES = ("config.json", "model.onnx", "special_tokens_map.json", "tokenizer_config.json",
@@ -204,9 +211,8 @@ def place_chroma_model(target: str | os.PathLike, source: str | os.PathLike | No
     source = Path(source) if source is not None else model_dir()
     folder = Path(target) / "onnx"
     folder.mkdir(parents=True, exist_ok=True)
-    for name, src in (("model.onnx", source / "onnx" / "model.onnx"), ("tokenizer.json", source / "tokenizer.json"),
-                      ("config.json", source / "config.json"), ("tokenizer_config.json", source / "tokenizer_config.json")):
-        _link_or_copy(src, folder / name)
+    for name in ("model.onnx", "tokenizer.json", "config.json", "tokenizer_config.json"):
+        _link_or_copy(source / "onnx" / name if name == "model.onnx" else source / name, folder / name)
     tokenizer = json.loads((source / "tokenizer.json").read_text(encoding="utf-8"))
     vocab = tokenizer["model"]["vocab"]
     (folder / "vocab.txt").write_text("".join(t + "\n" for t in sorted(vocab, key=vocab.get)), encoding="utf-8")
