@@ -227,6 +227,12 @@ def test_qdrant_langchain_payloads(tmp_path, lc_docs):
     assert got["store"]["kind"] == "qdrant" and got["store"]["collection"] == "lc_chunks"
     assert_langchain(got["chunks"], lc_docs, ids)
     assert read_store(f"qdrant:{tmp_path}")["chunks"] == got["chunks"]  # the reader released its lock
+    holder = QdrantClient(path=str(tmp_path))
+    try:
+        e = error(read_store, f"qdrant:{tmp_path}")
+        assert e.field == "store" and "another Qdrant client" in e.message
+    finally:
+        holder.close()
 
 
 def llama_nodes():
@@ -282,7 +288,9 @@ def test_lancedb_langchain_and_llamaindex_tables(tmp_path, lc_docs):
              "metadata": node_to_metadata_dict(n, remove_text=True, flat_metadata=True)} for n in nodes]
     lancedb.connect(str(tmp_path)).create_table("li_nodes", data=rows)
     e = error(read_store, f"lancedb:{tmp_path}")
-    assert e.field == "collection" and "chunks, li_nodes" in e.message
+    assert e.field == "collection" and "chunks, li_nodes" in e.message and "tables" in e.message
+    e = error(read_store, f"lancedb:{tmp_path}", collection="vectorstore")
+    assert e.field == "collection" and "'vectorstore'" in e.message and "chunks, li_nodes" in e.message
     got = read_store(f"lancedb:{tmp_path}", collection="chunks")
     assert got["store"]["kind"] == "lancedb" and got["store"]["chunks"] == len(lc_docs)
     assert_langchain(got["chunks"], lc_docs, ids)

@@ -243,7 +243,13 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 def read_qdrant(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None):
     qdrant_client = _import("qdrant_client", "qdrant-client")
-    client = qdrant_client.QdrantClient(path=str(path))
+    try:
+        client = qdrant_client.QdrantClient(path=str(path))
+    except RuntimeError as exc:  # local mode locks its folder: one client at a time
+        if "already accessed" not in str(exc):
+            raise
+        raise RequestError("store", f"{path} is open in another Qdrant client (local mode allows one at a "
+                                    f"time): close that one, or read a copy of the directory.") from None
     try:
         names = [c.name for c in client.get_collections().collections]
         name = _pick(names, collection, path, "collection")
