@@ -18,6 +18,10 @@ def main(argv=None) -> int:
         from .audit_cli import main as audit_main
 
         return audit_main(argv[1:])
+    if argv and argv[0] == "ask":
+        from .host.ask_cli import main as ask_main
+
+        return ask_main(argv[1:])
     if argv and argv[0] == "eval":
         from .eval_cli import main as eval_main
 

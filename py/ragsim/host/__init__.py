@@ -1,0 +1,1 @@
+"""Host modules: I/O and real libraries, outside the pure core."""
