@@ -12,6 +12,7 @@ The model's name says how it behaves:
     reader   answers "The answer is: <answer>." when the configured answer is in the prompt, else
              NOT IN CONTEXT (a model that reads only its context, deterministically)
     slow     waits `slow_s` seconds, then answers as `reader` does
+    html     answers HTML_REPLY, markup that must reach a page as text
     garbage  200 with an HTML page instead of JSON
     shape    200 with JSON of another shape ({"result": ...})
     broken   promises more bytes than it sends, then closes the connection
@@ -27,7 +28,10 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-MODELS = ("reader", "slow", "garbage", "shape", "broken", "crash")
+MODELS = ("reader", "slow", "html", "garbage", "shape", "broken", "crash")
+# What the `html` model says: markup a page must show as text (it would run a script as HTML).
+HTML_REPLY = '<b>bold</b> <img src=x onerror="window.__ragsimPwned=1"> 42'
+
 
 
 def error_body(message: str, kind: str, code: str | None, param: str | None = None) -> dict:
@@ -151,6 +155,8 @@ class FakeOpenAI:
                 elif model == "crash":
                     self._json(500, error_body("The server had an error while processing your request. Sorry about that!",
                                                "server_error", None))
+                elif model == "html":
+                    self._json(200, completion(model, HTML_REPLY))
                 elif model in ("reader", "slow"):
                     self._json(200, completion(model, api.reply_to(body)))
                 else:

@@ -88,7 +88,7 @@ def test_the_workers_call_gives_the_prompt_and_each_samples_checks():
 # --- the client against the local server ------------------------------------------------------
 
 def test_the_model_list(api):
-    assert ask.models(api.endpoint) == ["reader", "slow", "garbage", "shape", "broken", "crash"]
+    assert ask.models(api.endpoint) == ["reader", "slow", "html", "garbage", "shape", "broken", "crash"]
 
 
 def test_a_completion_sends_the_messages_and_returns_the_first_choice_verbatim(api):
@@ -259,3 +259,9 @@ def test_eval_ask_json_and_its_refusals(api, neptune):
     down = cli("eval", doc, "--questions", qs, "--ask", "--endpoint", f"http://127.0.0.1:{free_port()}/v1",
                "--model", "reader")
     assert down.returncode == 2 and down.stderr.count("\n") == 1 and "connection refused" in down.stderr
+
+
+def test_the_pages_default_prompt_is_the_cores():
+    source = (ROOT / "assets" / "js" / "ask-client.js").read_text(encoding="utf-8")
+    page = source.split("export const DEFAULT_PROMPT = `", 1)[1].split("`;", 1)[0]
+    assert page == ask_checks.DEFAULT_PROMPT
