@@ -9,7 +9,7 @@ reply carries CORS headers (as Ollama does for an allowed origin), so a page on 
 read it. Every request is recorded (`requests`), preflights included.
 
 The model's name says how it behaves:
-    reader   answers "The answer is: <answer>." when the configured answer is in the prompt, else
+    reader   answers "From the context: <answer>" when the configured answer is in the prompt, else
              NOT IN CONTEXT (a model that reads only its context, deterministically)
     slow     waits `slow_s` seconds, then answers as `reader` does
     html     answers HTML_REPLY, markup that must reach a page as text
@@ -70,7 +70,7 @@ class FakeOpenAI:
         """What the `reader` model says to a chat request."""
         prompt = "\n".join(m.get("content", "") for m in body.get("messages", []) if isinstance(m, dict))
         if self.answer and " ".join(self.answer.split()) in " ".join(prompt.split()):
-            return f"The answer is: {self.answer}."
+            return f"From the context: {self.answer}"
         return "NOT IN CONTEXT"
 
     def _handler(self):

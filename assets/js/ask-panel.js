@@ -27,12 +27,12 @@ export function settingOf(request, size = request.chunking.size, overlap = reque
     label: `${parts.join(" · ")} (${kind})`, size, overlap };
 }
 
-/** The marked answer's texts (every span of it; else a fact's value), trimmed. */
+/** The marked answer's texts, trimmed: every span of it, and a marked fact's value (the value is
+ * what answers a fact). */
 export function markedAnswers(snap) {
-  const spans = (snap.spans || []).map((sp) => (snap.texts[sp.doc] ?? "").slice(sp.start, sp.end).trim()).filter(Boolean);
-  if (spans.length) return spans;
-  const value = snap.factText && snap.factText.value.trim();
-  return value ? [value] : [];
+  const spans = (snap.spans || []).map((sp) => (snap.texts[sp.doc] ?? "").slice(sp.start, sp.end).trim());
+  const value = snap.fact && snap.fact.complete ? snap.factText.value.trim() : "";
+  return [...spans, value].filter(Boolean);
 }
 
 /** A question's reference texts, from the request's documents (code-point offsets). */

@@ -111,7 +111,7 @@ def test_ask_shows_three_samples_with_both_checks_and_compares_two_settings(page
     context = page.evaluate("window.ragsim.response().context")
     assert context == core.simulate(page.evaluate("window.ragsim.request()"))["context"] and ANSWER in context
     card = ask_and_wait(page, 24)
-    assert samples_of(card) == [(f"The answer is: {ANSWER}.", "yes", "no")] * 3
+    assert samples_of(card) == [(f"From the context: {ANSWER}", "yes", "no")] * 3
     chats = fake.chats()
     assert len(chats) == 3 and [r["method"] for r in fake.requests].count("POST") == 3
     query = page.evaluate("window.ragsim.request().query")
@@ -120,6 +120,7 @@ def test_ask_shows_three_samples_with_both_checks_and_compares_two_settings(page
     assert card.locator(".ask-who").first.inner_text() == "Sample 1, the model's answer (reader):"
     assert card.locator(".ask-tally").inner_text() == "3 of 3 contain the answer · 0 of 3 say NOT IN CONTEXT"
     assert card.locator(".ask-meta").get_attribute("data-verdict") == "intact"
+    assert card.locator(".ask-marked").inner_text() == f"The marked answer: “{ANSWER}”."
     assert card.locator(".ask-context pre").text_content() == context  # the exact context, as sent
 
     at(page, "size=23")  # the answer cut in half: no chunk holds it, so the model cannot say it
@@ -135,6 +136,18 @@ def test_ask_shows_three_samples_with_both_checks_and_compares_two_settings(page
     assert abs(a["y"] - b["y"]) < 2 and b["x"] > a["x"] + a["width"] - 1
     assert [h.inner_text() for h in page.locator(f"{CARDS} h3").all()] == \
         ["size 24 · overlap 6 · k 2 (window, words)", "size 23 · overlap 6 · k 2 (window, words)"]
+
+
+def test_a_marked_facts_value_is_checked_too(page, fake):
+    request = at(page, "size=24").evaluate("window.ragsim.request()")
+    doc, text = request["documents"][0]["id"], request["documents"][0]["text"]
+    name, value = text.index("Hourly snapshots"), text.index("48 hours")
+    at(page, f"size=24&fact={quote(doc)}:{name}-{name + 16},{value}-{value + 8}")
+    open_panel(page, fake.endpoint, samples=1)
+    card = ask_and_wait(page, 24)
+    assert card.locator(".ask-marked").inner_text() == f"The marked answer: “{ANSWER}” + “48 hours”."
+    assert samples_of(card) == [(f"From the context: {ANSWER}", "yes", "no")]
+    at(page, "size=24")
 
 
 def test_a_model_answer_is_shown_as_text_never_as_html(page, fake):

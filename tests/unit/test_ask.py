@@ -93,7 +93,7 @@ def test_the_model_list(api):
 
 def test_a_completion_sends_the_messages_and_returns_the_first_choice_verbatim(api):
     messages = ask_checks.messages(ask_checks.DEFAULT_PROMPT, f"... {ANSWER} ...", QUESTION)
-    assert ask.complete(api.endpoint + "/", "reader", messages, temperature=0.0) == f"The answer is: {ANSWER}."
+    assert ask.complete(api.endpoint + "/", "reader", messages, temperature=0.0) == f"From the context: {ANSWER}"
     assert ask.complete(api.endpoint, "reader", ask_checks.messages("{context}{question}", "x", "y")) == "NOT IN CONTEXT"
     first, second = api.chats()
     assert first == {"model": "reader", "messages": messages, "stream": False, "temperature": 0.0}
@@ -102,7 +102,7 @@ def test_a_completion_sends_the_messages_and_returns_the_first_choice_verbatim(a
 
 def test_samples_are_one_request_each(api):
     replies = ask.sample(api.endpoint, "reader", [{"role": "user", "content": ANSWER}], 3)
-    assert replies == [f"The answer is: {ANSWER}."] * 3 and len(api.chats()) == 3
+    assert replies == [f"From the context: {ANSWER}"] * 3 and len(api.chats()) == 3
 
 
 def test_the_key_comes_from_the_environment_and_a_wrong_one_gets_the_servers_sentence(monkeypatch):
@@ -182,7 +182,7 @@ def test_ask_prints_the_context_each_sample_as_the_models_and_both_checks(api, n
     context = sent.split("Context:\n", 1)[1].rsplit("\n\nQuestion:", 1)[0]
     assert f"{'-' * 72}\n{context}\n{'-' * 72}" in text  # the exact context, as sent
     assert ANSWER in context and "verdict for the answer: intact" in text
-    assert text.count("the model's answer (verbatim):\nThe answer is: 42,000 km.") == 3
+    assert text.count("the model's answer (verbatim):\nFrom the context: 42,000 km") == 3
     assert text.count("contains “42,000 km”: yes · says NOT IN CONTEXT: no") == 3
     assert "3 samples: 3 of 3 contain the marked answer, 0 of 3 say NOT IN CONTEXT." in text
     assert [c["temperature"] for c in api.chats()] == [0.0] * 3

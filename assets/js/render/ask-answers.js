@@ -9,13 +9,15 @@ const VERDICT_WORDS = { intact: "intact", ranked_out: "ranked out", cut: "cut", 
 const yes = (v) => (v === null || v === undefined ? "no answer marked" : v ? "yes" : "no");
 const flag = (v) => (v === null || v === undefined ? "none" : v ? "yes" : "no");
 
-/** The answers' names as the checks quote them. */
-function marked(answers) {
-  return answers.length ? answers.map((a) => `“${a}”`).join(" + ") : "the marked answer";
+/** What the first check looks for, said once per card. */
+function markedLine(answers) {
+  const text = answers.length ? `The marked answer: ${answers.map((a) => `“${a}”`).join(" + ")}.`
+    : "No answer is marked, so only NOT IN CONTEXT is checked.";
+  return cell("p", text, { class: "ask-marked" });
 }
 
 /** One sample as a list item: who said it, what it said (verbatim), and both checks. */
-function sampleItem(s, i, model, answers) {
+function sampleItem(s, i, model) {
   const li = document.createElement("li");
   li.className = "ask-sample";
   li.dataset.contains = flag(s.contains_answer);
@@ -24,7 +26,7 @@ function sampleItem(s, i, model, answers) {
   li.append(cell("p", s.text, { class: "ask-text" })); // the model's own words, as text
   const checks = document.createElement("p");
   checks.className = "ask-checks";
-  checks.append(`contains ${marked(answers)}: `, cell("strong", yes(s.contains_answer), { "data-check": "contains" }),
+  checks.append("contains the marked answer: ", cell("strong", yes(s.contains_answer), { "data-check": "contains" }),
     " · says NOT IN CONTEXT: ", cell("strong", yes(s.not_in_context), { "data-check": "not-in-context" }));
   li.append(checks);
   return li;
@@ -55,10 +57,10 @@ function card(entry) {
   article.append(cell("h3", entry.label));
   const verdict = VERDICT_WORDS[entry.verdict] || "no answer marked";
   article.append(cell("p", `Verdict at this setting: ${verdict}. Model ${entry.model}, temperature ${entry.temperature ?? "the server's default"}.`, { class: "ask-meta", "data-verdict": entry.verdict || "" }));
-  article.append(contextBox(entry.context));
+  article.append(markedLine(entry.answers), contextBox(entry.context));
   const list = document.createElement("ol");
   list.className = "ask-samples";
-  entry.samples.forEach((s, i) => list.append(sampleItem(s, i, entry.model, entry.answers)));
+  entry.samples.forEach((s, i) => list.append(sampleItem(s, i, entry.model)));
   article.append(list);
   const left = entry.wanted - entry.samples.length;
   if (entry.problem) article.append(cell("p", entry.problem, { class: "ask-problem", role: "alert" }));
@@ -89,8 +91,8 @@ function setCell(result, model, answers) {
   const box = document.createElement("details");
   const list = document.createElement("ol");
   list.className = "ask-samples";
-  result.samples.forEach((s, i) => list.append(sampleItem(s, i, model, answers)));
-  box.append(cell("summary", tally(result.samples)), contextBox(result.context), list);
+  result.samples.forEach((s, i) => list.append(sampleItem(s, i, model)));
+  box.append(cell("summary", tally(result.samples)), markedLine(answers), contextBox(result.context), list);
   td.append(box);
   return [verdict, td];
 }
