@@ -5,9 +5,11 @@ and the command line (`ask`, `eval --ask`): one sentence and exit 2 for every fa
 import json
 import os
 import pathlib
+import signal
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -219,6 +221,21 @@ def test_ask_fails_with_one_line_and_exit_2(api, neptune, model, endpoint, words
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("ragsim ask: ") and words in out.stderr, out.stderr
     assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+def test_a_slow_model_is_stopped_with_ctrl_c_in_one_line(neptune):
+    with FakeOpenAI(slow_s=30.0) as server:
+        proc = subprocess.Popen([sys.executable, "-m", "ragsim", "ask", str(neptune[0]), "--question", QUESTION,
+                                 "--endpoint", server.endpoint, "--model", "slow"], cwd=ROOT / "py", text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(200):  # until the first sample's request has reached the server
+            if server.chats():
+                break
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and err == "ragsim ask: stopped (Ctrl-C) before every sample was asked.\n"
+    assert "Context sent" in out and "Sample 1" not in out
 
 
 def test_ask_refuses_a_prompt_without_its_context_and_a_bad_setting(api, neptune, tmp_path):

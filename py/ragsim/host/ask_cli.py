@@ -9,7 +9,7 @@ contains the marked answer and whether it says NOT IN CONTEXT. `eval ... --ask` 
 every question of a set (`ask_set`). The endpoint may be anywhere; a key comes from the environment
 variable --api-key-env names (OPENAI_API_KEY by default), never from a flag or a file.
 Exit status 0; 2 for a refused setting or an endpoint that gave no answer (one line on stderr); 1 for
-files that cannot be read.
+files that cannot be read; 130 when stopped with Ctrl-C (a slow model: the samples so far are shown).
 """
 
 import argparse
@@ -198,6 +198,8 @@ def ask_set(args, request: dict, response: dict, table: str | None) -> int:
             asked.append({"id": scored["id"], "verdict": scored["verdict"], "context": context, "samples": samples})
     except AskError as e:
         return _refuse(e)
+    except KeyboardInterrupt:
+        return _stopped()
     if table is None:
         _out(json.dumps({**response, "ask": asked}, ensure_ascii=False, indent=1))
         return 0
@@ -207,6 +209,11 @@ def ask_set(args, request: dict, response: dict, table: str | None) -> int:
         _out(f"{a['id'][:12]:<12} {a['verdict']:<10} {sum(bool(s['contains_answer']) for s in a['samples']):>13} of {n} "
              f"{sum(s['not_in_context'] for s in a['samples']):>13} of {n}")
     return 0
+
+
+def _stopped() -> int:
+    print(f"{PROG}: stopped (Ctrl-C) before every sample was asked.", file=sys.stderr)
+    return 130
 
 
 def _refuse(e: Exception) -> int:
@@ -220,6 +227,8 @@ def main(argv) -> int:
         return run_ask(args)
     except AskError as e:
         return _refuse(e)
+    except KeyboardInterrupt:
+        return _stopped()
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
         sys.stderr.close()
         return 0
