@@ -179,7 +179,7 @@ def ask_set(args, request: dict, response: dict, table: str | None) -> int:
     try:
         asker = Asker(args)
     except AskError as e:
-        return _refuse(e)
+        return _refuse(e, "ragsim eval")
     texts = {d["id"]: d["text"] for d in request["documents"]}
     session, asked = Session(), []
     if table is not None:
@@ -197,9 +197,9 @@ def ask_set(args, request: dict, response: dict, table: str | None) -> int:
             samples = asker.ask(context, q["query"], answers, each)
             asked.append({"id": scored["id"], "verdict": scored["verdict"], "context": context, "samples": samples})
     except AskError as e:
-        return _refuse(e)
+        return _refuse(e, "ragsim eval")
     except KeyboardInterrupt:
-        return _stopped()
+        return _stopped("ragsim eval")
     if table is None:
         _out(json.dumps({**response, "ask": asked}, ensure_ascii=False, indent=1))
         return 0
@@ -211,13 +211,13 @@ def ask_set(args, request: dict, response: dict, table: str | None) -> int:
     return 0
 
 
-def _stopped() -> int:
-    print(f"{PROG}: stopped (Ctrl-C) before every sample was asked.", file=sys.stderr)
+def _stopped(prog: str = PROG) -> int:
+    print(f"{prog}: stopped (Ctrl-C) before every sample was asked.", file=sys.stderr)
     return 130
 
 
-def _refuse(e: Exception) -> int:
-    print(f"{PROG}: {e}", file=sys.stderr)
+def _refuse(e: Exception, prog: str = PROG) -> int:
+    print(f"{prog}: {e}", file=sys.stderr)
     return 2
 
 
