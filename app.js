@@ -269,7 +269,7 @@ function startPanels(gate) {
   results.investigate.sync(store.state, sweepOverlaps(store.state));
   // Issue 27: asking your own model, opt-in; an embed never has it (nor does anything ask on a drag).
   if (!store.embed) {
-    new AskPanel({ // eslint-disable-line no-new
+    new AskPanel({
       last: () => store.last,
       send: (m) => gate.send(m),
       simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("simulate", r)), request, "ask"),

@@ -193,7 +193,6 @@ export class AskPanel {
     const run = { model: opts.model, settings, rows: asked.map((q) => ({ id: q.id, query: q.query, answers: referenceTexts(request, q), results: [null, null] })) };
     const draw = () => renderSetTable($("ask-set-table"), run);
     draw();
-    this.setRun = run;
     for (let j = 0; j < settings.length; j++) {
       for (let i = 0; i < asked.length; i++) {
         if (this.controller.signal.aborted) { this.end("Stopped."); return; }
