@@ -41,7 +41,8 @@ import { AuditPanel } from "./assets/js/render/audit-panel.js";
 import { QuestionSet } from "./assets/js/questions.js";
 import { QuestionScores } from "./assets/js/question-scores.js";
 import { sendableSimulation } from "./assets/js/worker-client.js";
-import { SettingsMap, defaultGrid, parseNumbers, MAX_CELLS } from "./assets/js/render/settings-map.js";
+import { SettingsMap, bestCell, defaultGrid, parseNumbers, MAX_CELLS } from "./assets/js/render/settings-map.js";
+import { AskPanel } from "./assets/js/ask-panel.js";
 import "./assets/js/offline.js"; // issue 14: the service worker, registered once Python is ready
 
 // state: what the controls set; embed: the page is embedded (#embed=1); memo: each splitter's
@@ -266,6 +267,18 @@ function startPanels(gate) {
     onExpand: (value) => { store.state.expand = value; changed(); },
   });
   results.investigate.sync(store.state, sweepOverlaps(store.state));
+  // Issue 27: asking your own model, opt-in; an embed never has it (nor does anything ask on a drag).
+  if (!store.embed) {
+    new AskPanel({
+      last: () => store.last,
+      send: (m) => gate.send(m),
+      simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("simulate", r)), request, "ask"),
+      mapBest: () => {
+        const best = settingsMap && settingsMap.grid && bestCell(settingsMap.cells, settingsMap.count);
+        return best && best.all ? { size: settingsMap.grid.sizes[best.i], overlap: settingsMap.grid.overlaps[best.j] } : null;
+      },
+    });
+  }
   results.audit = new AuditPanel({
     gate,
     simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("audit", r)), request, "audit"),

@@ -18,6 +18,8 @@
 //       order of request.documents, whose texts are left empty; handed over, not copied)
 //   {id, type: "audit", request} and {id, type: "code", request}: the same shape, answered by
 //       ragsim.audit.audit_json and ragsim.api.equivalent_code_json
+//   {id, type: "ask", request}: the same shape, answered by ragsim.wire.ask_checks.page_json (the prompt
+//       filled in, each model answer's two checks; the page itself sends the prompt to the model)
 //   {id, type: "install", package: "snowballstemmer"}      (on demand, from this site only)
 //       -> {id, ok: true, result: "{\"package\": ..., \"version\": ...}", ms}
 //   {id, type: "tokenizer", name: "cl100k_base"}           (issue 12: before the first token request)
@@ -71,6 +73,10 @@ def _ragsim_audit(request_json):
 def _ragsim_code(request_json):
     return _ragsim_api.equivalent_code_json(request_json)
 
+def _ragsim_ask(request_json):
+    from ragsim.wire import ask_checks
+    return ask_checks.page_json(request_json)
+
 def _ragsim_tokenizer(name, path):
     from ragsim.text import tokens
     if not tokens.loaded(name):
@@ -103,7 +109,7 @@ async function boot() {
   const audit = pyodide.globals.get("_ragsim_audit");
   const code = pyodide.globals.get("_ragsim_code");
   status("ready", { versions: { pyodide: pyodide.version, ragsim: config.ragsimVersion }, boot: { path: how.path, ms: how.ms } });
-  return { pyodide, simulate, simulatePacked: pyodide.globals.get("_ragsim_simulate_packed"), holdText: pyodide.globals.get("_ragsim_hold_text"), audit, code, tokenizer: pyodide.globals.get("_ragsim_tokenizer"), pdf: pyodide.globals.get("_ragsim_pdf") };
+  return { pyodide, simulate, simulatePacked: pyodide.globals.get("_ragsim_simulate_packed"), holdText: pyodide.globals.get("_ragsim_hold_text"), audit, code, ask: pyodide.globals.get("_ragsim_ask"), tokenizer: pyodide.globals.get("_ragsim_tokenizer"), pdf: pyodide.globals.get("_ragsim_pdf") };
 }
 
 // One line for the page; the full text (a Python traceback, usually) for the console.
@@ -279,6 +285,7 @@ const handlers = {
   simulate: simulatePacked, // {id, type: "simulate", request} -> the response of api.simulate (+ columns)
   audit: jsonCall("audit"), // {id, type: "audit", request} -> the table of ragsim.audit.audit
   code: jsonCall("code"), // {id, type: "code", request} -> {"code": "..."} from ragsim.wire.codegen
+  ask: jsonCall("ask"), // {id, type: "ask", request} -> {"prompt", "checks"} from ragsim.wire.ask_checks (issue 27)
   // Question sets in and out (issue 11): {id, type: "questions", op: "import" | "export", request}
   // -> ragsim.question_io.import_questions_json / export_questions_json (bad rows named and skipped).
   async questions(msg, { pyodide }) {

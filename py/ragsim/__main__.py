@@ -10,7 +10,7 @@ import sys
 import ragsim.host  # noqa: F401  (CPython's hosts: rank files from disk, the onnxruntime model)
 from ragsim import limits
 from ragsim.errors import RequestError
-from ragsim.host import audit_cli, eval_cli
+from ragsim.host import ask_cli, audit_cli, eval_cli
 from ragsim.wire import jsonio
 from ragsim.wire.api import simulate
 
@@ -22,6 +22,7 @@ def show_help(argv) -> int:
 
 # The commands: the first argument names one; without one, a request is read on stdin.
 COMMANDS = {
+    "ask": ask_cli.main,
     "audit": audit_cli.main,
     "eval": eval_cli.main,
     "-h": show_help,

@@ -12,6 +12,7 @@ import argparse
 import pathlib
 import sys
 
+from ragsim.host.cli_common import read_text_file
 from ragsim.host import cli_retrieval, pdf
 from ragsim.wire import jsonio
 from ragsim import limits, split as splitters
@@ -19,22 +20,6 @@ from ragsim.wire.audit import DEFAULT_OVERLAPS, audit
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
 from ragsim.split.windows import UNITS
-
-
-def read_text_file(path: str) -> str:
-    """A file's text, read no further than MAX_FILE_BYTES; ValueError with one sentence otherwise."""
-    with open(path, "rb") as f:
-        head = f.read(min(8192, limits.MAX_FILE_BYTES + 1))
-        if b"\0" in head:
-            raise ValueError(f"{path} looks binary (it holds NUL bytes); give text files only")
-        data = head + f.read(limits.MAX_FILE_BYTES + 1 - len(head))
-    if len(data) > limits.MAX_FILE_BYTES:
-        raise ValueError(f"{path} is larger than {limits.MAX_FILE_BYTES // 2**20} MB, the most audit reads from one "
-                         "file; split it")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start}); convert it to UTF-8") from None
 
 
 def check_settings(args) -> str | None:

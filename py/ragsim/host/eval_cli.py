@@ -1,9 +1,11 @@
 """`python -m ragsim eval FILE... --questions Q.csv|Q.json [--strategy S] [--unit U] [--size N]
-[--overlap N] [--k N] [--map-sizes a,b,c --map-overlaps x,y] [--json]`.
+[--overlap N] [--k N] [--map-sizes a,b,c --map-overlaps x,y] [--json]
+[--ask --endpoint URL --model M [--samples 3] ...]`.
 
 Scores a question set (our JSON, or the CSV of Chroma's chunking_evaluation, whose corpus_id names
 a file by its stem, name or path) over text files at one setting, and optionally over a map of
-settings. Plain output is a table; --json prints the response (questions in input order).
+settings. Plain output is a table; --json prints the response (questions in input order). With --ask,
+each question's own context is also sent to a model (ragsim.host.ask_cli, the `ask` command's way).
 Exit status 0, 2 for input that breaks the contract (one line naming the row or field), 1 for files
 that cannot be read.
 """
@@ -13,9 +15,9 @@ import json
 import pathlib
 import sys
 
-from ragsim.host import cli_retrieval, pdf
+from ragsim.host import ask_cli, cli_retrieval, pdf
+from ragsim.host.cli_common import add_setting_arguments, read_documents, read_text_file, setting_fields  # noqa: F401
 from ragsim.wire.api import simulate
-from ragsim.host.audit_cli import read_text_file
 from ragsim.errors import RequestError
 from ragsim.wire.question_io import read_set, to_request
 
@@ -35,19 +37,14 @@ def _numbers(text: str, option: str) -> list[int]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ragsim eval", description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each; a .pdf as PyPDFLoader "
-                        "reads it (ids path#page=N, or path with --pdf-mode single)")
-    parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode for PDFs")
+    add_setting_arguments(parser)
     parser.add_argument("--questions", required=True, help="the question set: .json (ours) or .csv (Chroma's)")
-    parser.add_argument("--strategy", default="window", help="splitter (default: window)")
-    parser.add_argument("--unit", default=None, help="words or chars (window and sentences; default words)")
-    parser.add_argument("--size", type=int, default=200)
-    parser.add_argument("--overlap", type=int, default=0)
-    parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--map-sizes", help="comma-separated sizes for the settings map, e.g. 100,200,400")
     parser.add_argument("--map-overlaps", help="comma-separated overlaps for the settings map, e.g. 0,50")
     parser.add_argument("--json", action="store_true", help="print the response as JSON")
-    cli_retrieval.add_arguments(parser)
+    parser.add_argument("--ask", action="store_true", help="also ask a model every question, with the context it "
+                        "retrieves (needs --endpoint and --model)")
+    ask_cli.add_model_arguments(parser, required=False)
     return parser
 
 
@@ -58,10 +55,8 @@ def build_request(args, documents: list[dict], questions_text: str, questions_pa
         questions, _ = read_set(questions_text, documents, fmt, "strict")
     except RequestError as e:
         raise _Refused(f"{questions_path}: {e.message}") from None
-    chunking = {"strategy": args.strategy, "size": args.size, "overlap": args.overlap}
-    if args.unit is not None:
-        chunking["unit"] = args.unit
-    request = {"documents": documents, "query": "", "chunking": chunking, "retrieval": {"k": args.k, **cli_retrieval.retrieval_fields(args)},
+    chunking, retrieval = setting_fields(args)
+    request = {"documents": documents, "query": "", "chunking": chunking, "retrieval": retrieval,
                "questions": to_request(questions, documents), "wire": "columns"}
     if (args.map_sizes is None) != (args.map_overlaps is None):
         raise _Refused("Give --map-sizes and --map-overlaps together.")
@@ -103,18 +98,15 @@ def table(response: dict, args) -> str:
 
 def main(argv) -> int:
     args = _parser().parse_args(argv)
-    documents = []
     try:
-        for path in args.files:
-            if pdf.is_pdf(path):
-                documents.extend(pdf.load(path, args.pdf_mode))
-                continue
-            documents.append({"id": path, "title": pathlib.Path(path).name, "text": read_text_file(path)})
+        documents = read_documents(args)
         questions_text = read_text_file(args.questions)
     except (OSError, ValueError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 1
     try:
+        if args.ask and not (args.endpoint and args.model):
+            raise _Refused("--ask needs --endpoint URL and --model NAME (the model to ask each question).")
         request = build_request(args, documents, questions_text, args.questions)
     except _Refused as e:
         print(f"{PROG}: {e}", file=sys.stderr)
@@ -124,6 +116,8 @@ def main(argv) -> int:
         print(f"{PROG}: {response['error']['field']}: {response['error']['message']}", file=sys.stderr)
         return 2
     response.pop("chunk_columns", None)  # the chunks themselves: ask `python -m ragsim` for them
+    if args.ask:
+            return ask_cli.ask_set(args, request, response, None if args.json else table(response, args))
     try:
         print(json.dumps(response, ensure_ascii=False, indent=1) if args.json else table(response, args))
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours

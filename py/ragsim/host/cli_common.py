@@ -1,0 +1,56 @@
+"""What the commands share: reading a text file within the limits, and the documents and the one
+setting (splitter, size, overlap, k, retriever) that `eval` and `ask` take alike."""
+
+import argparse
+import pathlib
+
+from ragsim import limits
+from ragsim.host import cli_retrieval, pdf
+
+
+def read_text_file(path: str) -> str:
+    """A file's text, read no further than MAX_FILE_BYTES; ValueError with one sentence otherwise."""
+    with open(path, "rb") as f:
+        head = f.read(min(8192, limits.MAX_FILE_BYTES + 1))
+        if b"\0" in head:
+            raise ValueError(f"{path} looks binary (it holds NUL bytes); give text files only")
+        data = head + f.read(limits.MAX_FILE_BYTES + 1 - len(head))
+    if len(data) > limits.MAX_FILE_BYTES:
+        raise ValueError(f"{path} is larger than {limits.MAX_FILE_BYTES // 2**20} MB, the most audit reads from one "
+                         "file; split it")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start}); convert it to UTF-8") from None
+
+
+def add_setting_arguments(parser: argparse.ArgumentParser) -> None:
+    """The documents and the one setting (splitter, size, overlap, k, retriever) `eval` and `ask` share."""
+    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each; a .pdf as PyPDFLoader "
+                        "reads it (ids path#page=N, or path with --pdf-mode single)")
+    parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode for PDFs")
+    parser.add_argument("--strategy", default="window", help="splitter (default: window)")
+    parser.add_argument("--unit", default=None, help="words or chars (window and sentences; default words)")
+    parser.add_argument("--size", type=int, default=200)
+    parser.add_argument("--overlap", type=int, default=0)
+    parser.add_argument("--k", type=int, default=5)
+    cli_retrieval.add_arguments(parser)
+
+
+def setting_fields(args) -> tuple[dict, dict]:
+    """The request's `chunking` and `retrieval` for the arguments of `add_setting_arguments`."""
+    chunking = {"strategy": args.strategy, "size": args.size, "overlap": args.overlap}
+    if args.unit is not None:
+        chunking["unit"] = args.unit
+    return chunking, {"k": args.k, **cli_retrieval.retrieval_fields(args)}
+
+
+def read_documents(args) -> list[dict]:
+    """The documents of the files given (OSError or ValueError with one sentence when one cannot be read)."""
+    documents = []
+    for path in args.files:
+        if pdf.is_pdf(path):
+            documents.extend(pdf.load(path, args.pdf_mode))
+            continue
+        documents.append({"id": path, "title": pathlib.Path(path).name, "text": read_text_file(path)})
+    return documents

@@ -1,0 +1,177 @@
+"""A local OpenAI-compatible server for the tests of issue 27 (ragsim.host.ask and the page's panel).
+
+It listens on 127.0.0.1 at a free port, in a thread, and answers as the real API does in shape:
+`GET /v1/models` -> `{"object": "list", "data": [{"id", "object": "model", "created", "owned_by"}]}`,
+`POST /v1/chat/completions` -> `{"id", "object": "chat.completion", "created", "model", "choices":
+[{"index", "message": {"role": "assistant", "content"}, "finish_reason": "stop"}], "usage"}`, and
+errors as `{"error": {"message", "type", "param", "code"}}` with the API's status codes. Every
+reply carries CORS headers (as Ollama does for an allowed origin), so a page on another port may
+read it. Every request is recorded (`requests`), preflights included.
+
+The model's name says how it behaves:
+    reader   answers "From the context: <answer>" when the configured answer is in the prompt, else
+             NOT IN CONTEXT (a model that reads only its context, deterministically)
+    slow     waits `slow_s` seconds, then answers as `reader` does
+    html     answers HTML_REPLY, markup that must reach a page as text
+    garbage  200 with an HTML page instead of JSON
+    shape    200 with JSON of another shape ({"result": ...})
+    broken   promises more bytes than it sends, then closes the connection
+    crash    500 with the API's server_error body
+    other    404 model_not_found, as the API says for a model it does not have
+With `key` set, a request without `Authorization: Bearer <key>` gets 401 invalid_api_key.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MODELS = ("reader", "slow", "html", "garbage", "shape", "broken", "crash")
+# What the `html` model says: markup a page must show as text (it would run a script as HTML).
+HTML_REPLY = '<b>bold</b> <img src=x onerror="window.__ragsimPwned=1"> 42'
+
+
+
+def error_body(message: str, kind: str, code: str | None, param: str | None = None) -> dict:
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+class FakeOpenAI:
+    """`with FakeOpenAI(answer="42,000 km") as api:` ... `api.endpoint` is its /v1 base URL."""
+
+    def __init__(self, answer: str = "", key: str | None = None, slow_s: float = 3.0):
+        self.answer, self.key, self.slow_s = answer, key, slow_s
+        self.requests: list[dict] = []  # {"method", "path", "body"} in arrival order
+        self.lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def chats(self) -> list[dict]:
+        """The bodies of the chat-completions requests received so far."""
+        with self.lock:
+            return [r["body"] for r in self.requests if r["path"] == "/v1/chat/completions" and r["method"] == "POST"]
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def reply_to(self, body: dict) -> str:
+        """What the `reader` model says to a chat request."""
+        prompt = "\n".join(m.get("content", "") for m in body.get("messages", []) if isinstance(m, dict))
+        if self.answer and " ".join(self.answer.split()) in " ".join(prompt.split()):
+            return f"From the context: {self.answer}"
+        return "NOT IN CONTEXT"
+
+    def _handler(self):
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # quiet
+                pass
+
+            def _cors(self):
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header("Access-Control-Allow-Headers", "authorization, content-type")
+                self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+
+            def _send(self, status: int, data: bytes, kind: str = "application/json", length: int | None = None):
+                self.send_response(status)
+                self._cors()
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data) if length is None else length))
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+
+            def _json(self, status: int, obj: dict):
+                self._send(status, json.dumps(obj).encode())
+
+            def _record(self, body):
+                with api.lock:
+                    api.requests.append({"method": self.command, "path": self.path, "body": body})
+
+            def do_OPTIONS(self):
+                self._record(None)
+                self.send_response(204)
+                self._cors()
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def _authorised(self) -> bool:
+                if api.key is None or self.headers.get("Authorization") == f"Bearer {api.key}":
+                    return True
+                self._json(401, error_body("Incorrect API key provided. You can find your API key in your "
+                                           "account settings.", "invalid_request_error", "invalid_api_key"))
+                return False
+
+            def do_GET(self):
+                self._record(None)
+                if not self._authorised():
+                    return
+                if self.path != "/v1/models":
+                    self._json(404, error_body(f"Unknown request URL: GET {self.path}.", "invalid_request_error", None))
+                    return
+                data = [{"id": m, "object": "model", "created": 1700000000, "owned_by": "ragsim-tests"} for m in MODELS]
+                self._json(200, {"object": "list", "data": data})
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = None
+                self._record(body)
+                if not self._authorised():
+                    return
+                if self.path != "/v1/chat/completions" or not isinstance(body, dict):
+                    self._json(404, error_body(f"Unknown request URL: POST {self.path}.", "invalid_request_error", None))
+                    return
+                self._chat(body)
+
+            def _chat(self, body: dict):
+                model = body.get("model")
+                if model == "slow":
+                    time.sleep(api.slow_s)
+                if model == "garbage":
+                    self._send(200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
+                elif model == "shape":
+                    self._json(200, {"result": "an answer, but not in the chat-completions shape"})
+                elif model == "broken":
+                    self._send(200, b'{"id": "chatcmpl-1", "choi', length=4096)
+                    self.close_connection = True
+                elif model == "crash":
+                    self._json(500, error_body("The server had an error while processing your request. Sorry about that!",
+                                               "server_error", None))
+                elif model == "html":
+                    self._json(200, completion(model, HTML_REPLY))
+                elif model in ("reader", "slow"):
+                    self._json(200, completion(model, api.reply_to(body)))
+                else:
+                    self._json(404, error_body(f"The model `{model}` does not exist or you do not have access to it.",
+                                               "invalid_request_error", "model_not_found", "model"))
+
+        return Handler
+
+
+def completion(model: str, content: str) -> dict:
+    """A chat-completions reply of the real API's shape."""
+    return {
+        "id": "chatcmpl-ragsim-test", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "system_fingerprint": "fp_test",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "logprobs": None,
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": len(content.split()), "total_tokens": 10 + len(content.split())},
+    }
