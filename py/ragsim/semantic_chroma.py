@@ -1,0 +1,258 @@
+"""`chroma-cluster` and `chroma-kamradt`: Chroma's two semantic chunkers from its chunking report.
+
+As brandonstarxel/chunking_evaluation defines them (commit d451fc4, `chunking_evaluation/chunking/`;
+not on PyPI; the conformance test runs a transcription of that source):
+
+- Both first cut the text into pieces with their `RecursiveTokenChunker(chunk_size=min_chunk_size,
+  chunk_overlap=0)`: LangChain's recursive splitter (separators "\\n\\n", "\\n", ".", "?", "!", " ", "",
+  each kept at the start of the next piece), every length a cl100k_base token count with special
+  tokens read as plain text (`openai_token_count`), pieces stripped and blank ones dropped.
+- `ClusterSemanticChunker(max_chunk_size=size, min_chunk_size)` embeds each piece, takes the raw dot
+  products of the embeddings (no normalising), subtracts the mean of the off-diagonal ones, zeroes
+  the diagonal, and cuts the pieces into runs of at most `size // min_chunk_size` by a dynamic
+  program that maximises the sum of each run's block of that matrix. A run is never worth less than
+  nothing: where no run ending at piece i scores above 0, its start stays at 0 (the library's
+  `segmentation` is initialised with zeros), so one cluster can then reach back to the first piece.
+- `KamradtModifiedChunker(avg_chunk_size=size, min_chunk_size)` embeds windows of 3 pieces either
+  side (" ".join), normalises them, and searches a threshold in [0, 1] by bisection (to 1e-6) so
+  that at most `total_tokens // size` distances lie strictly above it; it cuts after each of those.
+
+Chunks are their pieces joined with " " (so not always a slice: the extent runs from the first
+piece's start to the last one's end); `units` is the chunk's token count.
+"""
+
+import math
+import re
+from typing import NamedTuple
+
+from .errors import RequestError
+from .extents import Extent
+from .fields import get_int
+from . import semantic_numpy as npm
+from .semantic_langchain import Kept, Strategy, check_count, curve
+from .splitters import _langchain as lc
+from .splitters.langchain_token import merge_counted
+from .tokens import check_name, get
+
+SEPARATORS = ("\n\n", "\n", ".", "?", "!", " ", "")
+_COMPILED = {s: re.compile(re.escape(s)) for s in SEPARATORS if s}
+KAMRADT_BUFFER = 3  # split_text: self.combine_sentences(sentences, 3)
+
+
+def _read(chunking: dict) -> tuple[int, int, str]:
+    size = get_int(chunking, "size", "chunking.size", default=400, minimum=1)
+    min_size = get_int(chunking, "min_chunk_size", "chunking.min_chunk_size", default=50, minimum=1)
+    tokenizer = check_name(chunking.get("tokenizer", "cl100k_base"), "chunking.tokenizer")
+    return size, min_size, tokenizer
+
+
+def token_counter(tokenizer: str):
+    """`openai_token_count`: `len(encoding.encode(s, disallowed_special=()))`, special-token text
+    counted as the ordinary text it is."""
+    enc = get(tokenizer, "chunking.tokenizer")
+
+    def count(s: str) -> int:
+        if "<|" not in s:
+            return enc.count(s)
+        from .tokens.encoding import _clean
+
+        ids: list = []
+        enc._encode_ordinary(_clean(s)[0], ids)  # tiktoken's encode_ordinary
+        return len(ids)
+
+    return count
+
+
+def pieces(text: str, size: int, count) -> list[tuple[int, int]]:
+    """`RecursiveTokenChunker(chunk_size=size, chunk_overlap=0).split_text(text)` as extents."""
+    counts: dict = {}
+    out: list = []
+
+    def length(a: int, b: int) -> int:
+        got = counts.get((a, b))
+        if got is None:
+            got = counts[(a, b)] = count(text[a:b])
+        return got
+
+    def split_text(a: int, b: int, n_seps: int) -> None:
+        seps = SEPARATORS[len(SEPARATORS) - n_seps:]
+        part = text[a:b]
+        i = next((i for i, s in enumerate(seps) if not s or _COMPILED[s].search(part)), len(seps) - 1)
+        separator = seps[i]
+        parts = lc.split_with_regex(part, a, _COMPILED.get(separator), True)
+        n_rest = len(seps) - i - 1 if separator else 0
+        lens = [length(pa, pb) for pa, pb in parts]
+        good = 0
+        for j, (pa, pb) in enumerate(parts):
+            if lens[j] < size:
+                continue
+            if j > good:
+                merge_counted(text, parts, lens, good, j, "", 0, size, 0, True, None, out)
+            good = j + 1
+            if not n_rest:
+                out.append(Extent(pa, pb, lens[j]))  # as it stands: over size, unstripped
+            else:
+                split_text(pa, pb, n_rest)
+        if len(parts) > good:
+            merge_counted(text, parts, lens, good, len(parts), "", 0, size, 0, True, None, out)
+
+    split_text(0, len(text), len(SEPARATORS))
+    check_count(len(out))
+    return [(e[0], e[1]) for e in out]
+
+
+def units(text: str, chunking: dict) -> list[tuple[int, int]]:
+    _, min_size, tokenizer = _read(chunking)
+    return pieces(text, min_size, token_counter(tokenizer))
+
+
+def _chunks(text: str, spans, groups, count) -> list:
+    """Each (first, last) run of pieces as the library's chunk: ' '.join of its pieces."""
+    out = []
+    for first, last in groups:
+        joined = " ".join(text[a:b] for a, b in spans[first:last + 1])
+        out.append((spans[first][0], spans[last][1], count(joined), joined))
+    return out
+
+
+# -- ClusterSemanticChunker ---------------------------------------------------------------------
+
+class ClusterKept(NamedTuple):
+    spans: list
+    vectors: list
+    mean: float  # mean of the off-diagonal dot products
+    near: dict  # d -> [dot(v[a], v[a + d]) for each a]: the band the dynamic program reads
+
+
+def cluster_texts(text: str, spans, chunking: dict) -> list[str]:
+    return [text[a:b] for a, b in spans]
+
+
+def cluster_measure(spans, vectors, chunking: dict) -> ClusterKept:
+    """The band of the similarity matrix and the mean of its off-diagonal entries.
+
+    The mean is `(|sum v|^2 - sum |v|^2) / 2` over the number of pairs, correctly rounded sums:
+    the library's `np.mean(matrix[np.triu_indices(n, k=1)])` without the n^2 dot products."""
+    n = len(vectors)
+    if n < 2:
+        mean = math.nan
+    else:
+        total = [math.fsum(column) for column in zip(*vectors)]
+        pairs = (npm.dot(total, total) - math.fsum(npm.dot(v, v) for v in vectors)) / 2
+        mean = pairs / (n * (n - 1) // 2)
+    kept = ClusterKept(spans, vectors, mean, {})
+    _band(kept, _read(chunking)[0] // _read(chunking)[1])
+    return kept
+
+
+def _band(kept: ClusterKept, width: int) -> None:
+    """Fill `kept.near` for the offsets 1 .. width - 1 (kept for later moves of the size)."""
+    v = kept.vectors
+    for d in range(1, width):
+        if d not in kept.near:
+            kept.near[d] = [npm.dot(v[a], v[a + d]) for a in range(len(v) - d)]
+
+
+def segment(n: int, entry, max_cluster: int) -> list[tuple[int, int]]:
+    """`_optimal_segmentation`: the library's dynamic program over the normalised matrix `entry(r, c)`.
+
+    A run's reward is `np.sum` of its square block, which numpy sums pairwise over the block's
+    entries in row order (a buffered copy): `pairwise_sum` of the same list gives the same bits."""
+    dp = [0.0] * n
+    segmentation = [0] * n
+    for i in range(n):
+        for size in range(1, max_cluster + 1):
+            s = i - size + 1
+            if s < 0:
+                break
+            block = [entry(r, c) for r in range(s, i + 1) for c in range(s, i + 1)]
+            reward = npm.pairwise_sum(block)
+            if i - size >= 0:
+                reward += dp[i - size]
+            if reward > dp[i]:
+                dp[i] = reward
+                segmentation[i] = s
+    clusters = []
+    i = n - 1
+    while i >= 0:
+        start = segmentation[i]
+        clusters.append((start, i))
+        i = start - 1
+    clusters.reverse()
+    return clusters
+
+
+def cluster_cut(text: str, kept: ClusterKept, chunking: dict):
+    size, min_size, tokenizer = _read(chunking)
+    max_cluster = size // min_size
+    spans, n, mean = kept.spans, len(kept.spans), kept.mean
+    if n == 0:
+        return [], curve(spans, [], None, [])
+    _band(kept, max_cluster)
+    near = kept.near
+
+    def entry(r: int, c: int) -> float:
+        if r == c:
+            return 0.0  # np.fill_diagonal(matrix, 0)
+        return (near[c - r][r] if c > r else near[r - c][c]) - mean
+
+    chunks = _chunks(text, spans, segment(n, entry, max_cluster), token_counter(tokenizer))
+    distances = [1 - s for s in near.get(1, [])]
+    return chunks, curve(spans, distances, 1 - mean, chunks)
+
+
+CLUSTER = Strategy(units, cluster_texts, cluster_measure, cluster_cut)
+
+
+# -- KamradtModifiedChunker ---------------------------------------------------------------------
+
+def kamradt_texts(text: str, spans, chunking: dict) -> list[str]:
+    """`combine_sentences(sentences, 3)`: pieces i - 3 .. i + 3 joined with " "."""
+    parts = [text[a:b] for a, b in spans]
+    b = KAMRADT_BUFFER
+    return [" ".join(parts[max(0, i - b): i + b + 1]) for i in range(len(parts))]
+
+
+def _unit(v: list) -> list:
+    """`embedding_matrix / norms` for one row (a zero row becomes NaN, as numpy's 0 / 0)."""
+    norm = npm.row_norm(v)
+    return [x / norm for x in v] if norm else [math.nan] * len(v)
+
+
+def kamradt_measure(spans, vectors, chunking: dict) -> Kept:
+    unit = [_unit(v) for v in vectors]
+    return Kept(spans, [1 - npm.dot(unit[i], unit[i + 1]) for i in range(len(unit) - 1)])
+
+
+def kamradt_threshold(distances, number_of_cuts: int) -> float:
+    """The library's bisection: the last midpoint once the bracket is within 1e-6."""
+    lower, upper = 0.0, 1.0
+    threshold = 0.5
+    while upper - lower > 1e-6:
+        threshold = (upper + lower) / 2.0
+        if sum(1 for x in distances if x > threshold) > number_of_cuts:
+            lower = threshold
+        else:
+            upper = threshold
+    return threshold
+
+
+def kamradt_cut(text: str, kept: Kept, chunking: dict):
+    size, _, tokenizer = _read(chunking)
+    count = token_counter(tokenizer)
+    spans, distances = kept
+    if not spans:  # the library fails on a text without pieces; there is nothing to chunk
+        return [], curve(spans, [], None, [])
+    total_tokens = sum(count(text[a:b]) for a, b in spans)
+    threshold = kamradt_threshold(distances, total_tokens // size)
+    groups, start = [], 0
+    for index in (i for i, x in enumerate(distances) if x > threshold):
+        groups.append((start, index))
+        start = index + 1
+    if start < len(spans):
+        groups.append((start, len(spans) - 1))
+    chunks = _chunks(text, spans, groups, count)
+    return chunks, curve(spans, distances, threshold, chunks)
+
+
+KAMRADT = Strategy(units, kamradt_texts, kamradt_measure, kamradt_cut)
