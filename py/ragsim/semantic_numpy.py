@@ -81,9 +81,9 @@ def percentile(values, q: float) -> float:
     ordered = sorted(values)
     virtual = (n - 1) * (q / 100)
     if virtual >= n - 1:
-        return ordered[-1]
+        return float(ordered[-1])
     below = math.floor(virtual)
-    a, b = ordered[below], ordered[below + 1]
+    a, b = float(ordered[below]), float(ordered[below + 1])
     t = virtual - below
     diff = b - a
     if t >= 0.5:
