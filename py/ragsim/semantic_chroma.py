@@ -146,18 +146,21 @@ def cluster_measure(spans, vectors, chunking: dict) -> ClusterKept:
 
 
 def _band(kept: ClusterKept, width: int) -> None:
-    """Fill `kept.near` for the offsets 1 .. width - 1 (kept for later moves of the size)."""
+    """Fill `kept.near` for the offsets 1 .. width - 1 (kept for later moves of the size), and 1
+    always (the curve's neighbours)."""
     v = kept.vectors
-    for d in range(1, width):
+    for d in range(1, max(width, 2)):
         if d not in kept.near:
             kept.near[d] = [npm.dot(v[a], v[a + d]) for a in range(len(v) - d)]
 
 
-def segment(n: int, entry, max_cluster: int) -> list[tuple[int, int]]:
-    """`_optimal_segmentation`: the library's dynamic program over the normalised matrix `entry(r, c)`.
+def segment(rows: list, width: int, max_cluster: int) -> list[tuple[int, int]]:
+    """`_optimal_segmentation` over the normalised matrix, given as band rows: `rows[r][c - r + width]`
+    is entry (r, c) for |c - r| <= width.
 
     A run's reward is `np.sum` of its square block, which numpy sums pairwise over the block's
     entries in row order (a buffered copy): `pairwise_sum` of the same list gives the same bits."""
+    n = len(rows)
     dp = [0.0] * n
     segmentation = [0] * n
     for i in range(n):
@@ -165,7 +168,9 @@ def segment(n: int, entry, max_cluster: int) -> list[tuple[int, int]]:
             s = i - size + 1
             if s < 0:
                 break
-            block = [entry(r, c) for r in range(s, i + 1) for c in range(s, i + 1)]
+            block = []
+            for r in range(s, i + 1):
+                block += rows[r][s - r + width:i - r + width + 1]
             reward = npm.pairwise_sum(block)
             if i - size >= 0:
                 reward += dp[i - size]
@@ -182,6 +187,21 @@ def segment(n: int, entry, max_cluster: int) -> list[tuple[int, int]]:
     return clusters
 
 
+def band_rows(near: dict, n: int, mean: float, width: int) -> list:
+    """Row r of `matrix - mean` with a zero diagonal, for the columns r - width .. r + width that
+    exist (the rest 0.0, never read): `rows[r][c - r + width]`."""
+    rows = []
+    for r in range(n):
+        row = [0.0] * (2 * width + 1)
+        for d in range(1, width + 1):
+            if r + d < n:
+                row[width + d] = near[d][r] - mean
+            if r - d >= 0:
+                row[width - d] = near[d][r - d] - mean
+        rows.append(row)
+    return rows
+
+
 def cluster_cut(text: str, kept: ClusterKept, chunking: dict):
     size, min_size, tokenizer = _read(chunking)
     max_cluster = size // min_size
@@ -189,15 +209,10 @@ def cluster_cut(text: str, kept: ClusterKept, chunking: dict):
     if n == 0:
         return [], curve(spans, [], None, [])
     _band(kept, max_cluster)
-    near = kept.near
-
-    def entry(r: int, c: int) -> float:
-        if r == c:
-            return 0.0  # np.fill_diagonal(matrix, 0)
-        return (near[c - r][r] if c > r else near[r - c][c]) - mean
-
-    chunks = _chunks(text, spans, segment(n, entry, max_cluster), token_counter(tokenizer))
-    distances = [1 - s for s in near.get(1, [])]
+    width = max(0, min(max_cluster, n) - 1)  # a run of m pieces reads offsets up to m - 1
+    groups = segment(band_rows(kept.near, n, mean, width), width, max_cluster)
+    chunks = _chunks(text, spans, groups, token_counter(tokenizer))
+    distances = [1 - s for s in kept.near.get(1, [])]
     return chunks, curve(spans, distances, 1 - mean, chunks)
 
 

@@ -12,6 +12,8 @@ moves only where a distance lies that close to the threshold (docs/semantic.md).
 """
 
 import math
+from functools import reduce
+from operator import add
 
 _BLOCK = 128  # numpy's PW_BLOCKSIZE
 
@@ -19,31 +21,19 @@ _BLOCK = 128  # numpy's PW_BLOCKSIZE
 def pairwise_sum(values, lo: int = 0, n: int | None = None) -> float:
     """`np.add.reduce` over a contiguous float64 array: numpy's `pairwise_sum`.
 
-    Under 8 values a plain loop; up to 128 eight running sums combined as a tree; above that, two
-    halves (the first a multiple of 8) summed apart."""
+    Under 8 values a plain loop; up to 128 eight running sums (lane j takes every 8th value from
+    j) combined as a tree, then the remainder one by one; above that, two halves (the first a
+    multiple of 8) summed apart. Each running sum is a left fold (`reduce(add)`, one addition after
+    another, as numpy's loop); Python's own `sum` is compensated from 3.12 on, so it is not used."""
     if n is None:
         n = len(values) - lo
     if n < 8:
-        res = 0.0
-        for i in range(lo, lo + n):
-            res += values[i]
-        return res
+        return reduce(add, values[lo:lo + n], 0.0)
     if n <= _BLOCK:
-        r0, r1, r2, r3, r4, r5, r6, r7 = values[lo:lo + 8]
         stop = lo + n - n % 8
-        for i in range(lo + 8, stop, 8):
-            r0 += values[i]
-            r1 += values[i + 1]
-            r2 += values[i + 2]
-            r3 += values[i + 3]
-            r4 += values[i + 4]
-            r5 += values[i + 5]
-            r6 += values[i + 6]
-            r7 += values[i + 7]
+        r0, r1, r2, r3, r4, r5, r6, r7 = (reduce(add, values[lo + j:stop:8]) for j in range(8))
         res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        for i in range(stop, lo + n):
-            res += values[i]
-        return res
+        return reduce(add, values[stop:lo + n], res)
     n2 = n // 2
     n2 -= n2 % 8
     return pairwise_sum(values, lo, n2) + pairwise_sum(values, lo + n2, n - n2)

@@ -153,17 +153,22 @@ def test_llamaindex_no_distance_is_one_chunk_and_a_zero_vector_cuts_nothing():
 
 # -- Chroma ---------------------------------------------------------------------------------------
 
+def rows_of(entry, n: int, width: int) -> list:
+    """Band rows (`segment`'s input) of the matrix `entry(r, c)`."""
+    return [[entry(r, r + k) if 0 <= r + k < n else 0.0 for k in range(-width, width + 1)] for r in range(n)]
+
+
 def test_cluster_dynamic_program_finds_the_blocks():
     similar = {(0, 1), (2, 3)}
     entry = lambda r, c: 0.0 if r == c else (1.0 if (min(r, c), max(r, c)) in similar else -1.0)
-    assert segment(4, entry, 2) == [(0, 1), (2, 3)]
-    assert segment(4, entry, 4) == [(0, 1), (2, 3)]
+    assert segment(rows_of(entry, 4, 1), 1, 2) == [(0, 1), (2, 3)]
+    assert segment(rows_of(entry, 4, 3), 3, 4) == [(0, 1), (2, 3)]
 
 
 def test_cluster_start_stays_zero_where_no_run_scores_above_zero():
     # every single piece scores 0 (its diagonal), never more than dp's initial 0: the library's
     # segmentation keeps its initial 0 and one cluster reaches back to the first piece
-    assert segment(4, lambda r, c: 0.0 if r == c else -1.0, 1) == [(0, 3)]
+    assert segment(rows_of(lambda r, c: 0.0 if r == c else -1.0, 4, 0), 0, 1) == [(0, 3)]
 
 
 def test_kamradt_threshold_is_the_last_midpoint():
