@@ -56,7 +56,7 @@ def prepare(text: str, chunking: dict, vectors):
     strategy = _strategy(chunking)
     units = strategy.units(text, chunking)
     expected = len(strategy.texts(text, units, chunking))
-    return strategy.measure(units, check_vectors(vectors, expected), chunking)
+    return strategy.measure(text, units, check_vectors(vectors, expected), chunking)
 
 
 def recut(text: str, chunking: dict, kept) -> tuple[list[tuple[int, int, int, str]], dict]:

@@ -29,7 +29,7 @@ from .errors import RequestError
 from .extents import Extent
 from .fields import get_int
 from . import semantic_numpy as npm
-from .semantic_langchain import Kept, Strategy, check_count, curve
+from .semantic_langchain import Strategy, check_count, curve
 from .splitters import _langchain as lc
 from .splitters.langchain_token import merge_counted
 from .tokens import check_name, get
@@ -128,7 +128,7 @@ def cluster_texts(text: str, spans, chunking: dict) -> list[str]:
     return [text[a:b] for a, b in spans]
 
 
-def cluster_measure(spans, vectors, chunking: dict) -> ClusterKept:
+def cluster_measure(text: str, spans, vectors, chunking: dict) -> ClusterKept:
     """The band of the similarity matrix and the mean of its off-diagonal entries.
 
     The mean is `(|sum v|^2 - sum |v|^2) / 2` over the number of pairs, correctly rounded sums:
@@ -234,9 +234,18 @@ def _unit(v: list) -> list:
     return [x / norm for x in v] if norm else [math.nan] * len(v)
 
 
-def kamradt_measure(spans, vectors, chunking: dict) -> Kept:
+class KamradtKept(NamedTuple):
+    spans: list
+    distances: list
+    total_tokens: int  # the pieces' token counts summed, as split_text sums them
+
+
+def kamradt_measure(text: str, spans, vectors, chunking: dict) -> KamradtKept:
     unit = [_unit(v) for v in vectors]
-    return Kept(spans, [1 - npm.dot(unit[i], unit[i + 1]) for i in range(len(unit) - 1)])
+    distances = [1 - npm.dot(unit[i], unit[i + 1]) for i in range(len(unit) - 1)]
+    # A piece does not depend on `size`, so neither does this sum; `tokenizer` is a prepare field.
+    count = token_counter(_read(chunking)[2])
+    return KamradtKept(spans, distances, sum(count(text[a:b]) for a, b in spans))
 
 
 def kamradt_threshold(distances, number_of_cuts: int) -> float:
@@ -252,13 +261,11 @@ def kamradt_threshold(distances, number_of_cuts: int) -> float:
     return threshold
 
 
-def kamradt_cut(text: str, kept: Kept, chunking: dict):
+def kamradt_cut(text: str, kept: KamradtKept, chunking: dict):
     size, _, tokenizer = _read(chunking)
-    count = token_counter(tokenizer)
-    spans, distances = kept
+    spans, distances, total_tokens = kept
     if not spans:  # the library fails on a text without pieces; there is nothing to chunk
         return [], curve(spans, [], None, [])
-    total_tokens = sum(count(text[a:b]) for a, b in spans)
     threshold = kamradt_threshold(distances, total_tokens // size)
     groups, start = [], 0
     for index in (i for i, x in enumerate(distances) if x > threshold):
@@ -266,7 +273,7 @@ def kamradt_cut(text: str, kept: Kept, chunking: dict):
         start = index + 1
     if start < len(spans):
         groups.append((start, len(spans) - 1))
-    chunks = _chunks(text, spans, groups, count)
+    chunks = _chunks(text, spans, groups, token_counter(tokenizer))
     return chunks, curve(spans, distances, threshold, chunks)
 
 

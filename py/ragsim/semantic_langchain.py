@@ -34,7 +34,7 @@ class Strategy(NamedTuple):
 
     units: Callable  # (text, chunking) -> sentence (piece) extents
     texts: Callable  # (text, units, chunking) -> the strings to embed
-    measure: Callable  # (units, vectors, chunking) -> what is kept
+    measure: Callable  # (text, units, vectors, chunking) -> what is kept
     cut: Callable  # (text, kept, chunking) -> (chunks, curve)
 
 
@@ -144,7 +144,7 @@ def langchain_cosine(a, b) -> float:
     return similarity if math.isfinite(similarity) else 0.0
 
 
-def langchain_measure(spans, vectors, chunking: dict) -> Kept:
+def langchain_measure(text: str, spans, vectors, chunking: dict) -> Kept:
     return Kept(spans, [1 - langchain_cosine(vectors[i], vectors[i + 1]) for i in range(len(vectors) - 1)])
 
 
@@ -239,7 +239,7 @@ def llamaindex_cosine(a, b) -> float:
     return product / norm
 
 
-def llamaindex_measure(spans, vectors, chunking: dict) -> Kept:
+def llamaindex_measure(text: str, spans, vectors, chunking: dict) -> Kept:
     return Kept(spans, [1 - llamaindex_cosine(vectors[i], vectors[i + 1]) for i in range(len(vectors) - 1)])
 
 
