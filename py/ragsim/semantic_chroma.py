@@ -25,7 +25,6 @@ import math
 import re
 from typing import NamedTuple
 
-from .errors import RequestError
 from .extents import Extent
 from .fields import get_int
 from . import semantic_numpy as npm

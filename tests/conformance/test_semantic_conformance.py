@@ -18,6 +18,8 @@ import zlib
 import llama_index.core
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.embeddings import Embeddings
 from llama_index.core import Document
 from llama_index.core.embeddings import BaseEmbedding
@@ -201,6 +203,40 @@ def test_chroma_chunkers_against_their_source(strategy, size, min_size):
         assert [c[2] for c in chunks] == [chroma.openai_token_count(c) for c in want]
         assert recorder.seen == texts, name
         assert_extents(text, chunks, rejoined=True)
+
+
+# -- random texts ---------------------------------------------------------------------------------
+
+# Texts made of a few words, sentence marks and whitespace of every kind, so sentences are empty,
+# whitespace-only, repeated, and split by runs the re-join collapses.
+TEXTS_ST = st.lists(st.sampled_from(["cat", "dog", "sun", "Mr.", "e.g.", ".", "!", "?", " ", "  ", "\n", "\n\n",
+                                     "\t", "rain falls", "U.S.", "3.5", '"', ")"]), max_size=40).map("".join)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(text=TEXTS_ST, rule=st.sampled_from(list(semantic.semantic_langchain.BREAKPOINT_DEFAULTS)),
+       amount=st.none() | st.integers(0, 100), buffer_size=st.integers(0, 3),
+       number_of_chunks=st.none() | st.integers(1, 6), min_chunk_size=st.none() | st.integers(0, 30))
+def test_langchain_on_random_texts(text, rule, amount, buffer_size, number_of_chunks, min_chunk_size):
+    fields = {"breakpoint_threshold_type": rule, "breakpoint_threshold_amount": amount, "buffer_size": buffer_size,
+              "number_of_chunks": number_of_chunks, "min_chunk_size": min_chunk_size}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy on zero vectors
+        want = SemanticChunker(LangChainEmbeddings(Recorder()), **fields).split_text(text)
+    assert [c[3] for c in ours(text, {"strategy": "langchain-semantic", **fields})[1]] == want
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(text=TEXTS_ST, p=st.integers(0, 100), buffer_size=st.integers(0, 3))
+def test_llamaindex_on_random_texts(text, p, buffer_size):
+    parser = SemanticSplitterNodeParser(embed_model=LlamaIndexEmbedding(recorder=Recorder()), buffer_size=buffer_size,
+                                        breakpoint_percentile_threshold=p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = [n.get_content() for n in parser.get_nodes_from_documents([Document(text=text)])]
+    chunks = ours(text, {"strategy": "llamaindex-semantic", "buffer_size": buffer_size,
+                         "breakpoint_percentile_threshold": p})[1]
+    assert [c[3] for c in chunks] == want
 
 
 # -- the real model -------------------------------------------------------------------------------
