@@ -239,6 +239,20 @@ def test_llamaindex_on_random_texts(text, p, buffer_size):
     assert [c[3] for c in chunks] == want
 
 
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(text=TEXTS_ST.filter(str.strip), strategy=st.sampled_from(["chroma-cluster", "chroma-kamradt"]),
+       size=st.integers(1, 40), min_size=st.integers(1, 8))
+def test_chroma_on_random_texts(text, strategy, size, min_size):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy's mean of no pairs
+        if strategy == "chroma-cluster":
+            want = chroma.ClusterSemanticChunker(Recorder(), size, min_size).split_text(text)
+        else:
+            want = chroma.KamradtModifiedChunker(size, min_size, Recorder()).split_text(text)
+    chunks = ours(text, {"strategy": strategy, "size": size, "min_chunk_size": min_size})[1]
+    assert [c[3] for c in chunks] == want
+
+
 # -- the real model -------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
