@@ -140,7 +140,8 @@ def cluster_measure(text: str, spans, vectors, chunking: dict) -> ClusterKept:
         pairs = (npm.dot(total, total) - math.fsum(npm.dot(v, v) for v in vectors)) / 2
         mean = pairs / (n * (n - 1) // 2)
     kept = ClusterKept(spans, vectors, mean, {})
-    _band(kept, _read(chunking)[0] // _read(chunking)[1])
+    size, min_size, _ = _read(chunking)
+    _band(kept, size // min_size)
     return kept
 
 
