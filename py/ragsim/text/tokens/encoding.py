@@ -50,7 +50,7 @@ class Encoding:
     def encode(self, text: str) -> list[int]:
         """`tiktoken.get_encoding(name).encode(text, allowed_special="all")`."""
         ids: list[int] = []
-        text = _clean(text)[0]
+        text = clean_surrogates(text)[0]
         for kind, a, b in self._stretches(text):
             if kind:
                 ids.append(self.special[text[a:b]])
@@ -64,7 +64,7 @@ class Encoding:
 
     def encode_with_offsets(self, text: str) -> tuple[list[int], list[int], list[int]]:
         """(ids, starts, ends): the tokens and each one's `[start, end)` in code points of `text`."""
-        clean, back = _clean(text)
+        clean, back = clean_surrogates(text)
         ids: list[int] = []
         starts: list[int] = []
         ends: list[int] = []
@@ -266,7 +266,7 @@ def _char_of_byte(piece: str) -> list[int]:
     return out
 
 
-def _clean(text: str) -> tuple[str, list[int] | None]:
+def clean_surrogates(text: str) -> tuple[str, list[int] | None]:
     """tiktoken's surrogate repair (`text.encode("utf-16", "surrogatepass").decode("utf-16",
     "replace")`), with a map from offsets in the repaired text back to offsets in `text`, or
     None when nothing changed in length."""

@@ -1,0 +1,267 @@
+"""`langchain-semantic` and `llamaindex-semantic`: the two libraries' sentence-window chunkers.
+
+- langchain-experimental 0.4.2, `langchain_experimental/text_splitter.py`, `SemanticChunker`
+  (Greg Kamradt's notebook; the package says it is being sunset and the class has no other home:
+  neither langchain-text-splitters 1.1 nor langchain-community 0.4 has one). Sentences are
+  `re.split(sentence_split_regex, text)`; window i is `" ".join` of sentences i - buffer_size ..
+  i + buffer_size; distance 1 - cosine (`langchain_community.utils.math.cosine_similarity`, NaN and
+  infinities set to 0); a breakpoint where the distance (the gradient, for `gradient`) is strictly
+  above the threshold; a group shorter than `min_chunk_size` characters is not cut but runs on into
+  the next; the chunk is its sentences re-joined with " ".
+- llama-index-core 0.14.25, `SemanticSplitterNodeParser` with its default sentence splitter,
+  `split_by_sentence_tokenizer` (nltk's untrained Punkt, `ragsim.punkt`): each sentence runs from its
+  span's start to the next span's start, so sentences tile the text from the first one on; windows
+  and chunks are `"".join` (slices of the text); the threshold is the `breakpoint_percentile_threshold`
+  percentile of the distances, compared strictly.
+"""
+
+import math
+import re
+from typing import Callable, NamedTuple
+
+from ragsim.errors import RequestError
+from ragsim.fields import get_int, get_number, shown
+from ragsim import limits
+from ragsim.text import punkt, safe_regex
+from ragsim.split import semantic_numpy as npm
+
+LANGCHAIN_SENTENCE_REGEX = r"(?<=[.?!])\s+"
+# SemanticChunker's BREAKPOINT_DEFAULTS: the threshold amount of each rule.
+BREAKPOINT_DEFAULTS = {"percentile": 95, "standard_deviation": 3, "interquartile": 1.5, "gradient": 95}
+
+
+class Strategy(NamedTuple):
+    """The four steps every semantic strategy has (see `ragsim.semantic`)."""
+
+    units: Callable  # (text, chunking) -> sentence (piece) extents
+    texts: Callable  # (text, units, chunking) -> the strings to embed
+    measure: Callable  # (text, units, vectors, chunking) -> what is kept
+    cut: Callable  # (text, kept, chunking) -> (chunks, curve)
+
+
+class Kept(NamedTuple):
+    """Sentences as `(start, end)` and the distances between neighbouring windows."""
+
+    spans: list
+    distances: list
+
+
+def check_count(n: int) -> None:
+    """Refuse a document of more sentences (pieces) than a request may have chunks."""
+    if n > limits.MAX_CHUNKS:
+        raise RequestError("documents", f"This document has {n:,} sentences, over the limit of "
+                           f"{limits.MAX_CHUNKS:,} windows to embed; split it into several documents.")
+
+
+def curve(spans, distances, threshold, chunks, **extra) -> dict:
+    """The curve the page draws (SPEC section 12); `threshold` None where nothing is compared."""
+    if threshold is not None and threshold != threshold:
+        threshold = None  # NaN (a zero vector under LlamaIndex's cosine) is not JSON
+    out = {"distances": list(distances), "positions": [spans[i + 1][0] for i in range(len(distances))],
+           "threshold": threshold, "cuts": [c[0] for c in chunks[1:]]}
+    out.update(extra)
+    return out
+
+
+# -- LangChain ------------------------------------------------------------------------------------
+
+def _read_langchain(chunking: dict) -> tuple:
+    buffer_size = get_int(chunking, "buffer_size", "chunking.buffer_size", default=1, minimum=0)
+    rule = chunking.get("breakpoint_threshold_type", "percentile")
+    if rule not in BREAKPOINT_DEFAULTS:
+        listed = ", ".join(repr(n) for n in BREAKPOINT_DEFAULTS)
+        raise RequestError("chunking.breakpoint_threshold_type",
+                           f"chunking.breakpoint_threshold_type must be one of {listed} (got {shown(rule)}).")
+    field = "chunking.breakpoint_threshold_amount"
+    amount = chunking.get("breakpoint_threshold_amount")
+    amount = BREAKPOINT_DEFAULTS[rule] if amount is None else get_number(chunking, "breakpoint_threshold_amount", field)
+    if rule in ("percentile", "gradient") and not 0 <= amount <= 100:
+        raise RequestError(field, f"A {rule} threshold is a percentile: give 0 to 100 (got {amount:g}).")
+    chunks = chunking.get("number_of_chunks")
+    if chunks is not None:
+        chunks = get_int(chunking, "number_of_chunks", "chunking.number_of_chunks", minimum=1)
+    min_size = chunking.get("min_chunk_size")
+    if min_size is not None:
+        min_size = get_int(chunking, "min_chunk_size", "chunking.min_chunk_size", minimum=0)
+    return buffer_size, rule, amount, chunks, min_size
+
+
+def _sentence_regex(chunking: dict) -> re.Pattern:
+    field = "chunking.sentence_split_regex"
+    value = chunking.get("sentence_split_regex", LANGCHAIN_SENTENCE_REGEX)
+    if not isinstance(value, str) or not value:
+        raise RequestError(field, f"Give {field} as a non-empty regular expression (got {shown(value)}).")
+    if len(value) > limits.MAX_PATTERN_CHARS:
+        raise RequestError(field, f"{field} may be at most {limits.MAX_PATTERN_CHARS} characters long; shorten it.")
+    try:
+        pattern = re.compile(value)
+    except re.error as e:
+        raise RequestError(field, f"The pattern {shown(value)} is not a valid regular expression ({e}).") from None
+    if value != LANGCHAIN_SENTENCE_REGEX:
+        safe_regex.check(value, field)  # issue 9: a pattern from whoever made the link
+    return pattern
+
+
+def langchain_units(text: str, chunking: dict) -> list[tuple[int, int]]:
+    """`re.split(sentence_split_regex, text)` as extents: the text between matches and, as
+    `re.split` returns them, each capturing group's text."""
+    _read_langchain(chunking)
+    pattern = _sentence_regex(chunking)
+    spans, prev = [], 0
+    for m in pattern.finditer(text):  # the matches re.split cuts at (empty ones too, Python >= 3.7)
+        spans.append((prev, m.start()))
+        for g in range(1, pattern.groups + 1):
+            a, b = m.span(g)
+            if a < 0:  # re.split returns None here, and SemanticChunker fails adding it to a string
+                raise RequestError("chunking.sentence_split_regex",
+                                   "A group of the pattern took no part in a match; write (?:...) instead.")
+            spans.append((a, b))
+        prev = m.end()
+    spans.append((prev, len(text)))
+    check_count(len(spans))
+    return spans
+
+
+def langchain_texts(text: str, spans, chunking: dict) -> list[str]:
+    """`combine_sentences`: window i is sentences i - b .. i + b joined with " ". None for a single
+    sentence (SemanticChunker returns it without embedding). With two sentences and the `gradient`
+    rule LangChain embeds nothing either; both windows are still named, so that changing the rule
+    needs no new embedding."""
+    if len(spans) < 2:
+        return []
+    b = _read_langchain(chunking)[0]
+    sentences = [text[s:e] for s, e in spans]
+    return [" ".join(sentences[max(0, i - b): i + b + 1]) for i in range(len(sentences))]
+
+
+def langchain_cosine(a, b) -> float:
+    """`cosine_similarity([a], [b])[0][0]` (numpy path): dot over the outer product of row norms,
+    NaN and infinities replaced by 0."""
+    denominator = npm.row_norm(a) * npm.row_norm(b)
+    try:
+        similarity = npm.dot(a, b) / denominator
+    except ZeroDivisionError:
+        return 0.0
+    return similarity if math.isfinite(similarity) else 0.0
+
+
+def langchain_measure(text: str, spans, vectors, chunking: dict) -> Kept:
+    return Kept(spans, [1 - langchain_cosine(vectors[i], vectors[i + 1]) for i in range(len(vectors) - 1)])
+
+
+def langchain_threshold(distances, rule: str, amount: float, number_of_chunks) -> tuple[float, list]:
+    """`_calculate_breakpoint_threshold` (or `_threshold_from_clusters`): the threshold and the
+    array compared with it."""
+    if number_of_chunks is not None:
+        x1, y1 = len(distances), 0.0
+        x2, y2 = 1.0, 100.0
+        x = max(min(number_of_chunks, x1), x2)
+        y = y2 if x2 == x1 else y1 + ((y2 - y1) / (x2 - x1)) * (x - x1)
+        y = min(max(y, 0), 100)
+        return npm.percentile(distances, y), distances
+    if rule == "percentile":
+        return npm.percentile(distances, amount), distances
+    if rule == "standard_deviation":
+        return npm.mean(distances) + amount * npm.std(distances), distances
+    if rule == "interquartile":
+        q1, q3 = npm.percentile(distances, 25), npm.percentile(distances, 75)
+        return npm.mean(distances) + amount * (q3 - q1), distances
+    slope = npm.gradient(distances)
+    return npm.percentile(slope, amount), slope
+
+
+def langchain_cut(text: str, kept: Kept, chunking: dict):
+    """`SemanticChunker.split_text` from kept distances."""
+    _, rule, amount, number_of_chunks, min_size = _read_langchain(chunking)
+    spans, distances = kept
+    sentences = [text[a:b] for a, b in spans]
+    if len(spans) == 1 or (rule == "gradient" and len(spans) == 2):  # returned as split, unembedded
+        chunks = [(a, b, b - a, text[a:b]) for a, b in spans]
+        return chunks, curve(spans, distances if len(spans) == 2 else [], None, chunks)
+    threshold, compared = langchain_threshold(distances, rule, amount, number_of_chunks)
+    lengths = [0]
+    for s in sentences:
+        lengths.append(lengths[-1] + len(s))
+    chunks = []
+
+    def group(lo: int, hi: int) -> None:
+        joined = " ".join(sentences[lo:hi])
+        chunks.append((spans[lo][0], spans[hi - 1][1], len(joined), joined))
+
+    start = 0
+    for index in (i for i, x in enumerate(compared) if x > threshold):
+        # len(" ".join(sentences[start:index + 1])) without building it
+        if min_size is not None and lengths[index + 1] - lengths[start] + index - start < min_size:
+            continue  # too short: the group runs on into the next
+        group(start, index + 1)
+        start = index + 1
+    if start < len(sentences):
+        group(start, len(sentences))
+    extra = {"gradient": compared} if compared is not distances else {}
+    return chunks, curve(spans, distances, threshold, chunks, **extra)
+
+
+LANGCHAIN = Strategy(langchain_units, langchain_texts, langchain_measure, langchain_cut)
+
+
+# -- LlamaIndex -----------------------------------------------------------------------------------
+
+def _read_llamaindex(chunking: dict) -> tuple[int, int]:
+    buffer_size = get_int(chunking, "buffer_size", "chunking.buffer_size", default=1, minimum=0)
+    field = "chunking.breakpoint_percentile_threshold"
+    p = get_int(chunking, "breakpoint_percentile_threshold", field, default=95, minimum=0)
+    if p > 100:
+        raise RequestError(field, f"{field} is a percentile: give 0 to 100 (got {p}).")
+    return buffer_size, p
+
+
+def llamaindex_units(text: str, chunking: dict) -> list[tuple[int, int]]:
+    """`split_by_sentence_tokenizer()(text)`: Punkt spans, each running to the next one's start."""
+    _read_llamaindex(chunking)
+    starts = [a for a, _ in punkt.span_tokenize(text)]
+    check_count(len(starts))
+    return list(zip(starts, starts[1:] + [len(text)]))
+
+
+def llamaindex_texts(text: str, spans, chunking: dict) -> list[str]:
+    """`_build_sentence_groups`: window i is sentences i - b .. i + b joined with nothing."""
+    b = _read_llamaindex(chunking)[0]
+    n = len(spans)
+    return [text[spans[max(0, i - b)][0]:spans[min(n - 1, i + b)][1]] for i in range(n)]
+
+
+def llamaindex_cosine(a, b) -> float:
+    """`llama_index.core.base.embeddings.base.similarity`: dot over the product of the two norms
+    (NaN for a zero vector, as numpy's 0 / 0)."""
+    product = npm.dot(a, b)
+    norm = npm.vector_norm(a) * npm.vector_norm(b)
+    if norm == 0:
+        return math.nan if product == 0 else math.copysign(math.inf, product)
+    return product / norm
+
+
+def llamaindex_measure(text: str, spans, vectors, chunking: dict) -> Kept:
+    return Kept(spans, [1 - llamaindex_cosine(vectors[i], vectors[i + 1]) for i in range(len(vectors) - 1)])
+
+
+def llamaindex_cut(text: str, kept: Kept, chunking: dict):
+    """`_build_node_chunks` from kept distances."""
+    p = _read_llamaindex(chunking)[1]
+    spans, distances = kept
+    if not distances:  # no sentence or one: the whole document (" ".join of its sentences)
+        a, b = (spans[0][0], spans[-1][1]) if spans else (0, 0)
+        return [(a, b, b - a, text[a:b])], curve(spans, [], None, [])
+    threshold = npm.percentile(distances, p)
+    chunks = []
+    start = 0
+    for index in (i for i, x in enumerate(distances) if x > threshold):
+        a, b = spans[start][0], spans[index][1]
+        chunks.append((a, b, b - a, text[a:b]))
+        start = index + 1
+    if start < len(spans):
+        a, b = spans[start][0], spans[-1][1]
+        chunks.append((a, b, b - a, text[a:b]))
+    return chunks, curve(spans, distances, threshold, chunks)
+
+
+LLAMAINDEX = Strategy(llamaindex_units, llamaindex_texts, llamaindex_measure, llamaindex_cut)
