@@ -172,7 +172,7 @@ def split_all(req: Request, session, chunking: dict) -> Corpus:
                first_chunk=[], documents=[], unit=None, units_in_documents=0)
     parts = []  # per document: (its index, its layout, its first position, its chunks, _spread)
     # fixed windows walk forward by construction (SPEC section 2)
-    c.ordered = chunking.get("strategy", "window") == "window" and chunking.get("unit", "words") in ("words", "chars")
+    c.ordered = splitters.registry.monotone(chunking)
     for di, d in enumerate(req.docs):
         index = session.index(d["text"], req.analyzer)
         limits.check_chunks(len(c.starts) + splitters.estimate(index, chunking))  # before the work
