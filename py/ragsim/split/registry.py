@@ -85,7 +85,9 @@ class Splitter:
 
     def monotone(self, chunking: dict) -> bool:
         """Whether this chunking's chunks walk forward (start and end both increase) by construction."""
-        return bool(self.monotone_in) and chunking.get(self.unit_field, self.field(self.unit_field).default) in self.monotone_in
+        if not (self.monotone_in and self.unit_field):
+            return False
+        return chunking.get(self.unit_field, self.field(self.unit_field).default) in self.monotone_in
 
     def describe(self, chunking: dict) -> str:
         """`LangChain RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)` for reports: the
@@ -128,7 +130,8 @@ SPLITTERS = (
              (*_sized(LC_SIZE, LC_OVERLAP), Field("separator", "\n\n"), *_LC_COMMON),
              "characters", library="LangChain", cls="CharacterTextSplitter", overlap_below_size=False,
              overlap_note=_PIECES),
-    Splitter("langchain-recursive", "LangChain RecursiveCharacterTextSplitter", langchain_token.split_recursive_by_length,
+    Splitter("langchain-recursive", "LangChain RecursiveCharacterTextSplitter",
+             langchain_token.split_recursive_by_length,
              (Field("length", "chars", library="length_function"),
               Field("tokenizer", TOKENIZER, library="encoding_name", when=(("length", "tokens"),)),
               *_sized(LC_SIZE, LC_OVERLAP), Field("language", None),
@@ -144,12 +147,14 @@ SPLITTERS = (
              "words", "split_by", {k: unit for k, (_, unit) in haystack.SPLIT_BY.items()}, library="Haystack",
              cls="DocumentSplitter", count=haystack.count, counted="at most",
              size_max={k: 1000 if k == "word" else 100 for k in haystack.SPLIT_BY},
-             overlap_note="Haystack repeats whole split units, and a chunk merged by split_threshold or an empty unit repeats nothing."),
+             overlap_note="Haystack repeats whole split units, and a chunk merged by split_threshold or an empty "
+                          "unit repeats nothing."),
     Splitter("sentences", "Sentence packing (ragsim)", sentences.split,
              (Field("unit", "words"), Field("tokenizer", TOKENIZER, when=(("unit", "tokens"),)),
               Field("size", REQUIRED, 40), Field("overlap", 0, 10)),
              "words", "unit", _OWN_UNITS, size_max=_OWN_MAX,
-             overlap_note="sentence packing only overlaps whole sentences, and these sentences are longer than the overlap."),
+             overlap_note="sentence packing only overlaps whole sentences, and these sentences are longer than "
+                          "the overlap."),
     # LlamaIndex (llama-index-core 0.14.25): sizes in tiktoken tokens; markdown sections have no size
     Splitter("llamaindex-sentence", "LlamaIndex SentenceSplitter", llamaindex_sentence.split,
              (_TOKENIZER, *_sized(LI_SIZE, llamaindex_sentence.SENTENCE_CHUNK_OVERLAP), Field("separator", " "),
