@@ -82,11 +82,11 @@ def _sentences_lines(chunking: dict) -> list[str]:
         "# ragsim's standard-library core (the py/ folder of ragsim on sys.path, or pip install ragsim).",
         "# LlamaIndex's SentenceSplitter(chunk_size, chunk_overlap) is the nearest library call,",
         "# but it counts tokens and splits sentences differently.",
-        "from ragsim.index import DocIndex",
-        "from ragsim.splitters import split",
+        "from ragsim.text.index import DocIndex",
+        "from ragsim.split import split",
         "",
         f"packed = split(DocIndex.build(text), {{'strategy': 'sentences', 'unit': {unit!r}, 'size': {size}, 'overlap': {overlap}}})",
-        "chunks = [text[e.start:e.end] for e in packed.extents]",
+        "chunks = [text[a:b] for a, b in zip(packed.starts, packed.ends)]",
     ]
 
 

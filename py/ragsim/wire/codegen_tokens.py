@@ -70,8 +70,8 @@ def token_lines(chunking: dict) -> list[str]:
             "# No library packs sentences exactly this way: this is ragsim's own rule, so it calls",
             "# ragsim's standard-library core (the py/ folder of ragsim on sys.path, or pip install ragsim);",
             "# it finds the rank file as the command line does (python3 build.py fetches it).",
-            "from ragsim.index import DocIndex",
-            "from ragsim.splitters import split",
+            "from ragsim.text.index import DocIndex",
+            "from ragsim.split import split",
             "",
             f"packed = split(DocIndex.build(text), {{'strategy': 'sentences', 'unit': 'tokens', 'tokenizer': "
             f"{tokenizer!r}, 'size': {size}, 'overlap': {overlap}}})",
