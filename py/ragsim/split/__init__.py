@@ -13,6 +13,8 @@ from ragsim.split import registry
 from ragsim.split.registry import registry_json  # noqa: F401  the page's table (build.py)
 
 STRATEGIES = {s.name: s.split for s in registry.SPLITTERS}
+# the countable splitters' count and size default, looked up once per document of a drag
+_COUNTS = {s.name: (s.count, s.field("size").default) for s in registry.SPLITTERS if s.count is not None}
 
 
 def estimate(doc, chunking: dict) -> int:
@@ -20,13 +22,14 @@ def estimate(doc, chunking: dict) -> int:
     whose chunks are windows over countable units (the registry's `count`: windows over words or
     chars, haystack); 0 for the others and for settings `split` will refuse anyway (the pipeline
     counts their chunks after)."""
-    splitter = registry.of(chunking)
-    if splitter is None or splitter.count is None:
+    name = chunking.get("strategy", registry.DEFAULT)
+    count, default_size = _COUNTS.get(name, (None, None)) if isinstance(name, str) else (None, None)
+    if count is None:
         return 0
-    size, overlap = chunking.get("size", splitter.field("size").default), chunking.get("overlap", 0)
+    size, overlap = chunking.get("size", default_size), chunking.get("overlap", 0)
     if not (type(size) is int and type(overlap) is int and 0 <= overlap < size):
         return 0
-    return splitter.count(doc, chunking, size, overlap)
+    return count(doc, chunking, size, overlap)
 
 
 def split(doc, chunking: dict) -> Split:
