@@ -15,7 +15,7 @@
 // as text (textContent), never as HTML.
 
 import { $ } from "./assets/js/dom.js";
-import { buildRequest, parseParam, settle, unitName } from "./assets/js/params.js";
+import { DEFAULT_STRATEGY, buildRequest, parseParam, settle, unitName } from "./assets/js/params.js";
 import { defaultOverlaps, defaultState, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
@@ -286,7 +286,7 @@ function startPanels(gate) {
     overlaps: () => sweepOverlaps(store.state),
     follow: (f) => marks.followFact(f),
     titles: () => Object.fromEntries(store.state.docs.map((d) => [d.id, d.title])),
-    strategy: () => store.state.strategy || "window",
+    strategy: () => store.state.strategy || DEFAULT_STRATEGY,
   });
 }
 

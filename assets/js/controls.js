@@ -3,7 +3,7 @@
 // never computes and never draws results.
 
 import { $ } from "./dom.js";
-import { PARAMS, LANGCHAIN, applies, bound, formatParam, unitName } from "./params.js";
+import { PARAMS, applies, bound, fieldOf, formatParam, unitName } from "./params.js";
 
 export class Controls {
   /** onInput(param): the user changed the row's control (read it with value(param)). */
@@ -67,8 +67,7 @@ export class Controls {
         if (input.getAttribute("aria-valuetext") !== said) input.setAttribute("aria-valuetext", said);
       }
       if (libName) {
-        const lib = LANGCHAIN.includes(state.strategy) ? "langchain" : state.strategy;
-        const name = p.libLabel[lib] || "";
+        const name = (fieldOf(state, p.name) || {}).library || ""; // the splitter's registered name for it
         if (libName.textContent !== name) libName.textContent = name;
       }
       if (input.hasAttribute("aria-invalid")) input.removeAttribute("aria-invalid");

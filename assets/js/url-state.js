@@ -6,7 +6,7 @@
 // marked answer) and the collection's own (below). A new URL parameter that is a setting is a row
 // of that table; one that is not goes into collectionToParams and finishFromParams here.
 
-import { PARAMS, LANGCHAIN, applies, bound, formatParam, parseParam, settle } from "./params.js";
+import { PARAMS, applies, bound, formatParam, parseParam, settle, splitterOf } from "./params.js";
 import { defaultState, useCollection } from "./state.js";
 import { loadCollection, MAX_DOCUMENTS } from "./collection.js";
 import { offsetMap } from "./offsets.js";
@@ -105,7 +105,7 @@ export function settingsFromParams(state, params, notes) {
     const most = p.name === "overlap" ? bound(p.max, state) : Infinity;
     if (p.name === "overlap" && /^\s*\d{1,9}\s*$/.test(raw) && parseInt(raw, 10) > most) {
       state.overlap = most;
-      const rule = LANGCHAIN.includes(state.strategy) ? "no larger than" : "smaller than";
+      const rule = splitterOf(state).overlap_below_size ? "smaller than" : "no larger than";
       notes.push(`The link asked for overlap ${parseInt(raw, 10)} with chunk size ${state.size}; overlap must be ${rule} the chunk size, so it is ${state.overlap}.`);
       continue;
     }

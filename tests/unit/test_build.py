@@ -150,6 +150,16 @@ def test_worker_config_points_at_the_built_files(dist, info):
     assert Path(info["assets"]["assets/worker.js"]).name in gate
 
 
+def test_the_page_imports_the_cores_splitter_registry(source, dist, info):
+    body = (dist / info["assets"]["assets/js/splitters.js"]).read_text()
+    table = json.loads(body[body.index("export const REGISTRY = ") + len("export const REGISTRY = "):].rstrip().rstrip(";"))
+    run = subprocess.run([sys.executable, "-c", "import ragsim.split as s; print(s.registry_json())"],
+                         capture_output=True, text=True, env={"PYTHONPATH": str(source / "py")}, check=True)
+    assert table == json.loads(run.stdout)
+    params = (dist / info["assets"]["assets/js/params.js"]).read_text()
+    assert f'from "./{Path(info["assets"]["assets/js/splitters.js"]).name}"' in params
+
+
 def test_a_core_change_renames_the_chain_above_it(source, info, tmp_path):
     changed = snapshot(tmp_path / "src")
     with open(changed / "py" / "ragsim" / "__init__.py", "a") as f:

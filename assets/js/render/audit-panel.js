@@ -13,6 +13,7 @@
 
 import { $, cell } from "../dom.js";
 import { int } from "../format.js";
+import { SPLITTERS } from "../params.js";
 
 const LIST_LIMIT = 200; // destroyed facts listed; the count is exact
 
@@ -46,7 +47,7 @@ export function joinAudits(replies, overlaps) {
 
 export class AuditPanel {
   /** deps: gate, request() (the page's simulation request), overlaps(), follow(fact), titles(),
-   *  strategy() (the splitter's name, "window" for fixed windows). */
+   *  strategy() (the splitter's name). */
   constructor(deps) {
     this.deps = deps;
     this.run = 0;
@@ -148,7 +149,8 @@ export class AuditPanel {
     const caption = cell("caption", "The corpus audit: facts destroyed and found at each overlap", { class: "visually-hidden" });
     $("audit-table").replaceChildren(caption, thead, tbody);
     const within = result.rows.reduce((n, r) => n + (r.destroyed_within_overlap || 0), 0);
-    const fixed = this.deps.strategy() === "window";
+    // a splitter registered as keeping every stretch of at most `overlap` units whole (fixed windows)
+    const fixed = Boolean((SPLITTERS[this.deps.strategy()] || {}).overlap_kept);
     $("audit-note").textContent = within === 0
       ? "No fact was destroyed whose name-to-value stretch is no longer than the overlap. For fixed windows this must be zero: a window that overlaps the next by o units holds every stretch of at most o units whole. Library splitters cut at separators and may not keep that promise."
       : fixed

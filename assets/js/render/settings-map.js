@@ -12,7 +12,7 @@
 
 import { $, cell } from "../dom.js";
 import { int, money, plural } from "../format.js";
-import { PARAMS, bound, unitName } from "../params.js";
+import { PARAMS, bound, splitterOf, unitName } from "../params.js";
 
 export const MAX_CELLS = 400; // the core's limit (settings_map.MAX_CELLS)
 const QUIET_MS = 150; // the gate and the controls must be idle this long before a map row is sent
@@ -34,12 +34,12 @@ const OVERLAP_STEPS = [0, 0.25, 0.5, 1, 2, 4];
 
 /** The default grid for the splitter and unit of `s`: {sizes, overlaps}, or null (no size to vary). */
 export function defaultGrid(s) {
-  if (s.strategy === "llamaindex-markdown") return null;
+  if (!splitterOf(s).grid) return null; // the splitter registers no size to vary
   const unit = unitName(s);
   const most = bound(PARAMS.find((p) => p.name === "size").max, s);
   let step = STEPS[unit] ?? 1; // Haystack's passages, lines, sentences, pages: 1 to 20
   if (unit === "characters" && most >= 8000) step = 200; // LangChain's and LlamaIndex's larger defaults
-  if (unit === "words" && s.strategy === "haystack") step = 25;
+  if (unit === "words" && most >= 1000) step = 25; // Haystack's split_length in words
   const sizes = Array.from({ length: 20 }, (_, i) => (i + 1) * step).filter((n) => n <= most);
   const overlaps = step === 1 ? [0, 1, 2, 3, 4, 5] : OVERLAP_STEPS.map((f) => Math.round(f * step));
   return { sizes, overlaps };

@@ -3,7 +3,7 @@
 
 import { $ } from "../dom.js";
 import { cap, int, money, plural } from "../format.js";
-import { unitName } from "../params.js";
+import { SPLITTERS, unitName } from "../params.js";
 
 // One row per number: `key` the response.stats field (or several, joined), `label` and `show`
 // functions of the snapshot (and the response), `value` when the number is not a stats field,
@@ -90,13 +90,6 @@ export function renderStats(response, snap, ms) {
   $("stats").closest("section").dataset.ms = String(ms);
 }
 
-// Why a splitter may share nothing across a boundary although overlap was asked for.
-const NO_OVERLAP_REASONS = {
-  "langchain-character": "this splitter only overlaps whole pieces, and these pieces are longer than the overlap.",
-  "langchain-recursive": "this splitter only overlaps whole pieces, and these pieces are longer than the overlap.",
-  sentences: "sentence packing only overlaps whole sentences, and these sentences are longer than the overlap.",
-  haystack: "Haystack repeats whole split units, and a chunk merged by split_threshold or an empty unit repeats nothing.",
-};
 
 /** A sentence when overlap was asked for and some boundary got none; hidden otherwise. */
 export function renderOverlapNotice(response, snap) {
@@ -104,7 +97,8 @@ export function renderOverlapNotice(response, snap) {
   const missed = response.stats.boundaries_without_overlap || 0;
   if (!(snap.overlap > 0 && missed > 0)) { el.hidden = true; el.textContent = ""; return; }
   const of = boundaryCount(response);
-  const reason = NO_OVERLAP_REASONS[snap.strategy] || "the splitter's pieces did not allow it.";
+  // why the splitter may share nothing across a boundary although overlap was asked for (its registration)
+  const reason = (SPLITTERS[snap.strategy] || {}).overlap_note || "the splitter's pieces did not allow it.";
   el.textContent = `You asked for ${int(snap.overlap)} ${unitName(snap)} of overlap, but ${int(missed)} of ${int(of)} ` +
     `${plural(of, "boundary", "boundaries")} ${plural(missed, "shares", "share")} nothing: ${reason}`;
   el.hidden = false;

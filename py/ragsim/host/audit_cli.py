@@ -19,6 +19,7 @@ from ragsim import limits, split as splitters
 from ragsim.wire.audit import DEFAULT_OVERLAPS, audit
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
+from ragsim.split import registry
 from ragsim.split.windows import UNITS
 
 
@@ -30,7 +31,7 @@ def check_settings(args) -> str | None:
         return f"--top must be at least 1 (got {args.top})."
     if args.strategy not in splitters.STRATEGIES:
         return f"--strategy must be one of {', '.join(splitters.STRATEGIES)} (got {args.strategy!r})."
-    if args.strategy in ("window", "sentences") and args.unit not in UNITS:
+    if _picks_unit(args) and args.unit not in UNITS:
         return f"--unit must be one of {', '.join(UNITS)} (got {args.unit!r})."
     try:  # anything else the splitter itself refuses, on an empty text at overlap 0
         splitters.split(DocIndex.build(""), {**_chunking(args), "overlap": 0})
@@ -39,9 +40,14 @@ def check_settings(args) -> str | None:
     return None
 
 
+def _picks_unit(args) -> bool:
+    """Whether the splitter counts its size in the `unit` asked for (its registration says so)."""
+    return registry.BY_NAME[args.strategy].unit_field == "unit"
+
+
 def _chunking(args) -> dict:
     chunking = {"strategy": args.strategy, "size": args.size}
-    if args.strategy in ("window", "sentences"):
+    if _picks_unit(args):
         chunking["unit"] = args.unit
     return chunking
 

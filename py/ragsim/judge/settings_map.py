@@ -11,10 +11,9 @@ from ragsim.judge.pipeline import context_tokens as exact_tokens
 from ragsim.judge.questions import Question, chroma_scores, context_tokens, evaluate, judge, rank_question, read_question_set
 from ragsim.rank.dense import QuestionRanker
 from ragsim.rank.queries import Setting, Words, collection_paused
+from ragsim.split import registry
 
 MAX_CELLS = 400
-# The fields of a splitter that a map cell sets; a refusal naming one of them makes the cell null.
-GRID_FIELDS = ("chunking.size", "chunking.overlap")
 
 
 def _whole_numbers(value, field: str, minimum: int) -> list[int]:
@@ -72,15 +71,19 @@ def settings_map(words: Words, chunking: dict, retrieval: dict, k: int, question
     """`{"sizes", "overlaps", "cells"}`, `cells[i][j]` for `sizes[i]` and `overlaps[j]` or None.
     `known`, a Setting at `chunking` already ranked (the question set's own), stands for its cell."""
     rows = []
+    # The splitter's registered grid (size and overlap, in its own unit; none without a size): the
+    # fields a cell sets, and a refusal naming one of them makes the cell null.
+    grid = registry.grid_fields(chunking)
+    refused = tuple(f"chunking.{name}" for name in grid)
     with collection_paused():
         for size in sizes:
             row = []
             for overlap in overlaps:
-                at = dict(chunking, size=size, overlap=overlap)
+                at = dict(chunking, **dict(zip(grid, (size, overlap))))
                 try:
                     setting = known if known is not None and at == chunking else Setting(words, at, session, retrieval)
                 except RequestError as e:
-                    if e.field not in GRID_FIELDS:
+                    if e.field not in refused:
                         raise
                     row.append(None)
                     continue

@@ -62,8 +62,8 @@ def rankable(indexes: list, ids: list, session, chunking: dict, given: list | No
     splitter's are. Term frequencies are gathered when asked (`Corpus.occurrence`), once per term."""
     c = Corpus(doc_of=[], starts=[], ends=[], units=[], lengths=[], occurrences={},
                first_chunk=[], documents=[], unit=None, units_in_documents=0)
-    # fixed windows walk forward by construction (SPEC section 2)
-    c.ordered = chunking.get("strategy", "window") == "window" and chunking.get("unit", "words") in ("words", "chars")
+    # splits that walk forward by construction (fixed windows, SPEC section 2): known, not checked
+    c.ordered = given is None and splitters.registry.monotone(chunking)
     for di, (index, doc_id) in enumerate(zip(indexes, ids)):
         if given is not None:
             split = given[di]

@@ -1,6 +1,7 @@
-"""Strategy registry: `chunking.strategy` name -> function(doc: DocIndex, chunking: dict) -> Split.
+"""Splitting: `chunking.strategy` name -> function(doc: DocIndex, chunking: dict) -> Split.
 
-Each strategy validates its own fields (raising RequestError with the dotted field name) and
+Every strategy is registered once in `registry.SPLITTERS` (its fields, unit, chunk count, grid and
+library). Each validates its own fields (raising RequestError with the dotted field name) and
 returns extents computed while splitting. `window` (SPEC section 2) is the default.
 """
 
@@ -8,45 +9,27 @@ from ragsim.errors import RequestError
 from ragsim.fields import shown
 from ragsim.text.extents import Split
 from ragsim.text.index import DocIndex
-from ragsim.split import windows
-from ragsim.split import haystack, langchain_character, langchain_recursive, langchain_token, sentences
-from ragsim.split import llamaindex_markdown, llamaindex_sentence, llamaindex_token
+from ragsim.split import registry
+from ragsim.split.registry import registry_json  # noqa: F401  the page's table (build.py)
 
-STRATEGIES = {
-    "window": windows.split,
-    "langchain-character": langchain_character.split,
-    "langchain-recursive": langchain_token.split_recursive_by_length,
-    "langchain-token": langchain_token.split,  # tiktoken tokens (issue 12)
-    "haystack": haystack.split,
-    "sentences": sentences.split,
-    # LlamaIndex (llama-index-core 0.14.25): sizes in tiktoken tokens; markdown sections have no size
-    "llamaindex-sentence": llamaindex_sentence.split,
-    "llamaindex-token": llamaindex_token.split,
-    "llamaindex-markdown": llamaindex_markdown.split,
-}
+STRATEGIES = {s.name: s.split for s in registry.SPLITTERS}
+# the countable splitters' count and size default, looked up once per document of a drag
+_COUNTS = {s.name: (s.count, s.field("size").default) for s in registry.SPLITTERS if s.count is not None}
 
 
 def estimate(doc, chunking: dict) -> int:
     """How many chunks `split` will make, counted arithmetically before splitting, for the strategies
-    whose chunks are windows over countable units (window over words or chars, haystack); 0 for the
-    others and for settings `split` will refuse anyway (the pipeline counts their chunks after)."""
-    name = chunking.get("strategy", "window")
-    size, overlap = chunking.get("size"), chunking.get("overlap", 0)
-    if name == "haystack":
-        size = chunking.get("size", 200)
+    whose chunks are windows over countable units (the registry's `count`: windows over words or
+    chars, haystack); 0 for the others and for settings `split` will refuse anyway (the pipeline
+    counts their chunks after)."""
+    name = chunking.get("strategy", registry.DEFAULT)
+    count, default_size = _COUNTS.get(name, (None, None)) if isinstance(name, str) else (None, None)
+    if count is None:
+        return 0
+    size, overlap = chunking.get("size", default_size), chunking.get("overlap", 0)
     if not (type(size) is int and type(overlap) is int and 0 <= overlap < size):
         return 0
-    if name == "window" and chunking.get("unit", "words") in ("words", "chars"):
-        n = doc.n_words if chunking.get("unit", "words") == "words" else len(doc.text)
-        step = size - overlap
-        return 1 + max(0, -(-(n - size) // step)) if n else 0
-    if name == "haystack" and isinstance(chunking.get("split_by", "word"), str):
-        delimiter = haystack.SPLIT_BY.get(chunking.get("split_by", "word"), ("", ""))[0]
-        if delimiter:
-            bounds = doc.memo.get(("haystack", delimiter))
-            n = len(bounds) - 1 if bounds is not None else doc.text.count(delimiter) + 1
-            return haystack.window_count(n, size, size - overlap) if doc.text else 0
-    return 0
+    return count(doc, chunking, size, overlap)
 
 
 def split(doc, chunking: dict) -> Split:

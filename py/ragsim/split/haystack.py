@@ -50,6 +50,18 @@ def window_count(n_units: int, length: int, step: int) -> int:
     return 1 + (n_units - length + padding) // step
 
 
+def count(doc, chunking: dict, size: int, overlap: int) -> int:
+    """The most chunks `split` makes (`window_count` over the delimited units), before splitting;
+    0 for a split_by it will refuse."""
+    split_by = chunking.get("split_by", "word")
+    delimiter = SPLIT_BY.get(split_by, ("", ""))[0] if isinstance(split_by, str) else ""
+    if not delimiter:
+        return 0
+    bounds = doc.memo.get(("haystack", delimiter))
+    n = len(bounds) - 1 if bounds is not None else doc.text.count(delimiter) + 1
+    return window_count(n, size, size - overlap) if doc.text else 0
+
+
 def split(doc, chunking: dict) -> Split:
     split_by = get_choice(chunking, "split_by", "chunking.split_by", tuple(SPLIT_BY), default="word")
     length = get_int(chunking, "size", "chunking.size", default=200, minimum=1)

@@ -28,6 +28,17 @@ def window_columns(n: int, size: int, overlap: int) -> tuple[list[int], list[int
     return firsts, ends
 
 
+def count(doc, chunking: dict, size: int, overlap: int) -> int:
+    """How many windows `split` makes over words or characters, by arithmetic (0 over tokens: their
+    count is known only once the text is encoded)."""
+    unit = chunking.get("unit", "words")
+    if unit not in ("words", "chars"):
+        return 0
+    n = doc.n_words if unit == "words" else len(doc.text)
+    step = size - overlap
+    return 1 + max(0, -(-(n - size) // step)) if n else 0
+
+
 def read_params(chunking: dict) -> tuple[str, int, int]:
     """Validate `unit`, `size` and `overlap` of a window-like strategy."""
     unit = get_choice(chunking, "unit", "chunking.unit", UNITS, default="words")

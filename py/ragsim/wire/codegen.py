@@ -10,9 +10,11 @@ from ragsim.text import analyzers
 from ragsim.rank import bm25
 from ragsim.errors import RequestError
 from ragsim.fields import get_bool, get_choice, get_int, get_number, get_str
-from ragsim.split import STRATEGIES, langchain_common as lc, haystack, langchain_recursive
+from ragsim.split import STRATEGIES, langchain_common as lc, haystack, langchain_recursive, registry
+from ragsim.split.langchain_token import read_length
 from ragsim.split.windows import read_params
-from ragsim.wire.codegen_tokens import handles, langchain_tail, token_lines  # tiktoken tokens (issue 12)
+from ragsim.wire.codegen_llamaindex import llamaindex_lines
+from ragsim.wire.codegen_tokens import langchain_tail, token_lines  # tiktoken tokens (issue 12)
 
 
 def _character_lines(chunking: dict) -> list[str]:
@@ -84,7 +86,7 @@ def _sentences_lines(chunking: dict) -> list[str]:
         "from ragsim.text.index import DocIndex",
         "",
         f"packed = split(DocIndex.build(text), {{'strategy': 'sentences', 'unit': {unit!r}, 'size': {size}, 'overlap': {overlap}}})",
-        "chunks = [text[e.start:e.end] for e in packed.extents]",
+        "chunks = [text[a:b] for a, b in zip(packed.starts, packed.ends)]",
     ]
 
 
@@ -115,29 +117,31 @@ def _window_lines(chunking: dict) -> list[str]:
     ]
 
 
-# One line-writer per strategy that is not handled by the token or LlamaIndex code writers.
-_LINES = {
+def _by_unit(tokens: bool, lines, chunking: dict) -> list[str]:
+    """The token writer (codegen_tokens) where the splitter counts tiktoken tokens, else `lines`."""
+    return token_lines(chunking) if tokens else lines(chunking)
+
+
+# The line-writer of every registered strategy (tests/unit/test_registry.py: one each, no other).
+GENERATORS = {
+    "window": lambda c: _by_unit(c.get("unit") == "tokens", _window_lines, c),
     "langchain-character": _character_lines,
-    "langchain-recursive": _recursive_lines,
+    "langchain-recursive": lambda c: _by_unit(read_length(c) == "tokens", _recursive_lines, c),
+    "langchain-token": token_lines,
     "haystack": _haystack_lines,
-    "sentences": _sentences_lines,
-    "window": _window_lines,
+    "sentences": lambda c: _by_unit(c.get("unit") == "tokens", _sentences_lines, c),
+    "llamaindex-sentence": llamaindex_lines,
+    "llamaindex-token": llamaindex_lines,
+    "llamaindex-markdown": llamaindex_lines,
 }
 
 
 def _splitter_lines(chunking: dict) -> list[str]:
     """Lines that leave the chunk texts of one document `text` in `chunks`."""
-    name = chunking.get("strategy", "window")
-    if not isinstance(name, str) or name not in STRATEGIES:
+    splitter = registry.of(chunking)
+    if splitter is None:
         get_choice(chunking, "strategy", "chunking.strategy", tuple(STRATEGIES))  # raises the usual error
-
-    if handles(chunking):
-        return token_lines(chunking)
-    if name.startswith("llamaindex-"):
-        from ragsim.wire.codegen_llamaindex import llamaindex_lines
-
-        return llamaindex_lines(chunking)
-    return _LINES[name](chunking)
+    return GENERATORS[splitter.name](chunking)
 
 
 def _bm25_lines(retrieval: dict, query: str) -> list[str]:

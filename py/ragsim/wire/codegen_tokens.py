@@ -1,12 +1,11 @@
 """"Equivalent code" for the token strategies: tiktoken and LangChain's token splitters, runnable as is.
 
-`ragsim.codegen` hands over `window` with `unit: "tokens"`, `langchain-token` and
-`langchain-recursive` with `length: "tokens"`. The fields are read by the splitters' own functions,
+`ragsim.wire.codegen.GENERATORS` hands over `window` and `sentences` with `unit: "tokens"`,
+`langchain-token` and `langchain-recursive` with `length: "tokens"`. The fields are read by the splitters' own functions,
 so the defaults written out are the ones the simulation ran with.
 """
 
 from ragsim.split import langchain_common as lc, langchain_recursive
-from ragsim.split.langchain_token import read_length
 from ragsim.split.windows import read_size_overlap
 from ragsim.text.tokens import read_tokenizer
 
@@ -28,13 +27,6 @@ def langchain_tail(keep, size: int, overlap: int, strip: bool) -> list[str]:
         ")",
         "chunks = splitter.split_text(text)",
     ]
-
-
-def handles(chunking: dict) -> bool:
-    """Whether the request's splitter counts tiktoken tokens."""
-    name = chunking.get("strategy", "window")
-    return (name == "langchain-token" or (name in ("window", "sentences") and chunking.get("unit") == "tokens")
-            or (name == "langchain-recursive" and read_length(chunking) == "tokens"))
 
 
 def token_lines(chunking: dict) -> list[str]:
