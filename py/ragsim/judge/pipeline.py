@@ -151,7 +151,7 @@ def split_all(req: Request, session, chunking: dict) -> Corpus:
     """Every document of `req` split at `chunking`, with the query's terms gathered."""
     ids = [d["id"] for d in req.docs]
     indexes = [session.index(d["text"], req.analyzer) for d in req.docs]
-    corpus = rankable(indexes, ids, session, chunking)
+    corpus = rankable(indexes, ids, session, chunking, getattr(req, "given", None))
     corpus.occurrences = {t: corpus.occurrence(t) for t in dict.fromkeys(req.query_terms)}
     return corpus
 

@@ -115,8 +115,12 @@ def answer(req, request: dict, out: dict, session) -> None:
         def count(text):
             return exact_tokens(req, text)
     setting = None
+    given = getattr(req, "given", None)
+    if grid is not None and given is not None:
+        raise RequestError("map", "The map varies a splitter's size and overlap; stored chunks have neither. "
+                                  "Simulate the splitter that made them (inspect names it) to map its settings.")
     if questions is not None:
-        setting = Setting(words, req.chunking, session, retrieval)
+        setting = Setting(words, req.chunking, session, retrieval, given)
         out["questions"], out["question_stats"] = evaluate(questions, setting, req.k, req.price, req.analyzer, count)
     if grid is not None:
         if questions is None:

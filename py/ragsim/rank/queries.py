@@ -42,11 +42,11 @@ class Setting:
     """Every document split at one chunking (`rank.corpus.rankable`), and the BM25 weights of each
     term asked for, computed once and shared by every query."""
 
-    def __init__(self, words: Words, chunking: dict, session, retrieval: dict):
+    def __init__(self, words: Words, chunking: dict, session, retrieval: dict, given: list | None = None):
         self.words = words
         self.retrieval = retrieval
         ids = list(range(len(words.indexes)))
-        self.corpus = c = rankable(words.indexes, ids, session, chunking)
+        self.corpus = c = rankable(words.indexes, ids, session, chunking, given)
         self.doc_of, self.starts, self.ends, self.units, self.lengths = c.doc_of, c.starts, c.ends, c.units, c.lengths
         self.first = c.first_chunk
         self.unit, self.units_in_documents = c.unit, c.units_in_documents

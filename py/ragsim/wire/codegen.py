@@ -139,6 +139,9 @@ GENERATORS = {
 def _splitter_lines(chunking: dict) -> list[str]:
     """Lines that leave the chunk texts of one document `text` in `chunks`."""
     splitter = registry.of(chunking)
+    if chunking.get("strategy") == "stored":
+        raise RequestError("chunking.strategy", "Stored chunks were made by your own pipeline, so there is no "
+                           "splitter code to show; simulate the splitter inspect names and ask again.")
     if splitter is None:
         get_choice(chunking, "strategy", "chunking.strategy", tuple(STRATEGIES))  # raises the usual error
     return GENERATORS[splitter.name](chunking)

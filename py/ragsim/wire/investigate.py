@@ -17,6 +17,10 @@ def answer(req: Request, judged: Judged, questions: Questions, out: dict, sessio
     texts = [d["text"] for d in req.docs]
     if questions.find is not None:
         out["found"] = explore.find_phrase(texts, c.starts, c.ends, c.doc_of, questions.find)
+    if req.given is not None and (questions.cuts or questions.sweep is not None):
+        field = "cuts" if questions.cuts else "sweep"
+        raise RequestError(field, f"{field} changes a splitter's overlap; stored chunks have none. Simulate the "
+                                  "splitter that made them (inspect names it) and ask again.")
     if questions.cuts and texts:
         marked_doc = req.span[0] if req.span is not None else (req.fact[0] if req.fact is not None else 0)
         out["cuts"] = cuts(req, judged, marked_doc, session)

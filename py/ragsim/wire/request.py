@@ -13,6 +13,7 @@ from ragsim.rank import ranking
 from ragsim import limits
 from ragsim.judge import spans
 from ragsim.errors import RequestError
+from ragsim.text.extents import Split
 from ragsim.fields import get_choice, get_int, get_number, get_str, shown
 from ragsim.text.index import terms
 
@@ -47,6 +48,7 @@ class Request:
     retriever: dense.Options = dense.Options()  # SPEC section 10: bm25, dense or hybrid (default BM25)
     tokenizer: str | None = None  # SPEC section 9: exact context_tokens and cost (ragsim.tokens)
     scores: str = "all"  # "top": the binary wire without the score column (docs/wire.md)
+    given: list | None = None  # chunking "stored": each document's chunks as a Split (SPEC section 11)
 
 
 @dataclass
@@ -74,6 +76,7 @@ def read_request(request) -> Request:
                        maximum=1_000_000)
     wire = get_choice(request, "wire", "wire", WIRES, default="objects")
     scores = get_choice(request, "scores", "scores", SCORES, default="all")
+    given = read_given(chunking, docs)
     if scores == "top" and wire != "binary":
         raise RequestError("scores", 'scores "top" leaves out the score column of the binary wire; '
                                      'ask for "wire": "binary" too, or leave scores out.')
@@ -82,6 +85,7 @@ def read_request(request) -> Request:
         k=retrieval["k"], variant=retrieval["variant"], k1=retrieval["k1"], b=retrieval["b"],
         delta=retrieval["delta"], analyzer=retrieval["analyzer"], span=span, fact=fact, price=price, wire=wire,
         retriever=retrieval["dense"], tokenizer=tokens.request_tokenizer(request), scores=scores,
+        given=given,
     )
 
 
@@ -187,6 +191,39 @@ def _read_chunking(request: dict) -> dict:
     if not isinstance(c, dict):
         raise RequestError("chunking", "Give chunking as an object with unit, size and overlap.")
     return c
+
+
+STORED = "stored"  # chunking.strategy for chunks read back from an index: extents given, not computed
+
+
+def read_given(chunking: dict, docs: list[dict]) -> list | None:
+    """`{"strategy": "stored", "chunks": {doc id: [[start, end], ...]}}`: each document's chunks as a
+    `Split` (unit chars, in document order), None for any other strategy. Chunks read back from an
+    index are placed in their documents first (ragsim.judge.stored); a document not named has none."""
+    if chunking.get("strategy") != STORED:
+        return None
+    extents = chunking.get("chunks")
+    ids = {d["id"] for d in docs}
+    if not isinstance(extents, dict) or not all(isinstance(k, str) for k in extents):
+        raise RequestError("chunking.chunks", 'Give the stored chunks as {"<document id>": [[start, end], ...]}.')
+    unknown = [k for k in extents if k not in ids]
+    if unknown:
+        raise RequestError("chunking.chunks", f"chunking.chunks names a document that is not in the request "
+                           f"({shown(unknown[0])}); use the documents' ids.")
+    total = sum(len(v) for v in extents.values() if isinstance(v, list))
+    limits.check_chunks(total)
+    out = []
+    for d in docs:
+        pairs = extents.get(d["id"], [])
+        n = len(d["text"])
+        if not isinstance(pairs, list) or not all(
+                isinstance(p, list) and len(p) == 2 and all(type(x) is int for x in p) and 0 <= p[0] < p[1] <= n
+                for p in pairs):
+            raise RequestError("chunking.chunks", f"Each stored chunk of {shown(d['id'])} must be [start, end] with "
+                               f"0 <= start < end <= {n:,} (the document's length in code points).")
+        ordered = sorted(map(tuple, pairs))
+        out.append(Split([(s, e, e - s) for s, e in ordered], "chars", n))
+    return out
 
 
 def read_questions(request: dict) -> Questions:
