@@ -3,27 +3,101 @@ of whitespace treated as equal, in time that stays near-linear on long documents
 
 A chunk is first looked for verbatim just past the hint (where the walk expects it), which is where
 an in-order store finds every chunk. Only a chunk missed there needs a global search, and proving
-that a chunk occurs nowhere verbatim costs a full scan. On a long document those searches go
-through the `View`: the text with every run of whitespace folded into one space (a verbatim
-occurrence is also an occurrence in the view), with a sparse index of its substrings, so a global
-search costs a few dozen dictionary look-ups instead of a scan of megabytes.
+that a chunk occurs nowhere verbatim takes a full scan, some 50 ms on 10 MB of repetitive text. On a
+long document those searches go through a `Sampled` index instead: every SAMPLE-th substring of
+GRAM characters, of the text for the verbatim search and of its `View` (every run of whitespace
+folded into one space) for the whitespace-insensitive one. A chunk whose whitespace differs from
+the source's has substrings the source never holds, so its verbatim search ends after a few
+dictionary look-ups, and the view search lands on the right occurrence in a few more.
 """
 
 import bisect
+import operator
 import re
+from itertools import accumulate, count
 
 LOCAL = 4096  # how far past the end of a chunk at the hint it is first looked for, verbatim
 INDEX_FROM = 1 << 20  # documents shorter than this are searched with str.find alone
-SAMPLE = 64  # the index holds the substring at every SAMPLE-th position of the view ...
-GRAM = 16  # ... GRAM characters long; a chunk folds to at least SAMPLE + GRAM - 1 characters to use it
-CANDIDATES = 50_000  # index hits to check per chunk before a plain scan is cheaper
+SAMPLE = 64  # an index holds the substring at every SAMPLE-th position of a text ...
+GRAM = 16  # ... GRAM characters long; a needle at least SAMPLE + GRAM - 1 long can use it
+PER_J = 6  # substrings of a needle looked up per alignment j: more rule out more, fewer cost less
+CANDIDATES = 50_000  # candidates to check for one chunk before a plain scan is cheaper
 
-_RUNS = re.compile(r"\s\s+")  # \s is exactly str.isspace(), what str.split() splits on
+_RUNS = re.compile(r"(\s\s+)")  # \s is exactly str.isspace(), what str.split() splits on
 
 
 def fold(text: str) -> str:
     """`text` with leading and trailing whitespace dropped and every inner run made one space."""
     return " ".join(text.split())
+
+
+class Sampled:
+    """The GRAM characters at every SAMPLE-th position of a text, to find long needles without a scan.
+
+    An occurrence of a needle at q holds the sampled positions q + j, q + j + SAMPLE, ... for the
+    one j in [0, SAMPLE) with q + j a multiple of SAMPLE; so for each j the needle's substrings at
+    j, j + SAMPLE, ... must all be in the index (one missing rules that j out), and the rarest of them
+    gives the candidates. Every occurrence is among the candidates; each is checked before use."""
+
+    def __init__(self, text: str):
+        self.text = text
+        index: dict[str, list[int]] = {}
+        for p in range(0, len(text) - GRAM + 1, SAMPLE):
+            key = text[p : p + GRAM]
+            hit = index.get(key)
+            if hit is None:
+                index[key] = [p]
+            else:
+                hit.append(p)
+        self.index = index
+
+    def candidates(self, needle: str) -> list[int] | None:
+        """Ascending positions that may hold `needle` (at least SAMPLE + GRAM - 1 long), every
+        occurrence among them (some may be negative); None when there are more than CANDIDATES
+        (a scan is then cheaper). Per j at most PER_J substrings are looked up, spread over the needle."""
+        index, out, last = self.index, [], len(needle) - GRAM
+        for j in range(SAMPLE):
+            offsets = range(j, last + 1, SAMPLE)
+            stride = max(1, -(-len(offsets) // PER_J))
+            best, at = None, 0
+            for off in offsets[::stride]:
+                hits = index.get(needle[off : off + GRAM])
+                if hits is None:
+                    best = None
+                    break
+                if best is None or len(hits) < len(best):
+                    best, at = hits, off
+            if best is not None:
+                out.extend(map(at.__rsub__, best))  # p - at for each sampled position p
+                if len(out) > CANDIDATES:
+                    return None
+        out.sort()
+        return out
+
+    def first(self, needle: str, lo: int) -> int | None:
+        """The first occurrence of `needle` at or after `lo`, else the first anywhere, else -1;
+        None when the index would be slower than a scan."""
+        found = self.candidates(needle)
+        if found is None:
+            return None
+        t, n, probe = self.text, len(needle), needle[: 2 * GRAM]
+        i = bisect.bisect_left(found, lo)
+        for k in (*range(i, len(found)), *range(i)):
+            q = found[k]
+            if q >= 0 and t.startswith(probe, q) and t[q : q + n] == needle:  # the probe fails false ones fast
+                return q
+        return -1
+
+
+def first(text: str, needle: str, lo: int, sampled=None) -> int:
+    """The first occurrence of `needle` in `text` at or after `lo`, else the first anywhere, else -1,
+    through `sampled()` (a `Sampled` of `text`) when one is offered and the needle is long enough."""
+    if sampled is not None and len(needle) >= SAMPLE + GRAM - 1:
+        q = sampled().first(needle, lo)
+        if q is not None:
+            return q
+    q = text.find(needle, lo)
+    return q if q >= 0 else text.find(needle, 0, lo + len(needle) - 1)
 
 
 class View:
@@ -32,67 +106,57 @@ class View:
     def __init__(self, text: str):
         self.folded = fold(text)
         lead = len(text) - len(text.lstrip())
-        self._breaks: list[int] = []  # view positions where the shift (text - view) grows
-        self._shifts: list[int] = [lead]  # the shift from each break on (the first: from 0)
-        shift = lead
-        for m in _RUNS.finditer(text, lead):
-            a, b = m.span()
-            if b == len(text):
-                break  # trailing whitespace has no place in the view
-            space = a - shift  # the view's one space for this run
-            shift += b - a - 1
-            self._breaks.append(space + 1)
-            self._shifts.append(shift)
-        self._index: dict | None = None
+        body = text[lead : lead + len(text.strip())]
+        parts = _RUNS.split(body)  # [text, run of 2+, text, run, ..., text]
+        # Between runs the view keeps the text's length (one whitespace character becomes one
+        # space); run k becomes one space at view position (text before it) + k, so the shift
+        # grows by len(run) - 1 right after it. All with C-level loops: 10 MB in a fraction of a second.
+        before = list(accumulate(map(len, parts[0::2])))
+        extra = accumulate(map(len, parts[1::2]))
+        self._breaks: list[int] = list(map(operator.add, before[:-1], count(1)))  # view positions where the shift grows
+        self._shifts: list[int] = [lead, *map(operator.sub, extra, count(1 - lead))]  # text - view from each break
+        self._sampled: Sampled | None = None
 
     def to_text(self, p: int) -> int:
         """The text position of view position `p` (a folded space maps to its run's start)."""
         return p + self._shifts[bisect.bisect_right(self._breaks, p)]
 
-    def index(self) -> dict:
-        """{substring: [view positions]} for the GRAM characters at every SAMPLE-th position."""
-        if self._index is None:
-            f, index = self.folded, {}
-            for p in range(0, len(f) - GRAM + 1, SAMPLE):
-                key = f[p : p + GRAM]
-                hit = index.get(key)
-                if hit is None:
-                    index[key] = [p]
-                else:
-                    hit.append(p)
-            self._index = index
-        return self._index
+    def at(self, q: int) -> int:
+        """The first view position whose text position is at or after text position `q`."""
+        lo, hi = 0, len(self.folded)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.to_text(mid) < q:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
 
-    def occurrences(self, core: str) -> list[int] | None:
-        """Every view position where `core` (folded, at least SAMPLE + GRAM - 1 long) occurs,
-        ascending; None when the index hits too often to be quicker than a scan.
-
-        Any occurrence at q covers exactly one sampled position q + j (0 <= j < SAMPLE), so looking
-        up core[j:j + GRAM] for every j finds each occurrence exactly once."""
-        f, index, out, checked = self.folded, self.index(), [], 0
-        for j in range(SAMPLE):
-            hits = index.get(core[j : j + GRAM], ())
-            checked += len(hits)
-            if checked > CANDIDATES:
-                return None
-            out.extend(p - j for p in hits if p >= j and f.startswith(core, p - j))
-        out.sort()
-        return out
+    def sampled(self) -> Sampled:
+        if self._sampled is None:
+            self._sampled = Sampled(self.folded)
+        return self._sampled
 
 
 class Source:
-    """One source document and the searches the alignment makes in it."""
+    """One source document and the searches the alignment makes in it. Documents shorter than
+    `index_from` are searched with str.find alone (their scans are cheap)."""
 
     def __init__(self, text: str, index_from: int = INDEX_FROM):
         self.text = text
-        self.index_from = index_from
+        self.indexed = len(text) >= index_from
         self._view: View | None = None
+        self._sampled: Sampled | None = None
 
-    @property
     def view(self) -> View:
         if self._view is None:
             self._view = View(self.text)
         return self._view
+
+    def sampled(self) -> Sampled:
+        if self._sampled is None:
+            self._sampled = Sampled(self.text)
+        return self._sampled
 
     def find(self, chunk: str, after: int) -> tuple[str, int, int] | None:
         """(placement, start, end) of `chunk`: `exact` at its first verbatim occurrence at or after
@@ -100,66 +164,16 @@ class Source:
         (the extent runs from the text's first to its last matched character); None when neither."""
         t = self.text
         q = t.find(chunk, after, after + len(chunk) + LOCAL)
+        if q < 0:
+            q = first(t, chunk, after, self.sampled if self.indexed else None)
         if q >= 0:
             return "exact", q, q + len(chunk)
         core = fold(chunk)
-        if not core:  # whitespace only: verbatim or nowhere
-            q = t.find(chunk, after)
-            q = q if q >= 0 else t.find(chunk)
-            return None if q < 0 else ("exact", q, q + len(chunk))
-        if len(t) >= self.index_from and len(core) >= SAMPLE + GRAM - 1:
-            found = self._indexed(chunk, core, after)
-            if found is not False:
-                return found
-        return self._scanned(chunk, core, after)
-
-    def _scanned(self, chunk: str, core: str, after: int):
-        t = self.text
-        q = t.find(chunk, after)
-        if q < 0:
-            q = t.find(chunk, 0, after + len(chunk) - 1)
-        if q >= 0:
-            return "exact", q, q + len(chunk)
-        view = self.view
-        f = view.folded
-        lo = self._view_at(after)
-        p = f.find(core, lo)
-        if p < 0:
-            p = f.find(core, 0, lo + len(core) - 1)
-        return None if p < 0 else ("whitespace", view.to_text(p), view.to_text(p + len(core) - 1) + 1)
-
-    def _indexed(self, chunk: str, core: str, after: int):
-        """As `_scanned`, from the view's index; False when the index would be slower."""
-        view = self.view
-        found = view.occurrences(core)
-        if found is None:
-            return False
-        if not found:
+        if not core:
             return None
-        t, lead = self.text, len(chunk) - len(chunk.lstrip())
-        starts = [view.to_text(p) - lead for p in found]  # every verbatim occurrence is one of these
-        verbatim = [s for s in starts if s >= 0 and t.startswith(chunk, s)]
-        if verbatim:
-            s = _first_from(verbatim, after)
-            return "exact", s, s + len(chunk)
-        i = bisect.bisect_left(starts, after - lead)
-        p = found[i] if i < len(found) else found[0]
-        return "whitespace", view.to_text(p), view.to_text(p + len(core) - 1) + 1
-
-    def _view_at(self, after: int) -> int:
-        """The first view position whose text position is at or after `after`."""
-        view = self.view
-        lo, hi = 0, len(view.folded)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if view.to_text(mid) < after:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
-
-
-def _first_from(sorted_starts: list[int], after: int) -> int:
-    i = bisect.bisect_left(sorted_starts, after)
-    return sorted_starts[i] if i < len(sorted_starts) else sorted_starts[0]
-
+        view = self.view()
+        f, lo = view.folded, view.at(after)
+        p = f.find(core, lo, lo + len(core) + LOCAL)
+        if p < 0:
+            p = first(f, core, lo, view.sampled if self.indexed else None)
+        return None if p < 0 else ("whitespace", view.to_text(p), view.to_text(p + len(core) - 1) + 1)
