@@ -25,7 +25,7 @@ gap of unknown length is recorded at the rebuilt text's position; the chunks are
 rebuilt text by the same rules. Source documents that hold no chunk are listed with 0 chunks.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .errors import RequestError
@@ -73,14 +73,24 @@ class Document:
 class Alignment:
     chunks: tuple[Placed, ...]  # store order
     documents: tuple[Document, ...]  # in order of first chunk, then sources without chunks
+    _rows: dict = field(default=None, init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        rows: dict[str, list[Placed]] = {d.id: [] for d in self.documents}
+        for c in self.chunks:
+            rows[c.doc].append(c)
+        object.__setattr__(self, "_rows", rows)
 
     def texts(self) -> dict[str, str]:
         return {d.id: d.text for d in self.documents}
 
+    def of(self, doc: str) -> list[Placed]:
+        """All chunks of `doc`, in store order."""
+        return self._rows[doc]
+
     def placed(self, doc: str) -> list[Placed]:
         """The placed chunks of `doc` in document order (start, end, store order)."""
-        rows = [c for c in self.chunks if c.doc == doc and c.start is not None]
-        return sorted(rows, key=lambda c: (c.start, c.end))
+        return sorted((c for c in self._rows[doc] if c.start is not None), key=lambda c: (c.start, c.end))
 
 
 class StoredSplit(NamedTuple):
@@ -250,18 +260,20 @@ def to_splits(al: Alignment) -> dict[str, StoredSplit]:
     for d in al.documents:
         rows = al.placed(d.id)
         split = Split([(c.start, c.end, c.end - c.start) for c in rows], "chars", len(d.text))
-        unplaced = tuple(c.id for c in al.chunks if c.doc == d.id and c.start is None)
+        unplaced = tuple(c.id for c in al.of(d.id) if c.start is None)
         out[d.id] = StoredSplit(split, tuple(c.id for c in rows), unplaced)
     return out
 
 
 def documents_report(al: Alignment) -> list[dict]:
     """SPEC section 11's `documents`, with each rebuilt document's `gaps` added."""
-    counts: dict[str, list[int]] = {d.id: [0, 0] for d in al.documents}
-    for c in al.chunks:
-        counts[c.doc][c.start is None] += 1
-    return [{"id": d.id, "chunks": sum(counts[d.id]), "placed": counts[d.id][0], "unplaced": counts[d.id][1],
-             "rebuilt": d.rebuilt, "gaps": list(d.gaps)} for d in al.documents]
+    out = []
+    for d in al.documents:
+        rows = al.of(d.id)
+        placed = sum(c.start is not None for c in rows)
+        out.append({"id": d.id, "chunks": len(rows), "placed": placed, "unplaced": len(rows) - placed,
+                    "rebuilt": d.rebuilt, "gaps": list(d.gaps)})
+    return out
 
 
 def chunks_report(al: Alignment, count_tokens=None) -> list[dict]:

@@ -112,13 +112,25 @@ def _span(span: dict, texts: dict, field: str) -> tuple[str, int, int]:
     return doc, a, b
 
 
-def _counter(count_tokens):
-    """A callable counting tokens: given, or the core's exact tiktoken for an encoding's name."""
-    if count_tokens is None or callable(count_tokens):
-        return count_tokens
-    from . import tokens
+def _counter(count_tokens, memo: bool = False):
+    """A callable counting tokens: given, or the core's exact tiktoken for an encoding's name;
+    with `memo`, one that counts each distinct text once."""
+    if count_tokens is None:
+        return None
+    if not callable(count_tokens):
+        from . import tokens
 
-    return tokens.get(count_tokens).count
+        count_tokens = tokens.get(count_tokens, "tokenizer").count
+    if not memo:
+        return count_tokens
+    seen: dict[str, int] = {}
+
+    def count(text: str) -> int:
+        if text not in seen:
+            seen[text] = count_tokens(text)
+        return seen[text]
+
+    return count
 
 
 def _spread(values: list, name: str) -> dict:
@@ -145,7 +157,7 @@ def splitter_stats(al: Alignment, count_tokens=None) -> dict:
 
 def report(al: Alignment, phrases=(), count_tokens=None) -> dict:
     """SPEC section 11's `documents`, `chunks`, `phrases` (each phrase's entries, in order) and `stats`."""
-    count = _counter(count_tokens)
+    count = _counter(count_tokens, memo=True)  # the chunks and the stats count the same texts
     found = [e for i, p in enumerate(phrases) for e in phrase_check(al, p, f"phrases[{i}]")]
     return {"documents": documents_report(al), "chunks": chunks_report(al, count), "phrases": found,
             "stats": splitter_stats(al, count)}

@@ -14,13 +14,13 @@ dictionary look-ups, and the view search lands on the right occurrence in a few 
 import bisect
 import operator
 import re
-from itertools import accumulate, count
+from itertools import accumulate, chain, count, islice
 
 LOCAL = 4096  # how far past the end of a chunk at the hint it is first looked for, verbatim
 INDEX_FROM = 1 << 20  # documents shorter than this are searched with str.find alone
 SAMPLE = 64  # an index holds the substring at every SAMPLE-th position of a text ...
 GRAM = 16  # ... GRAM characters long; a needle at least SAMPLE + GRAM - 1 long can use it
-PER_J = 6  # substrings of a needle looked up per alignment j: more rule out more, fewer cost less
+FIRST_TRIES = 8  # candidates the first, cheap pass checks
 CANDIDATES = 50_000  # candidates to check for one chunk before a plain scan is cheaper
 
 _RUNS = re.compile(r"(\s\s+)")  # \s is exactly str.isspace(), what str.split() splits on
@@ -51,16 +51,14 @@ class Sampled:
                 hit.append(p)
         self.index = index
 
-    def candidates(self, needle: str) -> list[int] | None:
-        """Ascending positions that may hold `needle` (at least SAMPLE + GRAM - 1 long), every
-        occurrence among them (some may be negative); None when there are more than CANDIDATES
-        (a scan is then cheaper). Per j at most PER_J substrings are looked up, spread over the needle."""
-        index, out, last = self.index, [], len(needle) - GRAM
+    def drivers(self, needle: str, per_j: int | None) -> list[tuple[int, list[int]]]:
+        """Per alignment j not ruled out: (offset, sampled positions) of its rarest substring looked
+        up. `per_j` substrings per j are looked up, spread over the needle (None: all of them)."""
+        index, last, out = self.index, len(needle) - GRAM, []
         for j in range(SAMPLE):
-            offsets = range(j, last + 1, SAMPLE)
-            stride = max(1, -(-len(offsets) // PER_J))
+            offsets = range(j, last + 1, SAMPLE)  # never empty: j < SAMPLE <= last
             best, at = None, 0
-            for off in offsets[::stride]:
+            for off in offsets[:: -(-len(offsets) // per_j) if per_j else 1]:
                 hits = index.get(needle[off : off + GRAM])
                 if hits is None:
                     best = None
@@ -68,22 +66,39 @@ class Sampled:
                 if best is None or len(hits) < len(best):
                     best, at = hits, off
             if best is not None:
-                out.extend(map(at.__rsub__, best))  # p - at for each sampled position p
-                if len(out) > CANDIDATES:
-                    return None
-        out.sort()
+                out.append((at, best))
         return out
 
     def first(self, needle: str, lo: int) -> int | None:
-        """The first occurrence of `needle` at or after `lo`, else the first anywhere, else -1;
-        None when the index would be slower than a scan."""
-        found = self.candidates(needle)
-        if found is None:
+        """The first occurrence of `needle` (at least SAMPLE + GRAM - 1 long) at or after `lo`, else
+        the first anywhere, else -1; None when the index would be slower than a scan.
+
+        A first pass looks up two substrings per j and checks the FIRST_TRIES smallest candidates at
+        or after `lo` (each j's own smallest are enough to know them): a needle that occurs there is
+        found at once. Otherwise every substring of every j is looked up, which rules out most j for
+        a needle that occurs nowhere, and the remaining candidates are checked in order."""
+        drivers = self.drivers(needle, 2)
+        if not drivers:
+            return -1
+        ahead = []
+        for at, hits in drivers:
+            i = bisect.bisect_left(hits, lo + at)
+            ahead.extend(map(at.__rsub__, hits[i : i + FIRST_TRIES]))  # p - at: where the needle would start
+        ahead.sort()
+        q = self._check(needle, ahead[:FIRST_TRIES])
+        if q >= 0:
+            return q
+        drivers = self.drivers(needle, None)
+        if sum(len(hits) for _, hits in drivers) > CANDIDATES:
             return None
-        t, n, probe = self.text, len(needle), needle[: 2 * GRAM]
+        found = sorted(chain.from_iterable(map(at.__rsub__, hits) for at, hits in drivers))
         i = bisect.bisect_left(found, lo)
-        for k in (*range(i, len(found)), *range(i)):
-            q = found[k]
+        return self._check(needle, chain(islice(found, i, None), islice(found, i)))
+
+    def _check(self, needle: str, candidates) -> int:
+        """The first of `candidates` where `needle` really occurs, else -1."""
+        t, n, probe = self.text, len(needle), needle[: 2 * GRAM]
+        for q in candidates:
             if q >= 0 and t.startswith(probe, q) and t[q : q + n] == needle:  # the probe fails false ones fast
                 return q
         return -1

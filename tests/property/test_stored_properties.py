@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from ragsim.stored import align, overlap, rebuild
 from ragsim.stored_checks import phrase_check
-from ragsim.stored_search import View, fold
+from ragsim.stored_search import Sampled, View, fold
 from ragsim.windows import window_bounds
 
 # Letters, a few that change under case or normalisation, an astral one, and every kind of
@@ -161,3 +161,21 @@ def test_the_index_places_every_chunk_as_a_scan_does(words, spaces, size, overla
             assert not text[c.start].isspace() and not text[c.end - 1].isspace()
         else:
             assert c.id == "junk"
+
+
+@settings(max_examples=100)
+@given(st.lists(st.sampled_from(["ab", "abc", "b", "ca", " ", "\n"]), min_size=60, max_size=400).map("".join),
+       st.integers(0, 10_000), st.integers(79, 140), st.integers(0, 10_000), st.sampled_from(["", "x", "\n"]))
+def test_the_sampled_index_finds_the_first_occurrence_from_the_hint(text, at, length, lo, mutation):
+    # A text of few, repeating pieces: many candidates per needle, most of them false.
+    if len(text) < length:
+        return
+    at %= len(text) - length + 1
+    needle = text[at : at + length]
+    if mutation:
+        needle = needle[:40] + mutation + needle[41:]
+    lo %= len(text)
+    q = Sampled(text).first(needle, lo)
+    expected = text.find(needle, lo)
+    expected = expected if expected >= 0 else text.find(needle)
+    assert q == expected  # (None, "scan instead", needs more candidates than a short text has)
