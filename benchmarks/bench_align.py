@@ -7,6 +7,7 @@ passage occurs some 2,000 times: the worst case for "which occurrence is this ch
   in order       every chunk verbatim, in store order (Chroma, a JSON Lines export)
   mangled        every 10th chunk with its whitespace folded (a cleaning step the source lacks)
   shuffled       every chunk verbatim, in random order (Qdrant lists points by id)
+  rebuilt        in order, no source given: the document rebuilt from the chunks' overlaps
   numbered       in order with every 10th mangled, over a text whose copies carry their number
                  (a long document: passages repeat, but not verbatim everywhere)
 For each: CPU seconds (process time: the machine may be shared), and how many chunks land on their true offsets (the naive loop puts every
@@ -66,9 +67,9 @@ def true_extent(text, chunk, truth):
     return a + len(piece) - len(piece.lstrip()), b - (len(piece) - len(piece.rstrip()))
 
 
-def run(name, text, chunks, truth):
+def run(name, text, chunks, truth, sources=True):
     t0 = time.process_time()
-    al = align(chunks, {"d": text})
+    al = align(chunks, {"d": text} if sources else None)
     ours = time.process_time() - t0
     right = sum((c.start, c.end) == true_extent(text, s, truth) for c, s in zip(al.chunks, chunks))
     kinds = {}
@@ -93,6 +94,7 @@ def main():
     run("in order", text, *store(text, args.size, args.overlap))
     run("mangled", text, *store(text, args.size, args.overlap, mangle_every=10))
     run("shuffled", text, *store(text, args.size, args.overlap, shuffle=True))
+    run("rebuilt", text, *store(text, args.size, args.overlap), sources=False)
     numbered = long_text(args.mb, numbered=True)
     run("numbered", numbered, *store(numbered, args.size, args.overlap, mangle_every=10))
 

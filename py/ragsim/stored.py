@@ -181,7 +181,8 @@ def align(chunks, sources=None, *, index_from: int = INDEX_FROM) -> Alignment:
 
 def walk_order(chunks: list[Stored], rows: list[int]) -> list[int]:
     """`rows` (the chunks' store positions) in the order the walk visits them: by the store's start
-    offsets when every chunk has one (ties in store order), else as stored."""
+    offsets when every chunk has one (a start, or an end less its length; ties in store order),
+    else as stored."""
     if all(c.start is not None or c.end is not None for c in chunks):
         keys = [c.start if c.start is not None else c.end - len(c.text) for c in chunks]
         return [r for _, r in sorted(zip(keys, rows))]

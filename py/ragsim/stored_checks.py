@@ -96,7 +96,7 @@ def phrase_check(al: Alignment, phrase, field: str = "phrase") -> list[dict]:
 
 def _span(span: dict, texts: dict, field: str) -> tuple[str, int, int]:
     doc, a, b = span.get("doc"), span.get("start"), span.get("end")
-    if doc not in texts:
+    if not isinstance(doc, str) or doc not in texts:
         names = ", ".join(repr(d) for d in list(texts)[:10])
         raise RequestError(f"{field}.doc", f"{field}.doc {doc!r} is not one of the documents ({names}).")
     text = texts[doc]

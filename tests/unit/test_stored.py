@@ -221,6 +221,7 @@ def test_a_phrase_found_nowhere_is_an_error_that_quotes_it():
 @pytest.mark.parametrize("phrase, field", [
     ("   ", "phrase"), ({"doc": "nope", "start": 0, "end": 3}, "phrase.doc"),
     ({"doc": "t", "start": 0, "end": 99}, "phrase.end"), ({"doc": "t", "start": 3, "end": 4}, "phrase"),
+    ({"doc": ["t"], "start": 0, "end": 3}, "phrase.doc"), (7, "phrase"),
 ])
 def test_bad_phrases_name_their_field(phrase, field):
     with pytest.raises(RequestError) as e:
@@ -256,6 +257,24 @@ def test_exact_tokens_from_the_core_tiktoken():
     al = align([{"id": "h", "text": "hello world", "doc": "d"}], {"d": "say hello world"})
     assert chunks_report(al, tokens.get("cl100k_base").count)[0]["tokens"] == 2  # [15339, 1917]
     assert splitter_stats(al, "cl100k_base")["tokens_max"] == 2
+
+
+def test_an_unknown_tokenizer_is_a_request_error():
+    with pytest.raises(RequestError) as e:
+        splitter_stats(window_al(), "p50k_base")
+    assert e.value.field == "tokenizer" and "'cl100k_base'" in e.value.message
+
+
+def test_report_counts_each_text_once_and_agrees_with_the_stats():
+    seen = []
+
+    def count(text):
+        seen.append(text)
+        return len(text.split())
+
+    r = report(window_al(), [], count)
+    assert [c["tokens"] for c in r["chunks"]] == [4, 5, 5, 1] and r["stats"]["tokens_median"] == 4.5
+    assert len(seen) == 4
 
 
 def test_report_has_the_spec_shapes():
