@@ -102,7 +102,8 @@ def _span(span: dict, texts: dict, field: str) -> tuple[str, int, int]:
     text = texts[doc]
     for name, v in (("start", a), ("end", b)):
         if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= len(text):
-            raise RequestError(f"{field}.{name}", f"{field}.{name} must be an integer from 0 to {len(text)} (got {v!r}).")
+            raise RequestError(f"{field}.{name}",
+                               f"{field}.{name} must be an integer from 0 to {len(text)} (got {v!r}).")
     while a < b and text[a].isspace():
         a += 1
     while b > a and text[b - 1].isspace():

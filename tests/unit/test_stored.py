@@ -201,7 +201,8 @@ def test_a_text_phrase_is_judged_where_a_chunk_holds_it():
     [e] = phrase_check(align(stored, {"x": text}), "cut here")
     assert (e["start"], e["verdict"], e["chunks"]) == (16, "present", ["c2"])
     [first] = phrase_check(align(stored[:2], {"x": text}), "cut here")
-    assert (first["start"], first["verdict"], first["cut_by"]) == (3, "absent", [{"end_of": "c0", "start_of": "c1", "at": 5}])
+    assert (first["start"], first["verdict"]) == (3, "absent")
+    assert first["cut_by"] == [{"end_of": "c0", "start_of": "c1", "at": 5}]
 
 
 def test_a_phrase_at_the_document_edge_has_open_boundaries():
