@@ -261,7 +261,7 @@ def loose_family(ctx: Context, family: Family) -> Found | None:
     base = {"strategy": family.strategy, **family.fixed}
     top = (-1, None)
     for size in size_candidates(family, longest):
-        for overlap in overlap_candidates(family, seen, size)[:3]:
+        for overlap in [seen, *overlap_candidates(family, seen, size)[:2]]:
             sim = _split(ctx.prefix, {**base, "size": size, "overlap": overlap})
             if sim is not None:
                 score = ctx.prefix_score(sim)
