@@ -27,10 +27,7 @@ from .tokens.document import document_tokens
 
 TOKENIZERS = ("cl100k_base", "o200k_base")
 PREFIX_CHUNKS = 6  # the prefix holds this many stored chunks, and a margin after them
-# Full-document splits per splitter (and per size) of settings that pass on the prefix without
-# reproducing every chunk: then the size is most likely wrong, and the next one is tried.
-MAX_FULL = 400
-MAX_FULL_PER_SIZE = 40
+MAX_FULL = 200  # full-document splits per splitter of settings that pass on the prefix, not on the whole
 
 # The settings people leave as they are (the libraries' defaults) or pick from tutorials, tried first.
 LC_SIZES = (4000, 1000, 2000, 1500, 800, 500, 512, 256, 300, 200, 100)
@@ -197,11 +194,11 @@ def size_candidates(family: Family, longest: int) -> list[int]:
     return [s for s in _ordered([d for d in family.sizes if d >= lo], lo, longest + span) if s >= 1]
 
 
-def overlap_candidates(family: Family, seen: int, size: int) -> list[int]:
-    """Overlaps near the longest one seen between neighbours (a packer carries at most `overlap`)."""
+def overlap_candidates(family: Family, seen: int) -> list[int]:
+    """Overlaps near the longest one seen between neighbours (a packer carries at most `overlap`);
+    each size takes those it allows."""
     span = 3 if family.exact else max(16, seen // 4)
-    lo = max(0, seen - 3)
-    return [o for o in _ordered(family.overlaps, lo, seen + span) if o <= size]
+    return _ordered(family.overlaps, max(0, seen - 3), seen + span)
 
 
 def _shape(ctx: Context, family: Family) -> tuple[int, int]:
@@ -221,58 +218,78 @@ def _shape(ctx: Context, family: Family) -> tuple[int, int]:
     return longest, max(shared, default=0)
 
 
+def first_difference_kind(ctx: Context, sim: list, upto: int) -> str:
+    """How `sim` differs from the first `upto` stored chunks: "same"; "size" when the first chunk
+    that differs starts where the stored one starts but ends elsewhere (from the same start a
+    splitter packs the same pieces, so only the size decides the end); "more" / "less" when it
+    starts later / earlier (the carried overlap decides where a chunk starts, and more overlap never
+    starts it later); "overlap" when it cannot be told."""
+    if sim[:upto] == ctx.placed[:upto]:
+        return "same"
+    j = next((i for i, (x, y) in enumerate(zip(sim, ctx.placed[:upto])) if x != y), None)
+    if j is None or not ctx.ok[j]:
+        return "overlap"
+    if sim[j][0] == ctx.placed[j][0]:
+        return "size"
+    return "more" if sim[j][0] > ctx.placed[j][0] else "less"
+
+
 def search_family(ctx: Context, family: Family, best: Found | None) -> Found | None:
     """The strict search: sizes whose first chunk is the stored first chunk, then overlaps whose
     prefix chunks are the stored ones, then the whole document. Returns the best found so far."""
-    longest, seen = _shape(ctx, family)
-    base = {"strategy": family.strategy, **family.fixed}
-    full_splits = 0
     if not ctx.ok or not ctx.ok[0]:
         return best  # the first chunk was edited: only the looser pass can say
+    longest, seen = _shape(ctx, family)
+    base = {"strategy": family.strategy, **family.fixed}
+    overlaps = overlap_candidates(family, seen)
+    full_splits = 0
     for size in size_candidates(family, longest):
         first = _split(ctx.prefix, {**base, "size": size, "overlap": 0})
         if not first or first[0] != ctx.placed[0]:
             continue
-        tried_here = 0
-        for overlap in overlap_candidates(family, seen, size):
+        above, below = -1, size + 1  # the overlap lies strictly between, as far as is known
+        for overlap in overlaps:
+            if not above < overlap < below:
+                continue
             chunking = {**base, "size": size, "overlap": overlap}
             sim = first if overlap == 0 else _split(ctx.prefix, chunking)
-            if sim is None or sim[: ctx.k] != ctx.placed[: ctx.k]:
-                continue
-            full = sim if ctx.prefix is ctx.index else _split(ctx.index, chunking)
-            found = Found(ctx.reproduced(full), chunking, full)
-            if best is None or found.reproduced > best.reproduced:
-                best = found
-            if found.reproduced == ctx.achievable:
-                return best
-            full_splits += 1
-            tried_here += 1
-            if full_splits >= MAX_FULL:
-                return best
-            if tried_here >= MAX_FULL_PER_SIZE:
-                break  # the prefix cannot tell this size's overlaps apart: most likely another size
+            kind = "overlap" if sim is None else first_difference_kind(ctx, sim, ctx.k)
+            if kind == "same":
+                full = sim if ctx.prefix is ctx.index else _split(ctx.index, chunking)
+                found = Found(ctx.reproduced(full), chunking, full)
+                if best is None or found.reproduced > best.reproduced:
+                    best = found
+                if found.reproduced == ctx.achievable:
+                    return best
+                full_splits += 1
+                kind = "size" if full_splits >= MAX_FULL else first_difference_kind(ctx, full, len(ctx.placed))
+            if kind == "size":
+                break  # wrong whatever the overlap
+            if kind == "more":
+                above = overlap
+            elif kind == "less":
+                below = overlap
+        if full_splits >= MAX_FULL:
+            break
     return best
 
 
 def loose_family(ctx: Context, family: Family) -> Found | None:
-    """The nearest setting of one family: the size and overlap that reproduce most of the prefix's
-    stored chunks (three overlaps per size), then every overlap of that size on the whole document."""
+    """The nearest setting of one family: the size that, with the overlap seen, reproduces most of
+    the prefix's stored chunks, then every overlap with that size on the whole document."""
     longest, seen = _shape(ctx, family)
     base = {"strategy": family.strategy, **family.fixed}
     top = (-1, None)
     for size in size_candidates(family, longest):
-        for overlap in [seen, *overlap_candidates(family, seen, size)[:2]]:
-            sim = _split(ctx.prefix, {**base, "size": size, "overlap": overlap})
-            if sim is not None:
-                score = ctx.prefix_score(sim)
-                if score > top[0]:
-                    top = (score, size)
+        sim = _split(ctx.prefix, {**base, "size": size, "overlap": min(seen, size - 1)})
+        if sim is not None and ctx.prefix_score(sim) > top[0]:
+            top = (ctx.prefix_score(sim), size)
     if top[1] is None:
         return None
     best = None
-    for overlap in overlap_candidates(family, seen, top[1]):
+    for overlap in overlap_candidates(family, seen):
         chunking = {**base, "size": top[1], "overlap": overlap}
-        full = _split(ctx.index, chunking)
+        full = _split(ctx.index, chunking) if overlap <= top[1] else None
         if full is not None and (best is None or ctx.reproduced(full) > best.reproduced):
             best = Found(ctx.reproduced(full), chunking, full)
     return best
