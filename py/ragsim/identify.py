@@ -154,6 +154,19 @@ def _measure(index: DocIndex, unit):
         ws, we = index.word_starts, index.word_ends
         return lambda a, b: bisect_right(we, b) - bisect_left(ws, a)
     kind, arg = unit
+    if kind == "pieces":  # tokens of the words, each counted with the space before it
+        count, text, seen = tokens.get(arg).count, index.text, {}
+
+        def words(a: int, b: int) -> int:
+            total = 0
+            for piece in text[a:b].replace(" ", "\0 ").split("\0"):
+                n = seen.get(piece)
+                if n is None:
+                    n = seen[piece] = count(piece) if piece else 0
+                total += n
+            return total
+
+        return words
     if kind == "tokens":
         _, ts, te = document_tokens(index, arg)
         return lambda a, b: bisect_right(te, b) - bisect_left(ts, a)
@@ -187,23 +200,26 @@ def _ordered(first, lo: int, hi: int) -> list[int]:
     return out
 
 
-def size_candidates(family: Family, longest: int) -> list[int]:
+def size_candidates(family: Family, longest: tuple[int, int]) -> list[int]:
     """Sizes at least the longest chunk (less a little: units counted at the edges may differ)."""
-    span = 4 if family.exact else max(16, longest // 8)
-    lo = max(1, longest - 3)
-    return [s for s in _ordered([d for d in family.sizes if d >= lo], lo, longest + span) if s >= 1]
+    lo, hi = longest
+    span = 4 if family.exact else max(16, hi // 8)
+    lo = max(1, lo - 3)
+    return [s for s in _ordered([d for d in family.sizes if d >= lo], lo, hi + span) if s >= 1]
 
 
-def overlap_candidates(family: Family, seen: int) -> list[int]:
+def overlap_candidates(family: Family, seen: tuple[int, int]) -> list[int]:
     """Overlaps near the longest one seen between neighbours (a packer carries at most `overlap`);
     each size takes those it allows."""
-    span = 3 if family.exact else max(16, seen // 4)
-    return _ordered(family.overlaps, max(0, seen - 3), seen + span)
+    lo, hi = seen
+    span = 3 if family.exact else max(16, hi // 4)
+    return _ordered(family.overlaps, max(0, lo - 3), hi + span)
 
 
-def _shape(ctx: Context, family: Family) -> tuple[int, int]:
-    """The longest chunk and the longest neighbours' overlap, in the family's unit."""
-    measure = ctx.measure(family.unit)
+def _shape(ctx: Context, family: Family) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The longest chunk and the longest neighbours' overlap in the family's unit, each as a range:
+    a packer counting tokens counts each piece on its own (words with their spaces, sentences), so
+    both the document's tokens and the words' are measured."""
     good = [e for e, ok in zip(ctx.placed, ctx.ok) if ok] or ctx.placed
     sized = good
     if family.strategy == "langchain-character":
@@ -212,16 +228,34 @@ def _shape(ctx: Context, family: Family) -> tuple[int, int]:
         sep = family.fixed["separator"]
         sized = [(a, b) for a, b in good if sep in ctx.text[a:b]]
         if not sized:
-            return min(measure(a, b) for a, b in good), 0
-    longest = max(measure(a, b) for a, b in sized)
-    shared = [measure(b2, a1) for (_, a1), (b2, _) in zip(good, good[1:]) if a1 > b2]
-    return longest, max(shared, default=0)
+            shortest = min(b - a for a, b in good)
+            return (shortest, shortest), (0, 0)
+    units = [family.unit]
+    if not family.exact and family.unit[0] == "tokens":
+        units.append(("pieces", family.unit[1]))
+    longest, seen = [], []
+    for unit in units:
+        measure = ctx.measure(unit)
+        longest.append(max(measure(a, b) for a, b in sized))
+        seen.append(max((measure(b2, a1) for (_, a1), (b2, _) in zip(good, good[1:]) if a1 > b2), default=0))
+    return (min(longest), max(longest)), (min(seen), max(seen))
+
+
+def better(found: Found, best: Found | None) -> bool:
+    """More stored chunks reproduced, then fewer chunks made that were not stored."""
+    return best is None or (found.reproduced, -len(found.extents)) > (best.reproduced, -len(best.extents))
+
+
+def complete(ctx: Context, found: Found) -> bool:
+    """Every stored chunk that can be reproduced is, and no other chunk is made."""
+    return found.reproduced == ctx.achievable and len(found.extents) == len(ctx.placed)
 
 
 def first_difference_kind(ctx: Context, sim: list, upto: int) -> str:
     """How `sim` differs from the first `upto` stored chunks: "same"; "size" when the first chunk
     that differs starts where the stored one starts but ends elsewhere (from the same start a
-    splitter packs the same pieces, so only the size decides the end); "more" / "less" when it
+    splitter packs the same pieces, so only the size decides the end, unless whitespace before it may
+    have been carried over and stripped); "more" / "less" when it
     starts later / earlier (the carried overlap decides where a chunk starts, and more overlap never
     starts it later); "overlap" when it cannot be told."""
     if sim[:upto] == ctx.placed[:upto]:
@@ -229,8 +263,10 @@ def first_difference_kind(ctx: Context, sim: list, upto: int) -> str:
     j = next((i for i, (x, y) in enumerate(zip(sim, ctx.placed[:upto])) if x != y), None)
     if j is None or not ctx.ok[j]:
         return "overlap"
-    if sim[j][0] == ctx.placed[j][0]:
-        return "size"
+    start = sim[j][0]
+    if start == ctx.placed[j][0]:
+        # Pieces carried over but stripped away (whitespace) still count towards the size.
+        return "size" if start == 0 or not ctx.text[start - 1].isspace() else "overlap"
     return "more" if sim[j][0] > ctx.placed[j][0] else "less"
 
 
@@ -257,9 +293,8 @@ def search_family(ctx: Context, family: Family, best: Found | None) -> Found | N
             if kind == "same":
                 full = sim if ctx.prefix is ctx.index else _split(ctx.index, chunking)
                 found = Found(ctx.reproduced(full), chunking, full)
-                if best is None or found.reproduced > best.reproduced:
-                    best = found
-                if found.reproduced == ctx.achievable:
+                best = found if better(found, best) else best
+                if complete(ctx, found):
                     return best
                 full_splits += 1
                 kind = "size" if full_splits >= MAX_FULL else first_difference_kind(ctx, full, len(ctx.placed))
@@ -281,7 +316,7 @@ def loose_family(ctx: Context, family: Family) -> Found | None:
     base = {"strategy": family.strategy, **family.fixed}
     top = (-1, None)
     for size in size_candidates(family, longest):
-        sim = _split(ctx.prefix, {**base, "size": size, "overlap": min(seen, size - 1)})
+        sim = _split(ctx.prefix, {**base, "size": size, "overlap": min(seen[1], size - 1)})
         if sim is not None and ctx.prefix_score(sim) > top[0]:
             top = (ctx.prefix_score(sim), size)
     if top[1] is None:
@@ -290,8 +325,8 @@ def loose_family(ctx: Context, family: Family) -> Found | None:
     for overlap in overlap_candidates(family, seen):
         chunking = {**base, "size": top[1], "overlap": overlap}
         full = _split(ctx.index, chunking) if overlap <= top[1] else None
-        if full is not None and (best is None or ctx.reproduced(full) > best.reproduced):
-            best = Found(ctx.reproduced(full), chunking, full)
+        if full is not None and better(found := Found(ctx.reproduced(full), chunking, full), best):
+            best = found
     return best
 
 
@@ -314,16 +349,16 @@ def identify(text: str, extents, texts, doc=None, tokenizers=None) -> dict:
         for family in searched:
             if loadable(family):
                 best = search_family(ctx, family, best)
-                if best is not None and best.reproduced == ctx.achievable:
+                if best is not None and complete(ctx, best):
                     break
-        if best is None or best.reproduced < ctx.achievable:
+        if best is None or not complete(ctx, best):
             sections = _split(ctx.index, {"strategy": "llamaindex-markdown"})
             found = Found(ctx.reproduced(sections), {"strategy": "llamaindex-markdown"}, sections)
-            best = found if best is None or found.reproduced > best.reproduced else best
-        if best.reproduced < ctx.achievable:
+            best = found if better(found, best) else best
+        if not complete(ctx, best):
             for family in searched:
                 found = loose_family(ctx, family) if loadable(family) else None
-                if found is not None and found.reproduced > best.reproduced:
+                if found is not None and better(found, best):
                     best = found
     return report(ctx, doc, best, loadable.skipped)
 
