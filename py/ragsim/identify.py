@@ -1,0 +1,484 @@
+"""Which splitter made these chunks? (SPEC section 11, `splitter`; issue 21 part 4)
+
+Given one document's text and its stored chunks placed in it, the mirrored splitters are searched,
+each over sizes and overlaps in its own unit, for the one that reproduces the most stored chunks
+exactly (same text, same extent). The search is pruned by what the chunks show:
+
+- a chunk is never longer than the size (bar the documented fallbacks), and a packing splitter
+  fills its chunks close to it, so sizes come from the longest chunk measured in the splitter's unit
+  (a few below it, a span above it), with the library's defaults and round numbers tried first;
+- overlaps come the same way from the longest overlap seen between neighbours, in that unit;
+- the first chunk never depends on the overlap, so a size is dropped as soon as its first chunk
+  differs; a (size, overlap) is dropped as soon as the first chunks of a prefix of the document
+  differ; only the survivors are split over the whole document.
+
+When nothing reproduces every chunk, a looser pass scores candidates by how many of the prefix's
+chunks they reproduce, anywhere, so the nearest one can be named with the first chunk that differs.
+"""
+
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from typing import NamedTuple
+
+from . import splitters, tokens
+from .errors import RequestError
+from .index import DocIndex
+from .tokens.document import document_tokens
+
+TOKENIZERS = ("cl100k_base", "o200k_base")
+PREFIX_CHUNKS = 6  # the prefix holds this many stored chunks, and a margin after them
+MAX_FULL = 200  # full-document splits per splitter of settings that pass on the prefix, not on the whole
+
+# The settings people leave as they are (the libraries' defaults) or pick from tutorials, tried first.
+LC_SIZES = (4000, 1000, 2000, 1500, 800, 500, 512, 256, 300, 200, 100)
+LC_OVERLAPS = (200, 100, 50, 0, 20, 150)
+TOKEN_SIZES = (512, 256, 1024, 1000, 500, 128, 100, 4000)
+TOKEN_OVERLAPS = (0, 50, 20, 100, 200, 64, 32)
+LI_SIZES = (1024, 512, 256, 128)
+LI_OVERLAPS = (200, 20, 50, 0, 100)
+WINDOW_SIZES = (200, 100, 500, 1000, 50)
+WINDOW_OVERLAPS = (0, 20, 50, 10)
+
+
+class Family(NamedTuple):
+    """One splitter with its other fields fixed: searched over `size` and `overlap` in `unit`."""
+
+    strategy: str
+    fixed: dict
+    unit: object  # "chars", "words", ("tokens", name) or ("haystack", delimiter)
+    exact: bool  # every chunk but the last holds exactly `size` units (windows): a narrow search
+    sizes: tuple = ()
+    overlaps: tuple = ()
+
+
+def families(text: str, tokenizers: tuple) -> list[Family]:
+    """The splitters searched, the commonest first (the first that reproduces every chunk wins)."""
+    out = [Family("langchain-recursive", {}, "chars", False, LC_SIZES, LC_OVERLAPS)]
+    if "cl100k_base" in tokenizers:
+        out.append(Family("llamaindex-sentence", {}, ("tokens", "cl100k_base"), False, LI_SIZES, LI_OVERLAPS))
+    for sep in ("\n\n", "\n", " "):
+        out.append(Family("langchain-character", {"separator": sep}, "chars", False, LC_SIZES, LC_OVERLAPS))
+    out.append(Family("window", {"unit": "chars"}, "chars", True, WINDOW_SIZES, WINDOW_OVERLAPS))
+    out.append(Family("window", {"unit": "words"}, "words", True, WINDOW_SIZES, WINDOW_OVERLAPS))
+    for split_by in ("word", "passage", "line", "period", "page"):
+        delimiter = splitters.haystack.SPLIT_BY[split_by][0]
+        if split_by in ("word", "passage") or delimiter in text:
+            out.append(Family("haystack", {"split_by": split_by}, ("haystack", delimiter), True, (200,), (0,)))
+    out.append(Family("sentences", {"unit": "words"}, "words", False, WINDOW_SIZES, WINDOW_OVERLAPS))
+    out.append(Family("sentences", {"unit": "chars"}, "chars", False, LC_SIZES, LC_OVERLAPS))
+    for name in tokenizers:
+        unit = ("tokens", name)
+        out.append(Family("langchain-recursive", {"length": "tokens", "tokenizer": name}, unit, False,
+                          TOKEN_SIZES, TOKEN_OVERLAPS))
+        out.append(Family("langchain-token", {"tokenizer": name}, unit, True, TOKEN_SIZES, TOKEN_OVERLAPS))
+        out.append(Family("window", {"unit": "tokens", "tokenizer": name}, unit, True, TOKEN_SIZES, TOKEN_OVERLAPS))
+    if "cl100k_base" in tokenizers:
+        unit = ("tokens", "cl100k_base")
+        out.append(Family("llamaindex-token", {}, unit, False, LI_SIZES, (20, 0, 50, 200)))
+        out.append(Family("sentences", {"unit": "tokens"}, unit, False, TOKEN_SIZES, TOKEN_OVERLAPS))
+    return out
+
+
+class Found(NamedTuple):
+    reproduced: int
+    chunking: dict
+    extents: list
+
+
+class Context:
+    """One document: its index, the stored chunks sorted by extent, a prefix to test candidates on."""
+
+    def __init__(self, text: str, extents, texts):
+        self.text = text
+        self.index = DocIndex.build(text)
+        self.n = len(texts)
+        placed = sorted(((e[0], e[1]), t) for e, t in zip(extents, texts) if e is not None)
+        self.placed = [e for e, _ in placed]
+        # a chunk whose text is not the document's at its extent can never be reproduced
+        self.ok = [text[a:b] == t for (a, b), t in placed]
+        self.achievable = sum(self.ok)
+        self._measures: dict = {}
+        self.prefix, self.k = self._prefix()
+
+    def _prefix(self) -> tuple[DocIndex, int]:
+        """A prefix of the document holding the first stored chunks with a margin (so its cut cannot
+        reach them), and how many leading stored chunks are safe to compare on it."""
+        if not self.placed:
+            return self.index, 0
+        longest = max(b - a for a, b in self.placed)
+        k0 = min(len(self.placed), PREFIX_CHUNKS)
+        cut = self.placed[k0 - 1][1] + 3 * longest + 100
+        # A separator's presence anywhere in the text decides how the whole text is first cut
+        # (LangChain's recursive list, LlamaIndex's paragraphs): the prefix must hold each one too.
+        for sep in ("\n\n\n", "\n\n", "\n", " ", "."):
+            at = self.text.find(sep)
+            if at >= 0:
+                cut = max(cut, at + len(sep) + 1)
+        if cut * 4 >= len(self.text) * 3:
+            return self.index, len(self.placed)
+        safe = cut - 2 * longest - 50
+        k = 0
+        while k < len(self.placed) and self.placed[k][1] <= safe:
+            k += 1
+        if k == 0:
+            return self.index, len(self.placed)
+        return DocIndex.build(self.text[:cut]), k
+
+    def measure(self, unit):
+        """The length of an extent `(a, b)` in `unit`, counting the units wholly inside it."""
+        got = self._measures.get(unit)
+        if got is None:
+            got = self._measures[unit] = _measure(self.index, unit)
+        return got
+
+    def reproduced(self, sim: list) -> int:
+        """How many stored chunks `sim` holds with the same extent (their text is the document's)."""
+        have = Counter(sim)
+        count = 0
+        for extent, ok in zip(self.placed, self.ok):
+            if ok and have[extent] > 0:
+                have[extent] -= 1
+                count += 1
+        return count
+
+    def prefix_score(self, sim: list) -> int:
+        """How many of the first `k` stored chunks `sim` holds, anywhere (the looser pass)."""
+        have = set(sim)
+        return sum(1 for e, ok in zip(self.placed[: self.k], self.ok) if ok and e in have)
+
+
+def _measure(index: DocIndex, unit):
+    if unit == "chars":
+        return lambda a, b: b - a
+    if unit == "words":
+        ws, we = index.word_starts, index.word_ends
+        return lambda a, b: bisect_right(we, b) - bisect_left(ws, a)
+    kind, arg = unit
+    if kind == "pieces":  # tokens of the words, each counted with the space before it
+        count, text, seen = tokens.get(arg).count, index.text, {}
+
+        def words(a: int, b: int) -> int:
+            total = 0
+            for piece in text[a:b].replace(" ", "\0 ").split("\0"):
+                n = seen.get(piece)
+                if n is None:
+                    n = seen[piece] = count(piece) if piece else 0
+                total += n
+            return total
+
+        return words
+    if kind == "tokens":
+        _, ts, te = document_tokens(index, arg)
+        return lambda a, b: bisect_right(te, b) - bisect_left(ts, a)
+    bounds = [0]  # haystack: unit i is text[bounds[i]:bounds[i + 1]], the delimiter on the unit before
+    at = index.text.find(arg)
+    while at != -1:
+        bounds.append(at + len(arg))
+        at = index.text.find(arg, at + len(arg))
+    bounds.append(len(index.text))
+    n = len(bounds) - 1
+    return lambda a, b: bisect_left(bounds, b, 0, n) - bisect_right(bounds, a, 1, n + 1) + 1
+
+
+def _split(doc: DocIndex, chunking: dict) -> list | None:
+    """The extents `chunking` makes of `doc`, or None where the splitter refuses the setting."""
+    try:
+        s = splitters.split(doc, chunking)
+    except RequestError:
+        return None
+    return list(zip(s.starts, s.ends))
+
+
+def _ordered(first, lo: int, hi: int) -> list[int]:
+    """`first` (the defaults), then round numbers in [lo, hi], then every number in [lo, hi]."""
+    rounds = [x for x in range(max(lo, 1), hi + 1) if x % 50 == 0 or (x & (x - 1) == 0 and x >= 8)]
+    seen, out = set(), []
+    for x in [*first, *rounds, *range(lo, hi + 1)]:
+        if x >= 0 and x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+def size_candidates(family: Family, longest: tuple[int, int]) -> list[int]:
+    """Sizes at least the longest chunk (less a little: units counted at the edges may differ)."""
+    lo, hi = longest
+    span = 4 if family.exact else max(16, hi // 8)
+    lo = max(1, lo - 3)
+    return [s for s in _ordered([d for d in family.sizes if d >= lo], lo, hi + span) if s >= 1]
+
+
+def overlap_candidates(family: Family, seen: tuple[int, int]) -> list[int]:
+    """Overlaps near the longest one seen between neighbours (a packer carries at most `overlap`);
+    each size takes those it allows."""
+    lo, hi = seen
+    span = 3 if family.exact else max(16, hi // 4)
+    return _ordered(family.overlaps, max(0, lo - 3), hi + span)
+
+
+def _shape(ctx: Context, family: Family) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The longest chunk and the longest neighbours' overlap in the family's unit, each as a range:
+    a packer counting tokens counts each piece on its own (words with their spaces, sentences), so
+    both the document's tokens and the words' are measured."""
+    good = [e for e, ok in zip(ctx.placed, ctx.ok) if ok] or ctx.placed
+    sized = good
+    if family.strategy == "langchain-character":
+        # CharacterTextSplitter keeps a piece longer than the size as it is: only a chunk holding
+        # the separator (two pieces or more) is known to fit; with none, every chunk is one piece.
+        sep = family.fixed["separator"]
+        sized = [(a, b) for a, b in good if sep in ctx.text[a:b]]
+        if not sized:
+            shortest = min(b - a for a, b in good)
+            return (shortest, shortest), (0, 0)
+    units = [family.unit]
+    if not family.exact and family.unit[0] == "tokens":
+        units.append(("pieces", family.unit[1]))
+    longest, seen = [], []
+    for unit in units:
+        measure = ctx.measure(unit)
+        longest.append(max(measure(a, b) for a, b in sized))
+        seen.append(max((measure(b2, a1) for (_, a1), (b2, _) in zip(good, good[1:]) if a1 > b2), default=0))
+    return (min(longest), max(longest)), (min(seen), max(seen))
+
+
+def better(found: Found, best: Found | None) -> bool:
+    """More stored chunks reproduced, then fewer chunks made that were not stored."""
+    return best is None or (found.reproduced, -len(found.extents)) > (best.reproduced, -len(best.extents))
+
+
+def complete(ctx: Context, found: Found) -> bool:
+    """Every stored chunk that can be reproduced is, and no other chunk is made."""
+    return found.reproduced == ctx.achievable and len(found.extents) == len(ctx.placed)
+
+
+def first_difference_kind(ctx: Context, sim: list, upto: int) -> str:
+    """How `sim` differs from the first `upto` stored chunks: "same"; "size" when the first chunk
+    that differs starts where the stored one starts but ends elsewhere (from the same start a
+    splitter packs the same pieces, so only the size decides the end, unless whitespace before it may
+    have been carried over and stripped); "more" / "less" when it
+    starts later / earlier (the carried overlap decides where a chunk starts, and more overlap never
+    starts it later); "overlap" when it cannot be told."""
+    if sim[:upto] == ctx.placed[:upto]:
+        return "same"
+    j = next((i for i, (x, y) in enumerate(zip(sim, ctx.placed[:upto])) if x != y), None)
+    if j is None or not ctx.ok[j]:
+        return "overlap"
+    start = sim[j][0]
+    if start == ctx.placed[j][0]:
+        # Pieces carried over but stripped away (whitespace) still count towards the size.
+        return "size" if start == 0 or not ctx.text[start - 1].isspace() else "overlap"
+    return "more" if sim[j][0] > ctx.placed[j][0] else "less"
+
+
+def search_family(ctx: Context, family: Family, best: Found | None) -> Found | None:
+    """The strict search: sizes whose first chunk is the stored first chunk, then overlaps whose
+    prefix chunks are the stored ones, then the whole document. Returns the best found so far."""
+    if not ctx.ok or not ctx.ok[0]:
+        return best  # the first chunk was edited: only the looser pass can say
+    longest, seen = _shape(ctx, family)
+    base = {"strategy": family.strategy, **family.fixed}
+    overlaps = overlap_candidates(family, seen)
+    full_splits = 0
+    for size in size_candidates(family, longest):
+        first = _split(ctx.prefix, {**base, "size": size, "overlap": 0})
+        if not first or first[0] != ctx.placed[0]:
+            continue
+        above, below = -1, size + 1  # the overlap lies strictly between, as far as is known
+        for overlap in overlaps:
+            if not above < overlap < below:
+                continue
+            chunking = {**base, "size": size, "overlap": overlap}
+            sim = first if overlap == 0 else _split(ctx.prefix, chunking)
+            kind = "overlap" if sim is None else first_difference_kind(ctx, sim, ctx.k)
+            if kind == "same":
+                full = sim if ctx.prefix is ctx.index else _split(ctx.index, chunking)
+                found = Found(ctx.reproduced(full), chunking, full)
+                best = found if better(found, best) else best
+                if complete(ctx, found):
+                    return best
+                full_splits += 1
+                kind = "size" if full_splits >= MAX_FULL else first_difference_kind(ctx, full, len(ctx.placed))
+            if kind == "size":
+                break  # wrong whatever the overlap
+            if kind == "more":
+                above = overlap
+            elif kind == "less":
+                below = overlap
+        if full_splits >= MAX_FULL:
+            break
+    return best
+
+
+def loose_family(ctx: Context, family: Family) -> Found | None:
+    """The nearest setting of one family: the size that, with the overlap seen, reproduces most of
+    the prefix's stored chunks, then every overlap with that size on the whole document."""
+    longest, seen = _shape(ctx, family)
+    base = {"strategy": family.strategy, **family.fixed}
+    top = (-1, None)
+    for size in size_candidates(family, longest):
+        sim = _split(ctx.prefix, {**base, "size": size, "overlap": min(seen[1], size - 1)})
+        if sim is not None and ctx.prefix_score(sim) > top[0]:
+            top = (ctx.prefix_score(sim), size)
+    if top[1] is None:
+        return None
+    best = None
+    for overlap in overlap_candidates(family, seen):
+        chunking = {**base, "size": top[1], "overlap": overlap}
+        full = _split(ctx.index, chunking) if overlap <= top[1] else None
+        if full is not None and better(found := Found(ctx.reproduced(full), chunking, full), best):
+            best = found
+    return best
+
+
+def identify(text: str, extents, texts, doc=None, tokenizers=None) -> dict:
+    """The splitter that made one document's stored chunks: `extents[i]` is chunk i's `(start, end)`
+    in code points of `text` (None when it could not be placed), `texts[i]` its stored text.
+
+    Returns SPEC section 11's `{"doc", "strategy", "fields", "reproduced", "chunks",
+    "moves_with_overlap"}` with `line` (one sentence for people), `differs` (the first chunk the
+    named or nearest splitter does not reproduce), `nearest` (when `strategy` is null) and `skipped`
+    (what could not be tried). `tokenizers` limits the encodings tried (default: those loadable)."""
+    if len(extents) != len(texts):
+        raise RequestError("chunks", f"Give one extent per chunk text (got {len(extents)} extents and {len(texts)} texts).")
+    loadable = Loadable()
+    ctx = Context(text, extents, texts)
+    best = None
+    if ctx.achievable:
+        # token-counted splitters last, their rank files loaded only when one is reached
+        searched = families(text, TOKENIZERS if tokenizers is None else tuple(tokenizers))
+        for family in searched:
+            if loadable(family):
+                best = search_family(ctx, family, best)
+                if best is not None and complete(ctx, best):
+                    break
+        if best is None or not complete(ctx, best):
+            sections = _split(ctx.index, {"strategy": "llamaindex-markdown"})
+            found = Found(ctx.reproduced(sections), {"strategy": "llamaindex-markdown"}, sections)
+            best = found if better(found, best) else best
+        if not complete(ctx, best):
+            for family in searched:
+                found = loose_family(ctx, family) if loadable(family) else None
+                if found is not None and better(found, best):
+                    best = found
+    return report(ctx, doc, best, loadable.skipped)
+
+
+class Loadable:
+    """Whether a family's tokenizer can be had (its rank file loads), asked once per encoding; a
+    sentence in `skipped` for each that cannot."""
+
+    def __init__(self):
+        self.state: dict[str, bool] = {}
+        self.skipped: list[str] = []
+
+    def __call__(self, family: Family) -> bool:
+        if not (isinstance(family.unit, tuple) and family.unit[0] == "tokens"):
+            return True
+        name = family.unit[1]
+        if name not in self.state:
+            try:
+                tokens.loaded(name) or tokens.get(name, "tokenizer")
+                self.state[name] = True
+            except (RequestError, ValueError) as e:
+                self.state[name] = False
+                reason = e.message if isinstance(e, RequestError) else str(e)
+                self.skipped.append(f"Splitters counting {name} tokens were not tried: {reason}")
+        return self.state[name]
+
+
+def report(ctx: Context, doc, best: Found | None, skipped: list[str]) -> dict:
+    """The result for one document, its sentence, and what differs from the named or nearest splitter."""
+    out = {"doc": doc, "strategy": None, "fields": None, "reproduced": 0, "chunks": ctx.n,
+           "moves_with_overlap": None, "line": "", "differs": None, "nearest": None, "skipped": skipped}
+    if best is None:
+        out["line"] = ("No stored chunk lies in the document with its own text, so no splitter can be named."
+                       if ctx.n else "There are no chunks to compare.")
+        return out
+    fields = {k: v for k, v in best.chunking.items() if k != "strategy"}
+    differs = first_difference(ctx, best.extents)
+    said = f"{describe(best.chunking)}: {best.reproduced:,} of {ctx.n:,} chunks exactly"
+    if 2 * best.reproduced >= ctx.n:
+        out.update(strategy=best.chunking["strategy"], fields=fields, reproduced=best.reproduced,
+                   moves_with_overlap=moves_with_overlap(ctx.index, best.chunking), differs=differs,
+                   line=said + (f"; {_difference_said(differs)}" if differs else ""))
+        return out
+    out.update(reproduced=best.reproduced, differs=differs,
+               nearest={"strategy": best.chunking["strategy"], "fields": fields, "reproduced": best.reproduced,
+                        "differs": differs},
+               line=f"No mirrored splitter reproduces half of these chunks; the nearest is {said}"
+                    + (f"; {_difference_said(differs)}" if differs else ""))
+    return out
+
+
+def first_difference(ctx: Context, sim: list) -> dict | None:
+    """The first stored chunk (in document order) that `sim` does not have at the same place."""
+    for i, (extent, ok) in enumerate(zip(ctx.placed, ctx.ok)):
+        other = sim[i] if i < len(sim) else None
+        if ok and extent == other:
+            continue
+        return {"number": i + 1, "stored": list(extent), "simulated": list(other) if other else None,
+                "text_differs": not ok, "simulated_chunks": len(sim)}
+    if len(sim) != len(ctx.placed):
+        return {"number": len(ctx.placed) + 1, "stored": None,
+                "simulated": list(sim[len(ctx.placed)]) if len(sim) > len(ctx.placed) else None,
+                "text_differs": False, "simulated_chunks": len(sim)}
+    return None
+
+
+def _difference_said(d: dict) -> str:
+    where = f"first difference at chunk {d['number']}"
+    stored = f"stored {d['stored'][0]}-{d['stored'][1]}" if d["stored"] else "no stored chunk"
+    simulated = f"simulated {d['simulated'][0]}-{d['simulated'][1]}" if d["simulated"] else "no simulated chunk"
+    if d["text_differs"]:
+        return f"{where}: its stored text is not the document's at {d['stored'][0]}-{d['stored'][1]} ({simulated})"
+    return f"{where}: {stored}, {simulated}"
+
+
+def moves_with_overlap(index: DocIndex, chunking: dict) -> bool:
+    """Whether the chunks after the first start elsewhere when only the overlap changes, measured by
+    splitting again with other overlaps (none, a quarter and half of the size, one more)."""
+    base = _split(index, chunking)
+    if base is None:
+        return False
+    size, overlap = chunking.get("size"), chunking.get("overlap", 0)
+    others = (0, size // 4, size // 2, overlap + 1) if size else (overlap + 1, overlap + 8)
+    for other in others:
+        if other == overlap or (size and other >= size):
+            continue
+        sim = _split(index, {**chunking, "overlap": other})
+        if sim is not None and [a for a, _ in sim[1:]] != [a for a, _ in base[1:]]:
+            return True
+    return False
+
+
+_UNIT_WORDS = {"chars": "characters", "words": "words"}
+
+
+def describe(chunking: dict) -> str:
+    """The splitter as its library spells it: `LangChain RecursiveCharacterTextSplitter(chunk_size=1000, ...)`."""
+    s, size, overlap = chunking["strategy"], chunking.get("size"), chunking.get("overlap")
+    tokenizer = chunking.get("tokenizer", tokens.DEFAULT)
+    sized = f"chunk_size={size}, chunk_overlap={overlap}"
+    if s == "langchain-recursive" and chunking.get("length") == "tokens":
+        return f'LangChain RecursiveCharacterTextSplitter.from_tiktoken_encoder(encoding_name="{tokenizer}", {sized})'
+    if s == "langchain-recursive":
+        return f"LangChain RecursiveCharacterTextSplitter({sized})"
+    if s == "langchain-character":
+        separator = chunking.get("separator", "\n\n").encode("unicode_escape").decode("ascii")
+        return f'LangChain CharacterTextSplitter(separator="{separator}", {sized})'
+    if s == "langchain-token":
+        return f'LangChain TokenTextSplitter(encoding_name="{tokenizer}", {sized})'
+    if s == "haystack":
+        return (f'Haystack DocumentSplitter(split_by="{chunking.get("split_by", "word")}", '
+                f"split_length={size}, split_overlap={overlap})")
+    if s == "llamaindex-sentence":
+        return f"LlamaIndex SentenceSplitter({sized})"
+    if s == "llamaindex-token":
+        return f"LlamaIndex TokenTextSplitter({sized})"
+    if s == "llamaindex-markdown":
+        return "LlamaIndex MarkdownNodeParser()"
+    unit = chunking.get("unit", "words")
+    unit = _UNIT_WORDS.get(unit, f"{tokenizer} tokens")
+    if s == "sentences":
+        return f"ragsim sentence packing (size {size} {unit}, overlap {overlap})"
+    return f"fixed windows of {size} {unit} (overlap {overlap})"
