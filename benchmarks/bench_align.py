@@ -25,8 +25,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 
-from ragsim.stored import align  # noqa: E402
-from ragsim.windows import window_bounds  # noqa: E402
+from ragsim.judge.stored import align  # noqa: E402
+from ragsim.split.windows import window_bounds  # noqa: E402
 
 
 def base_text() -> str:

@@ -29,7 +29,8 @@ logging.getLogger("langchain_text_splitters").setLevel(logging.ERROR)
 logging.getLogger("langchain_text_splitters.base").setLevel(logging.ERROR)
 
 from bench_core import corpus  # noqa: E402
-from ragsim import identify as ident, tokens  # noqa: E402
+from ragsim.judge import identify as ident
+from ragsim.text import tokens  # noqa: E402
 
 
 def libraries():

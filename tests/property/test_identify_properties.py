@@ -23,9 +23,9 @@ from llama_index.core.node_parser import TokenTextSplitter as LlamaTokenSplitter
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "conformance"))
 from corpus import TEXTS  # noqa: E402
-from ragsim import splitters  # noqa: E402
-from ragsim.identify import identify  # noqa: E402
-from ragsim.index import DocIndex  # noqa: E402
+from ragsim import split as splitters  # noqa: E402
+from ragsim.judge.identify import identify  # noqa: E402
+from ragsim.text.index import DocIndex  # noqa: E402
 
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 logging.getLogger("llama_index.core.node_parser.text.token").setLevel(logging.ERROR)

@@ -3,10 +3,10 @@ texts cut into fixed character windows (Hypothesis, deadline=None)."""
 
 from hypothesis import given, settings, strategies as st
 
-from ragsim.stored import align, overlap, rebuild
-from ragsim.stored_checks import phrase_check
-from ragsim.stored_search import Sampled, View, fold
-from ragsim.windows import window_bounds
+from ragsim.judge.stored import align, overlap, rebuild
+from ragsim.judge.stored_checks import phrase_check
+from ragsim.judge.stored_search import Sampled, View, fold
+from ragsim.split.windows import window_bounds
 
 # Letters, a few that change under case or normalisation, an astral one, and every kind of
 # whitespace str.split() knows, so folding and the view's map meet them all.

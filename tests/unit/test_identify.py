@@ -13,10 +13,12 @@ from haystack import Document
 from haystack.components.preprocessors import DocumentSplitter
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from ragsim import identify as ident, splitters, tokens
+from ragsim.judge import identify as ident
+from ragsim import split as splitters
+from ragsim.text import tokens
 from ragsim.errors import RequestError
-from ragsim.index import DocIndex
-from ragsim.tokens import host
+from ragsim.text.index import DocIndex
+from ragsim.host import tokens_files as host
 
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 logging.getLogger("langchain_text_splitters.base").setLevel(logging.ERROR)

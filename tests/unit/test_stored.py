@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from helpers import DENSE_LONG
-from ragsim import stored_search, tokens
+from ragsim.judge import stored_search
+from ragsim.text import tokens
 from ragsim.errors import RequestError
-from ragsim.stored import align, overlap, rebuild, to_splits, documents_report, chunks_report
-from ragsim.stored_checks import phrase_check, report, splitter_stats
-from ragsim.stored_search import View
+from ragsim.judge.stored import align, overlap, rebuild, to_splits, documents_report, chunks_report
+from ragsim.judge.stored_checks import phrase_check, report, splitter_stats
+from ragsim.judge.stored_search import View
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))

@@ -244,6 +244,29 @@ def _overlap_counts(corpus: Corpus, chunking: dict | None) -> Counter:
     return counts
 
 
+def overlap_stats(counts: Counter) -> dict:
+    """Min, median and max of the characters neighbouring chunks share, and how many share none, from
+    how many pairs share each number (`Judged.overlap_counts`). Counted, not sorted: a few distinct values."""
+    n = sum(counts.values())
+    if not n:
+        return {"overlap_min": None, "overlap_median": None, "overlap_max": None, "boundaries_without_overlap": 0}
+    values = sorted(counts)
+
+    def nth(i):  # the i-th smallest (0-based)
+        for v in values:
+            i -= counts[v]
+            if i < 0:
+                return v
+
+    median = nth(n // 2) if n % 2 else (nth(n // 2 - 1) + nth(n // 2)) / 2  # as statistics.median
+    return {
+        "overlap_min": values[0],
+        "overlap_median": median,
+        "overlap_max": values[-1],
+        "boundaries_without_overlap": counts.get(0, 0),
+    }
+
+
 def whole_ranks(judged: Judged) -> list[int]:
     """The ranks of the chunks holding the whole span."""
     return [judged.rank_of(p) for p, h in judged.held.items() if h == "whole"]

@@ -16,7 +16,7 @@ from collections import Counter
 
 from ragsim.rank import dense
 from ragsim.text import explore
-from ragsim.judge.pipeline import Judged, context, context_tokens, fact_verdict, tokens_of, verdict, whole_ranks
+from ragsim.judge.pipeline import Judged, context, context_tokens, fact_verdict, overlap_stats, tokens_of, verdict, whole_ranks  # noqa: F401
 from ragsim.wire.request import Request
 
 
@@ -177,27 +177,4 @@ def stats(req: Request, judged: Judged, sent: str, best_rank) -> dict:
         "price_per_million": req.price,
         "k": req.k,
         **overlap_stats(judged.overlap_counts()),
-    }
-
-
-def overlap_stats(counts: Counter) -> dict:
-    """Min, median and max of the characters neighbouring chunks share, and how many share none, from
-    how many pairs share each number (`Judged.overlap_counts`). Counted, not sorted: a few distinct values."""
-    n = sum(counts.values())
-    if not n:
-        return {"overlap_min": None, "overlap_median": None, "overlap_max": None, "boundaries_without_overlap": 0}
-    values = sorted(counts)
-
-    def nth(i):  # the i-th smallest (0-based)
-        for v in values:
-            i -= counts[v]
-            if i < 0:
-                return v
-
-    median = nth(n // 2) if n % 2 else (nth(n // 2 - 1) + nth(n // 2)) / 2  # as statistics.median
-    return {
-        "overlap_min": values[0],
-        "overlap_median": median,
-        "overlap_max": values[-1],
-        "boundaries_without_overlap": counts.get(0, 0),
     }

@@ -28,9 +28,9 @@ rebuilt text by the same rules. Source documents that hold no chunk are listed w
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .errors import RequestError
-from .extents import Split
-from .stored_search import INDEX_FROM, Source
+from ragsim.errors import RequestError
+from ragsim.text.extents import Split
+from ragsim.judge.stored_search import INDEX_FROM, Source
 
 PLACEMENTS = ("offsets", "exact", "whitespace", "unplaced")
 PROBE = 16  # the prefix `overlap` looks for first: an overlap this long or longer starts with it

@@ -20,10 +20,11 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from typing import NamedTuple
 
-from . import splitters, tokens
-from .errors import RequestError
-from .index import DocIndex
-from .tokens.document import document_tokens
+from ragsim import split as splitters
+from ragsim.text import tokens
+from ragsim.errors import RequestError
+from ragsim.text.index import DocIndex
+from ragsim.text.tokens import document_tokens
 
 TOKENIZERS = ("cl100k_base", "o200k_base")
 PREFIX_CHUNKS = 6  # the prefix holds this many stored chunks, and a margin after them

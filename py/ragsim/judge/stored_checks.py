@@ -13,10 +13,10 @@ import bisect
 import statistics
 from collections import Counter
 
-from . import dense
-from .encode import overlap_stats
-from .errors import RequestError
-from .stored import Alignment, Placed, chunks_report, documents_report
+from ragsim.rank import dense
+from ragsim.judge.pipeline import overlap_stats
+from ragsim.errors import RequestError
+from ragsim.judge.stored import Alignment, Placed, chunks_report, documents_report
 
 QUOTE = 80  # the most characters of a phrase an error message quotes
 
@@ -119,7 +119,7 @@ def _counter(count_tokens, memo: bool = False):
     if count_tokens is None:
         return None
     if not callable(count_tokens):
-        from . import tokens
+        from ragsim.text import tokens
 
         count_tokens = tokens.get(count_tokens, "tokenizer").count
     if not memo:
