@@ -15,6 +15,7 @@ allows TOLERANCE. Ties go by position (`ranking.rank`'s rule). The results equal
 
 import gc
 import heapq
+from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from contextlib import contextmanager
@@ -32,10 +33,37 @@ REFINE = 8
 
 
 class Words:
-    """The documents' indexes, built once for every setting of a question set or a map."""
+    """The documents' indexes, built once for every setting of a question set or a map, and each
+    term's postings with the documents laid end to end (document d's words after those of 0 .. d-1)."""
 
     def __init__(self, indexes):
         self.indexes = indexes
+        self.base = list(accumulate((index.n_words for index in indexes[:-1]), initial=0)) if indexes else []
+        self._postings: dict[str, list[int]] = {}
+        self._prefix: dict[str, array] = {}
+
+    def postings(self, t: str) -> list[int]:
+        """The word space positions holding term `t`, once per occurrence, ascending."""
+        p = self._postings.get(t)
+        if p is None:
+            p = []
+            for index, base in zip(self.indexes, self.base):
+                ws = index.postings.get(t)
+                if ws:
+                    p.extend(map(add, ws, repeat(base)) if base else ws)
+            self._postings[t] = p
+        return p
+
+    def prefix(self, t: str) -> array:
+        """Occurrences of term `t` in words 0 .. w - 1 of the word space, for every w (kept for the
+        common terms that ask: 4 bytes a word)."""
+        pre = self._prefix.get(t)
+        if pre is None:
+            counts = [0] * (sum(index.n_words for index in self.indexes) + 1)
+            for w in self.postings(t):
+                counts[w + 1] += 1
+            pre = self._prefix[t] = array("i", accumulate(counts))
+        return pre
 
 
 class Setting:
@@ -46,7 +74,7 @@ class Setting:
         self.words = words
         self.retrieval = retrieval
         ids = list(range(len(words.indexes)))
-        self.corpus = c = rankable(words.indexes, ids, session, chunking, given)
+        self.corpus = c = rankable(words.indexes, ids, session, chunking, given, words)
         self.doc_of, self.starts, self.ends, self.units, self.lengths = c.doc_of, c.starts, c.ends, c.units, c.lengths
         self.first = c.first_chunk
         self.unit, self.units_in_documents = c.unit, c.units_in_documents
