@@ -10,7 +10,13 @@ exactly (same text, same extent). The search is pruned by what the chunks show:
 - overlaps come the same way from the longest overlap seen between neighbours, in that unit;
 - the first chunk never depends on the overlap, so a size is dropped as soon as its first chunk
   differs; a (size, overlap) is dropped as soon as the first chunks of a prefix of the document
-  differ; only the survivors are split over the whole document.
+  differ; only the survivors are split over the whole document;
+- the first chunk that differs steers the rest: one that starts where the stored one starts but
+  ends elsewhere condemns the size whatever the overlap; one that starts later (earlier) rules out
+  every smaller (larger) overlap, since more overlap never starts a chunk later.
+
+Token packers (LlamaIndex, LangChain's `from_tiktoken_encoder`) count each piece on its own, so a
+chunk's length is measured both by the document's tokens and by its words' tokens one by one.
 
 When nothing reproduces every chunk, a looser pass scores candidates by how many of the prefix's
 chunks they reproduce, anywhere, so the nearest one can be named with the first chunk that differs.
@@ -22,68 +28,17 @@ from typing import NamedTuple
 
 from . import splitters, tokens
 from .errors import RequestError
-from .identify_report import describe, moves_with_overlap, report  # noqa: F401 (describe: re-exported)
+from .identify_families import TOKENIZERS, Family, families  # noqa: F401 (re-exported)
+from .identify_report import Loadable, describe, moves_with_overlap, report  # noqa: F401 (re-exported)
 from .index import DocIndex
 from .tokens.document import document_tokens
 
-TOKENIZERS = ("cl100k_base", "o200k_base")
 PREFIX_CHUNKS = 6  # the prefix holds this many stored chunks, and a margin after them
-# Full-document splits of settings that pass on the prefix but not on the whole, per splitter and
-# per size: past that, the size is most likely wrong and the next one is tried.
+# Full-document splits of settings that pass on the prefix but not on the whole, per splitter, and
+# per size those that say nothing about the overlap: past that, the next size is tried.
 MAX_FULL = 200
 MAX_FULL_PER_SIZE = 6
-LOOSE_SIZES = 40  # sizes the looser pass tries per splitter, spread over the candidates
-
-# The settings people leave as they are (the libraries' defaults) or pick from tutorials, tried first.
-LC_SIZES = (4000, 1000, 2000, 1500, 800, 500, 512, 256, 300, 200, 100)
-LC_OVERLAPS = (200, 100, 50, 0, 20, 150)
-TOKEN_SIZES = (512, 256, 1024, 1000, 500, 128, 100, 4000)
-TOKEN_OVERLAPS = (0, 50, 20, 100, 200, 64, 32)
-LI_SIZES = (1024, 512, 256, 128)
-LI_OVERLAPS = (200, 20, 50, 0, 100)
-WINDOW_SIZES = (200, 100, 500, 1000, 50)
-WINDOW_OVERLAPS = (0, 20, 50, 10)
-
-
-class Family(NamedTuple):
-    """One splitter with its other fields fixed: searched over `size` and `overlap` in `unit`."""
-
-    strategy: str
-    fixed: dict
-    unit: object  # "chars", "words", ("tokens", name) or ("haystack", delimiter)
-    exact: bool  # every chunk but the last holds exactly `size` units (windows): a narrow search
-    sizes: tuple = ()
-    overlaps: tuple = ()
-
-
-def families(text: str, tokenizers: tuple) -> list[Family]:
-    """The splitters searched, the commonest first (the first that reproduces every chunk wins)."""
-    out = [Family("langchain-recursive", {}, "chars", False, LC_SIZES, LC_OVERLAPS)]
-    if "cl100k_base" in tokenizers:
-        out.append(Family("llamaindex-sentence", {}, ("tokens", "cl100k_base"), False, LI_SIZES, LI_OVERLAPS))
-    for sep in ("\n\n", "\n", " "):
-        out.append(Family("langchain-character", {"separator": sep}, "chars", False, LC_SIZES, LC_OVERLAPS))
-    out.append(Family("window", {"unit": "chars"}, "chars", True, WINDOW_SIZES, WINDOW_OVERLAPS))
-    out.append(Family("window", {"unit": "words"}, "words", True, WINDOW_SIZES, WINDOW_OVERLAPS))
-    for split_by in ("word", "passage", "line", "period", "page"):
-        delimiter = splitters.haystack.SPLIT_BY[split_by][0]
-        if split_by in ("word", "passage") or delimiter in text:
-            out.append(Family("haystack", {"split_by": split_by}, ("haystack", delimiter), True, (200,), (0,)))
-    out.append(Family("sentences", {"unit": "words"}, "words", False, WINDOW_SIZES, WINDOW_OVERLAPS))
-    out.append(Family("sentences", {"unit": "chars"}, "chars", False, LC_SIZES, LC_OVERLAPS))
-    for name in tokenizers:
-        unit = ("tokens", name)
-        out.append(Family("langchain-recursive", {"length": "tokens", "tokenizer": name}, unit, False,
-                          TOKEN_SIZES, TOKEN_OVERLAPS))
-        out.append(Family("langchain-token", {"tokenizer": name}, unit, True, TOKEN_SIZES, TOKEN_OVERLAPS))
-        out.append(Family("window", {"unit": "tokens", "tokenizer": name}, unit, True, TOKEN_SIZES, TOKEN_OVERLAPS))
-    if "cl100k_base" in tokenizers:
-        # TokenTextSplitter counts the tokens of the words one by one: that is its measure
-        out.append(Family("llamaindex-token", {}, ("pieces", "cl100k_base"), False, LI_SIZES, (20, 0, 50, 200)))
-        unit = ("tokens", "cl100k_base")
-        out.append(Family("sentences", {"unit": "tokens"}, unit, False, TOKEN_SIZES, TOKEN_OVERLAPS))
-    return out
-
+LOOSE_SIZES = 16  # sizes the looser pass tries per splitter, spread over the candidates
 
 class Found(NamedTuple):
     reproduced: int
@@ -277,6 +232,36 @@ def first_difference_kind(ctx: Context, sim: list, upto: int) -> str:
     return "more" if sim[j][0] > ctx.placed[j][0] else "less"
 
 
+def first_chunk_sizes(ctx: Context, family: Family, base: dict, candidates: list[int]) -> list[int]:
+    """The candidates whose first chunk (on the short prefix, overlap 0) is the stored first chunk.
+
+    Packing more never ends the first chunk earlier, so the sizes that end it where it ends are
+    found by bisection over the sorted candidates and a walk over their neighbours; the defaults
+    are checked one by one as well."""
+    cache: dict = {}
+
+    def first(size: int):
+        if size not in cache:
+            sim = _split(ctx.first, {**base, "size": size, "overlap": 0})
+            cache[size] = sim[0] if sim else None
+        return cache[size]
+
+    ordered, target = sorted(candidates), ctx.placed[0]
+    lo, hi = 0, len(ordered)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        got = first(ordered[mid])
+        lo, hi = (mid + 1, hi) if got is None or got[1] < target[1] else (lo, mid)
+    matching = set()
+    for step in (1, -1):
+        i = lo if step == 1 else lo - 1
+        while 0 <= i < len(ordered) and first(ordered[i]) == target:
+            matching.add(ordered[i])
+            i += step
+    matching.update(d for d in family.sizes if d in candidates and first(d) == target)
+    return [s for s in candidates if s in matching]
+
+
 def search_family(ctx: Context, family: Family, best: Found | None) -> Found | None:
     """The strict search: sizes whose first chunk is the stored first chunk, then overlaps whose
     prefix chunks are the stored ones, then the whole document. Returns the best found so far."""
@@ -286,13 +271,10 @@ def search_family(ctx: Context, family: Family, best: Found | None) -> Found | N
     base = {"strategy": family.strategy, **family.fixed}
     overlaps = overlap_candidates(family, seen)
     full_splits = 0
-    for size in size_candidates(family, longest):
-        first = _split(ctx.first, {**base, "size": size, "overlap": 0})
-        if not first or first[0] != ctx.placed[0]:
-            continue
+    for size in first_chunk_sizes(ctx, family, base, size_candidates(family, longest)):
         first = _split(ctx.prefix, {**base, "size": size, "overlap": 0})
         above, below = -1, size + 1  # the overlap lies strictly between, as far as is known
-        tried = full_splits
+        blind = 0  # full splits of this size that told nothing about the overlap
         for overlap in overlaps:
             if not above < overlap < below:
                 continue
@@ -306,9 +288,10 @@ def search_family(ctx: Context, family: Family, best: Found | None) -> Found | N
                 if complete(ctx, found):
                     return best
                 full_splits += 1
-                if full_splits >= MAX_FULL or full_splits - tried >= MAX_FULL_PER_SIZE:
-                    break
                 kind = first_difference_kind(ctx, full, len(ctx.placed))
+                blind += kind == "overlap"
+                if full_splits >= MAX_FULL or blind >= MAX_FULL_PER_SIZE:
+                    break
             if kind == "size":
                 break  # wrong whatever the overlap
             if kind == "more":
@@ -377,26 +360,3 @@ def identify(text: str, extents, texts, doc=None, tokenizers=None) -> dict:
                 if found is not None and better(found, best):
                     best = found
     return report(ctx, doc, best, loadable.skipped)
-
-
-class Loadable:
-    """Whether a family's tokenizer can be had (its rank file loads), asked once per encoding; a
-    sentence in `skipped` for each that cannot."""
-
-    def __init__(self):
-        self.state: dict[str, bool] = {}
-        self.skipped: list[str] = []
-
-    def __call__(self, family: Family) -> bool:
-        if not isinstance(family.unit, tuple) or family.unit[0] not in ("tokens", "pieces"):
-            return True
-        name = family.unit[1]
-        if name not in self.state:
-            try:
-                tokens.loaded(name) or tokens.get(name, "tokenizer")
-                self.state[name] = True
-            except (RequestError, ValueError) as e:
-                self.state[name] = False
-                reason = e.message if isinstance(e, RequestError) else str(e)
-                self.skipped.append(f"Splitters counting {name} tokens were not tried: {reason}")
-        return self.state[name]

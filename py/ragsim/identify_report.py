@@ -1,6 +1,7 @@
 """What `identify` says about the splitter it found: the result's shape (SPEC section 11's
 `splitter` entry), the sentence for people, the first chunk that differs, and whether the splitter
-moves its later cuts when only the overlap changes (measured by splitting again)."""
+moves its later cuts when only the overlap changes (measured by splitting again); and which token
+encodings could be tried."""
 
 from . import splitters, tokens
 from .errors import RequestError
@@ -11,6 +12,29 @@ def _starts(index, chunking: dict) -> list | None:
         return splitters.split(index, chunking).starts
     except RequestError:
         return None
+
+
+class Loadable:
+    """Whether a family's tokenizer can be had (its rank file loads), asked once per encoding; a
+    sentence in `skipped` for each that cannot."""
+
+    def __init__(self):
+        self.state: dict[str, bool] = {}
+        self.skipped: list[str] = []
+
+    def __call__(self, family) -> bool:
+        if not isinstance(family.unit, tuple) or family.unit[0] not in ("tokens", "pieces"):
+            return True
+        name = family.unit[1]
+        if name not in self.state:
+            try:
+                tokens.loaded(name) or tokens.get(name, "tokenizer")
+                self.state[name] = True
+            except (RequestError, ValueError) as e:
+                self.state[name] = False
+                reason = e.message if isinstance(e, RequestError) else str(e)
+                self.skipped.append(f"Splitters counting {name} tokens were not tried: {reason}")
+        return self.state[name]
 
 
 def report(ctx, doc, best, skipped: list[str]) -> dict:
