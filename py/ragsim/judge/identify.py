@@ -10,7 +10,13 @@ exactly (same text, same extent). The search is pruned by what the chunks show:
 - overlaps come the same way from the longest overlap seen between neighbours, in that unit;
 - the first chunk never depends on the overlap, so a size is dropped as soon as its first chunk
   differs; a (size, overlap) is dropped as soon as the first chunks of a prefix of the document
-  differ; only the survivors are split over the whole document.
+  differ; only the survivors are split over the whole document;
+- the first chunk that differs steers the rest: one that starts where the stored one starts but
+  ends elsewhere condemns the size whatever the overlap; one that starts later (earlier) rules out
+  every smaller (larger) overlap, since more overlap never starts a chunk later.
+
+Token packers (LlamaIndex, LangChain's `from_tiktoken_encoder`) count each piece on its own, so a
+chunk's length is measured both by the document's tokens and by its words' tokens one by one.
 
 When nothing reproduces every chunk, a looser pass scores candidates by how many of the prefix's
 chunks they reproduce, anywhere, so the nearest one can be named with the first chunk that differs.
@@ -25,60 +31,15 @@ from ragsim.text import tokens
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
 from ragsim.text.tokens import document_tokens
+from ragsim.judge.identify_families import TOKENIZERS, Family, families  # noqa: F401 (re-exported)
+from ragsim.judge.identify_report import Loadable, describe, moves_with_overlap, report  # noqa: F401 (re-exported)
 
-TOKENIZERS = ("cl100k_base", "o200k_base")
 PREFIX_CHUNKS = 6  # the prefix holds this many stored chunks, and a margin after them
-MAX_FULL = 200  # full-document splits per splitter of settings that pass on the prefix, not on the whole
-
-# The settings people leave as they are (the libraries' defaults) or pick from tutorials, tried first.
-LC_SIZES = (4000, 1000, 2000, 1500, 800, 500, 512, 256, 300, 200, 100)
-LC_OVERLAPS = (200, 100, 50, 0, 20, 150)
-TOKEN_SIZES = (512, 256, 1024, 1000, 500, 128, 100, 4000)
-TOKEN_OVERLAPS = (0, 50, 20, 100, 200, 64, 32)
-LI_SIZES = (1024, 512, 256, 128)
-LI_OVERLAPS = (200, 20, 50, 0, 100)
-WINDOW_SIZES = (200, 100, 500, 1000, 50)
-WINDOW_OVERLAPS = (0, 20, 50, 10)
-
-
-class Family(NamedTuple):
-    """One splitter with its other fields fixed: searched over `size` and `overlap` in `unit`."""
-
-    strategy: str
-    fixed: dict
-    unit: object  # "chars", "words", ("tokens", name) or ("haystack", delimiter)
-    exact: bool  # every chunk but the last holds exactly `size` units (windows): a narrow search
-    sizes: tuple = ()
-    overlaps: tuple = ()
-
-
-def families(text: str, tokenizers: tuple) -> list[Family]:
-    """The splitters searched, the commonest first (the first that reproduces every chunk wins)."""
-    out = [Family("langchain-recursive", {}, "chars", False, LC_SIZES, LC_OVERLAPS)]
-    if "cl100k_base" in tokenizers:
-        out.append(Family("llamaindex-sentence", {}, ("tokens", "cl100k_base"), False, LI_SIZES, LI_OVERLAPS))
-    for sep in ("\n\n", "\n", " "):
-        out.append(Family("langchain-character", {"separator": sep}, "chars", False, LC_SIZES, LC_OVERLAPS))
-    out.append(Family("window", {"unit": "chars"}, "chars", True, WINDOW_SIZES, WINDOW_OVERLAPS))
-    out.append(Family("window", {"unit": "words"}, "words", True, WINDOW_SIZES, WINDOW_OVERLAPS))
-    for split_by in ("word", "passage", "line", "period", "page"):
-        delimiter = splitters.haystack.SPLIT_BY[split_by][0]
-        if split_by in ("word", "passage") or delimiter in text:
-            out.append(Family("haystack", {"split_by": split_by}, ("haystack", delimiter), True, (200,), (0,)))
-    out.append(Family("sentences", {"unit": "words"}, "words", False, WINDOW_SIZES, WINDOW_OVERLAPS))
-    out.append(Family("sentences", {"unit": "chars"}, "chars", False, LC_SIZES, LC_OVERLAPS))
-    for name in tokenizers:
-        unit = ("tokens", name)
-        out.append(Family("langchain-recursive", {"length": "tokens", "tokenizer": name}, unit, False,
-                          TOKEN_SIZES, TOKEN_OVERLAPS))
-        out.append(Family("langchain-token", {"tokenizer": name}, unit, True, TOKEN_SIZES, TOKEN_OVERLAPS))
-        out.append(Family("window", {"unit": "tokens", "tokenizer": name}, unit, True, TOKEN_SIZES, TOKEN_OVERLAPS))
-    if "cl100k_base" in tokenizers:
-        unit = ("tokens", "cl100k_base")
-        out.append(Family("llamaindex-token", {}, unit, False, LI_SIZES, (20, 0, 50, 200)))
-        out.append(Family("sentences", {"unit": "tokens"}, unit, False, TOKEN_SIZES, TOKEN_OVERLAPS))
-    return out
-
+# Full-document splits of settings that pass on the prefix but not on the whole, per splitter, and
+# per size those that say nothing about the overlap: past that, the next size is tried.
+MAX_FULL = 200
+MAX_FULL_PER_SIZE = 6
+LOOSE_SIZES = 16  # sizes the looser pass tries per splitter, spread over the candidates
 
 class Found(NamedTuple):
     reproduced: int
@@ -99,15 +60,16 @@ class Context:
         self.ok = [text[a:b] == t for (a, b), t in placed]
         self.achievable = sum(self.ok)
         self._measures: dict = {}
-        self.prefix, self.k = self._prefix()
+        self.first = self._prefix(1)[0]  # where the first chunk is checked
+        self.prefix, self.k = self._prefix(PREFIX_CHUNKS)
 
-    def _prefix(self) -> tuple[DocIndex, int]:
+    def _prefix(self, chunks: int) -> tuple[DocIndex, int]:
         """A prefix of the document holding the first stored chunks with a margin (so its cut cannot
         reach them), and how many leading stored chunks are safe to compare on it."""
         if not self.placed:
             return self.index, 0
         longest = max(b - a for a, b in self.placed)
-        k0 = min(len(self.placed), PREFIX_CHUNKS)
+        k0 = min(len(self.placed), chunks)
         cut = self.placed[k0 - 1][1] + 3 * longest + 100
         # A separator's presence anywhere in the text decides how the whole text is first cut
         # (LangChain's recursive list, LlamaIndex's paragraphs): the prefix must hold each one too.
@@ -271,6 +233,36 @@ def first_difference_kind(ctx: Context, sim: list, upto: int) -> str:
     return "more" if sim[j][0] > ctx.placed[j][0] else "less"
 
 
+def first_chunk_sizes(ctx: Context, family: Family, base: dict, candidates: list[int]) -> list[int]:
+    """The candidates whose first chunk (on the short prefix, overlap 0) is the stored first chunk.
+
+    Packing more never ends the first chunk earlier, so the sizes that end it where it ends are
+    found by bisection over the sorted candidates and a walk over their neighbours; the defaults
+    are checked one by one as well."""
+    cache: dict = {}
+
+    def first(size: int):
+        if size not in cache:
+            sim = _split(ctx.first, {**base, "size": size, "overlap": 0})
+            cache[size] = sim[0] if sim else None
+        return cache[size]
+
+    ordered, target = sorted(candidates), ctx.placed[0]
+    lo, hi = 0, len(ordered)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        got = first(ordered[mid])
+        lo, hi = (mid + 1, hi) if got is None or got[1] < target[1] else (lo, mid)
+    matching = set()
+    for step in (1, -1):
+        i = lo if step == 1 else lo - 1
+        while 0 <= i < len(ordered) and first(ordered[i]) == target:
+            matching.add(ordered[i])
+            i += step
+    matching.update(d for d in family.sizes if d in candidates and first(d) == target)
+    return [s for s in candidates if s in matching]
+
+
 def search_family(ctx: Context, family: Family, best: Found | None) -> Found | None:
     """The strict search: sizes whose first chunk is the stored first chunk, then overlaps whose
     prefix chunks are the stored ones, then the whole document. Returns the best found so far."""
@@ -280,11 +272,10 @@ def search_family(ctx: Context, family: Family, best: Found | None) -> Found | N
     base = {"strategy": family.strategy, **family.fixed}
     overlaps = overlap_candidates(family, seen)
     full_splits = 0
-    for size in size_candidates(family, longest):
+    for size in first_chunk_sizes(ctx, family, base, size_candidates(family, longest)):
         first = _split(ctx.prefix, {**base, "size": size, "overlap": 0})
-        if not first or first[0] != ctx.placed[0]:
-            continue
         above, below = -1, size + 1  # the overlap lies strictly between, as far as is known
+        blind = 0  # full splits of this size that told nothing about the overlap
         for overlap in overlaps:
             if not above < overlap < below:
                 continue
@@ -298,7 +289,10 @@ def search_family(ctx: Context, family: Family, best: Found | None) -> Found | N
                 if complete(ctx, found):
                     return best
                 full_splits += 1
-                kind = "size" if full_splits >= MAX_FULL else first_difference_kind(ctx, full, len(ctx.placed))
+                kind = first_difference_kind(ctx, full, len(ctx.placed))
+                blind += kind == "overlap"
+                if full_splits >= MAX_FULL or blind >= MAX_FULL_PER_SIZE:
+                    break
             if kind == "size":
                 break  # wrong whatever the overlap
             if kind == "more":
@@ -316,12 +310,17 @@ def loose_family(ctx: Context, family: Family) -> Found | None:
     longest, seen = _shape(ctx, family)
     base = {"strategy": family.strategy, **family.fixed}
     top = (-1, None)
-    for size in size_candidates(family, longest):
-        sim = _split(ctx.prefix, {**base, "size": size, "overlap": min(seen[1], size - 1)})
-        if sim is not None and ctx.prefix_score(sim) > top[0]:
-            top = (ctx.prefix_score(sim), size)
-    if top[1] is None:
-        return None
+    sizes = sorted(size_candidates(family, longest))
+    stride = max(1, len(sizes) // LOOSE_SIZES)
+    # every stride-th size, then every size around the best of those
+    defaults = [d for d in family.sizes if d in sizes]  # first, so that they win ties
+    for pick in (lambda: defaults + sizes[::stride], lambda: sizes[max(0, top[2] - stride) : top[2] + stride + 1]):
+        for size in pick():
+            sim = _split(ctx.prefix, {**base, "size": size, "overlap": min(seen[1], size - 1)})
+            if sim is not None and ctx.prefix_score(sim) > top[0]:
+                top = (ctx.prefix_score(sim), size, sizes.index(size))
+        if top[1] is None:
+            return None
     best = None
     for overlap in overlap_candidates(family, seen):
         chunking = {**base, "size": top[1], "overlap": overlap}
@@ -362,124 +361,3 @@ def identify(text: str, extents, texts, doc=None, tokenizers=None) -> dict:
                 if found is not None and better(found, best):
                     best = found
     return report(ctx, doc, best, loadable.skipped)
-
-
-class Loadable:
-    """Whether a family's tokenizer can be had (its rank file loads), asked once per encoding; a
-    sentence in `skipped` for each that cannot."""
-
-    def __init__(self):
-        self.state: dict[str, bool] = {}
-        self.skipped: list[str] = []
-
-    def __call__(self, family: Family) -> bool:
-        if not (isinstance(family.unit, tuple) and family.unit[0] == "tokens"):
-            return True
-        name = family.unit[1]
-        if name not in self.state:
-            try:
-                tokens.loaded(name) or tokens.get(name, "tokenizer")
-                self.state[name] = True
-            except (RequestError, ValueError) as e:
-                self.state[name] = False
-                reason = e.message if isinstance(e, RequestError) else str(e)
-                self.skipped.append(f"Splitters counting {name} tokens were not tried: {reason}")
-        return self.state[name]
-
-
-def report(ctx: Context, doc, best: Found | None, skipped: list[str]) -> dict:
-    """The result for one document, its sentence, and what differs from the named or nearest splitter."""
-    out = {"doc": doc, "strategy": None, "fields": None, "reproduced": 0, "chunks": ctx.n,
-           "moves_with_overlap": None, "line": "", "differs": None, "nearest": None, "skipped": skipped}
-    if best is None:
-        out["line"] = ("No stored chunk lies in the document with its own text, so no splitter can be named."
-                       if ctx.n else "There are no chunks to compare.")
-        return out
-    fields = {k: v for k, v in best.chunking.items() if k != "strategy"}
-    differs = first_difference(ctx, best.extents)
-    said = f"{describe(best.chunking)}: {best.reproduced:,} of {ctx.n:,} chunks exactly"
-    if 2 * best.reproduced >= ctx.n:
-        out.update(strategy=best.chunking["strategy"], fields=fields, reproduced=best.reproduced,
-                   moves_with_overlap=moves_with_overlap(ctx.index, best.chunking), differs=differs,
-                   line=said + (f"; {_difference_said(differs)}" if differs else ""))
-        return out
-    out.update(reproduced=best.reproduced, differs=differs,
-               nearest={"strategy": best.chunking["strategy"], "fields": fields, "reproduced": best.reproduced,
-                        "differs": differs},
-               line=f"No mirrored splitter reproduces half of these chunks; the nearest is {said}"
-                    + (f"; {_difference_said(differs)}" if differs else ""))
-    return out
-
-
-def first_difference(ctx: Context, sim: list) -> dict | None:
-    """The first stored chunk (in document order) that `sim` does not have at the same place."""
-    for i, (extent, ok) in enumerate(zip(ctx.placed, ctx.ok)):
-        other = sim[i] if i < len(sim) else None
-        if ok and extent == other:
-            continue
-        return {"number": i + 1, "stored": list(extent), "simulated": list(other) if other else None,
-                "text_differs": not ok, "simulated_chunks": len(sim)}
-    if len(sim) != len(ctx.placed):
-        return {"number": len(ctx.placed) + 1, "stored": None,
-                "simulated": list(sim[len(ctx.placed)]) if len(sim) > len(ctx.placed) else None,
-                "text_differs": False, "simulated_chunks": len(sim)}
-    return None
-
-
-def _difference_said(d: dict) -> str:
-    where = f"first difference at chunk {d['number']}"
-    stored = f"stored {d['stored'][0]}-{d['stored'][1]}" if d["stored"] else "no stored chunk"
-    simulated = f"simulated {d['simulated'][0]}-{d['simulated'][1]}" if d["simulated"] else "no simulated chunk"
-    if d["text_differs"]:
-        return f"{where}: its stored text is not the document's at {d['stored'][0]}-{d['stored'][1]} ({simulated})"
-    return f"{where}: {stored}, {simulated}"
-
-
-def moves_with_overlap(index: DocIndex, chunking: dict) -> bool:
-    """Whether the chunks after the first start elsewhere when only the overlap changes, measured by
-    splitting again with other overlaps (none, a quarter and half of the size, one more)."""
-    base = _split(index, chunking)
-    if base is None:
-        return False
-    size, overlap = chunking.get("size"), chunking.get("overlap", 0)
-    others = (0, size // 4, size // 2, overlap + 1) if size else (overlap + 1, overlap + 8)
-    for other in others:
-        if other == overlap or (size and other >= size):
-            continue
-        sim = _split(index, {**chunking, "overlap": other})
-        if sim is not None and [a for a, _ in sim[1:]] != [a for a, _ in base[1:]]:
-            return True
-    return False
-
-
-_UNIT_WORDS = {"chars": "characters", "words": "words"}
-
-
-def describe(chunking: dict) -> str:
-    """The splitter as its library spells it: `LangChain RecursiveCharacterTextSplitter(chunk_size=1000, ...)`."""
-    s, size, overlap = chunking["strategy"], chunking.get("size"), chunking.get("overlap")
-    tokenizer = chunking.get("tokenizer", tokens.DEFAULT)
-    sized = f"chunk_size={size}, chunk_overlap={overlap}"
-    if s == "langchain-recursive" and chunking.get("length") == "tokens":
-        return f'LangChain RecursiveCharacterTextSplitter.from_tiktoken_encoder(encoding_name="{tokenizer}", {sized})'
-    if s == "langchain-recursive":
-        return f"LangChain RecursiveCharacterTextSplitter({sized})"
-    if s == "langchain-character":
-        separator = chunking.get("separator", "\n\n").encode("unicode_escape").decode("ascii")
-        return f'LangChain CharacterTextSplitter(separator="{separator}", {sized})'
-    if s == "langchain-token":
-        return f'LangChain TokenTextSplitter(encoding_name="{tokenizer}", {sized})'
-    if s == "haystack":
-        return (f'Haystack DocumentSplitter(split_by="{chunking.get("split_by", "word")}", '
-                f"split_length={size}, split_overlap={overlap})")
-    if s == "llamaindex-sentence":
-        return f"LlamaIndex SentenceSplitter({sized})"
-    if s == "llamaindex-token":
-        return f"LlamaIndex TokenTextSplitter({sized})"
-    if s == "llamaindex-markdown":
-        return "LlamaIndex MarkdownNodeParser()"
-    unit = chunking.get("unit", "words")
-    unit = _UNIT_WORDS.get(unit, f"{tokenizer} tokens")
-    if s == "sentences":
-        return f"ragsim sentence packing (size {size} {unit}, overlap {overlap})"
-    return f"fixed windows of {size} {unit} (overlap {overlap})"
