@@ -194,4 +194,4 @@ def grid_fields(chunking: dict) -> tuple:
 def registry_json() -> str:
     """The table for the page: `{"default": name, "splitters": [...]}` in registration order."""
     return json.dumps({"default": DEFAULT, "splitters": [s.as_json() for s in SPLITTERS]},
-                      ensure_ascii=False, sort_keys=True)
+                      ensure_ascii=False)  # insertion order: the page lists units and choices as registered
