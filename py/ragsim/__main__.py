@@ -12,7 +12,7 @@ import ragsim.host  # noqa: F401  (CPython's hosts: rank files from disk, the on
 from ragsim import limits
 from ragsim.errors import RequestError
 from ragsim.host import audit_cli, eval_cli
-from ragsim.wire import jsonio
+from ragsim.wire import jsonio, state_file
 from ragsim.wire.api import simulate
 
 
@@ -33,7 +33,8 @@ OPTIONS = ("-h", "--help", "-")
 def usage() -> str:
     """The help: how a request is sent, every command with what it does and one example."""
     lines = ["usage: python -m ragsim [COMMAND] [ARGS...]", "", __doc__.strip().splitlines()[0], "",
-             "Without a command (or with -), a request is read as JSON on stdin, e.g.", "",
+             "Without a command (or with -), a request is read as JSON on stdin (or the page's \"Download state\" "
+             "file as it is), e.g.", "",
              f"  echo '{EXAMPLE_REQUEST}' | python -m ragsim", "", "commands (python -m ragsim COMMAND --help for each):"]
     for name, command in COMMANDS.items():
         if name in OPTIONS:
@@ -84,6 +85,12 @@ def run_request() -> int:
     except ValueError as e:
         say(f"ragsim: {e}")
         return 1
+    if state_file.is_state(request):  # the page's "Download state" file, as it is
+        try:
+            request = state_file.to_request(request)
+        except RequestError as e:
+            say(f"ragsim: {e.field}: {e.message}")
+            return 2
     try:
         response = simulate(request)
     except (MemoryError, RecursionError) as e:
