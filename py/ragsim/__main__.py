@@ -20,7 +20,7 @@ from ragsim.wire.api import simulate
 # an entry here is listed by the first line of its module's docstring).
 ABOUT = {
     "audit": ("every name-value fact of the files, checked at several overlaps",
-              "python -m ragsim audit examples/harbour.md --unit chars --size 300 --overlaps 0,50,100"),
+              "python -m ragsim audit examples/harbour.md --unit chars --size 100 --overlaps 0,20,40"),
     "eval": ("a question set's recall, precision and IoU over the files at one setting (and a map of settings)",
              "python -m ragsim eval examples/harbour.md --questions examples/questions.json --size 40 --overlap 10 --k 2"),
 }

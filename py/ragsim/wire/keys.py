@@ -35,6 +35,7 @@ ALIASES = {
     "chunk_size": "size", "split_length": "size", "chunk_overlap": "overlap", "split_overlap": "overlap",
     "length_function": "length", "encoding_name": "tokenizer", "metadata_str": "metadata", "top_k": "k",
     "similarity_top_k": "k", "splitter": "strategy", "question": "query", "answer": "span",
+    "refs": "references",  # the page's own name for them (its state and state file)
 }
 
 
