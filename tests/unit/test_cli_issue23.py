@@ -106,7 +106,7 @@ def test_an_unknown_key_is_refused_with_the_nearest_name(change, field, near):
     out = simulate(copy.deepcopy(request))
     assert out["error"]["field"] == field, out
     message = out["error"]["message"]
-    assert message.endswith(f"did you mean {near}?") and message.count(". ") == 0
+    assert message.endswith(f"; perhaps you meant {near}.") and message.count(". ") == 0
     done = run(stdin=json.dumps(request))
     assert done.returncode == 2 and one_line(done.stderr).startswith(f"ragsim: {field}: ")
 
@@ -124,7 +124,7 @@ def test_chunking_fields_depend_on_the_strategy():
     request["chunking"] = {"strategy": "llamaindex-markdown", "size": 4}
     assert simulate(request)["error"]["field"] == "chunking.size"
     request["chunking"] = {"strategy": "langchain-character", "size": 40, "overlap": 0, "separators": ["\n"]}
-    assert simulate(request)["error"]["message"].endswith("did you mean chunking.separator?")
+    assert simulate(request)["error"]["message"].endswith("perhaps you meant chunking.separator.")
 
 
 # each strategy's every field at its library default: all read, none refused (the table is the splitters')
@@ -181,7 +181,7 @@ def test_the_audit_refuses_unknown_keys_too():
 
     r = base()
     out = audit({"documents": r["documents"], "chunking": r["chunking"], "overlap": [0]})
-    assert out["error"]["field"] == "overlap" and out["error"]["message"].endswith("did you mean overlaps?")
+    assert out["error"]["field"] == "overlap" and out["error"]["message"].endswith("perhaps you meant overlaps.")
 
 
 # 15. page to terminal ---------------------------------------------------------------------------
@@ -303,6 +303,10 @@ def test_docs_cli_shows_a_real_request_and_its_real_response():
     assert request == json.loads((EXAMPLES / "request.json").read_text(encoding="utf-8"))
     out = run(stdin=json.dumps(request))
     assert out.returncode == 0 and json.loads(out.stdout) == response
+    # the refusal it shows is a real one too
+    shown = next(ln.strip() for ln in doc.read_text(encoding="utf-8").splitlines() if ln.strip().startswith('{"error"'))
+    request["chunking"]["chunk_size"] = 8
+    assert json.loads(shown) == simulate(request)
 
 
 def readme_commands():

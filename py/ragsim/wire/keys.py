@@ -2,7 +2,7 @@
 
 A misspelt field used to be ignored in silence (`"answer": ...` gave a response with no verdict and
 exit 0). `check(request)` runs before anything is read, so the sentence names the key as typed:
-`chunking.chunk_size is not a field of the window splitter; did you mean chunking.size?`.
+`chunking.chunk_size is not a field of the window splitter; perhaps you meant chunking.size.`
 
 The lists are what the core reads (`request.py`, `investigate`, `settings_map`, `questions`,
 `dense.read_options`, `analyzers`, each splitter) and what the page sends of its own (`wire`,
@@ -107,6 +107,6 @@ def _refuse(where: str, key: str, known: list, parent: str, what: str) -> None:
     near = near or next(iter(difflib.get_close_matches(key, known, n=1)), None)
     prefix = f"{parent}." if parent else ""
     if near is not None:
-        raise RequestError(where, f"{where} is not a field of {what}; did you mean {prefix}{near}?")
+        raise RequestError(where, f"{where} is not a field of {what}; perhaps you meant {prefix}{near}.")
     listed = ", ".join(known) if known else "no fields"
     raise RequestError(where, f"{where} is not a field of {what}, which takes {listed}.")
