@@ -29,6 +29,7 @@ import { Controls } from "./assets/js/controls.js";
 import { Marks } from "./assets/js/marks.js";
 import { Documents } from "./assets/js/documents.js";
 import { Share, startResizeMessages } from "./assets/js/share.js";
+import { attachCopyCommand } from "./assets/js/copy-command.js";
 import { renderBoot, renderRestart, watchSlowBoot } from "./assets/js/render/boot.js";
 import { linkNotes, showMessage } from "./assets/js/render/messages.js";
 import { buildStats } from "./assets/js/render/stats.js";
@@ -59,6 +60,7 @@ const picture = new Picture({ canvas: $("picture"), wrap: $("picture-wrap"), hea
   onMarkSentence: (span, doc) => marks.markSentence(span, doc) });
 const results = new Results(picture);
 const share = new Share({ store, info: (note) => marks.info(note) });
+attachCopyCommand({ store, share });
 const computer = new Computer({
   store, controls,
   onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); showQuestions(last); },

@@ -2,7 +2,8 @@
 
 Exit status 0 on success, 2 for a request that breaks the contract (message on stderr), 1 for
 input that is not UTF-8 JSON at all or is larger than 64 MB (the most read from stdin). The
-output is UTF-8 JSON whatever the request's strings hold. Never a traceback.
+output is UTF-8 JSON whatever the request's strings hold. Never a traceback. The request and
+response formats are in docs/cli.md.
 """
 
 import sys
@@ -11,16 +12,55 @@ import ragsim.host  # noqa: F401  (CPython's hosts: rank files from disk, the on
 from ragsim import limits
 from ragsim.errors import RequestError
 from ragsim.host import ask_cli, audit_cli, eval_cli
-from ragsim.wire import jsonio
+from ragsim.wire import jsonio, state_file
 from ragsim.wire.api import simulate
 
 
+# What each command does and one example (the help lists every command of COMMANDS; one without
+# an entry here is listed by the first line of its module's docstring).
+ABOUT = {
+    "audit": ("every name-value fact of the files, checked at several overlaps",
+              "python -m ragsim audit examples/harbour.md --unit chars --size 100 --overlaps 0,20,40"),
+    "ask": ("what your own model answers from exactly the context sent (an OpenAI-compatible server)",
+            "python -m ragsim ask examples/harbour.md --question 'when does the pilot boat leave' --endpoint "
+            "http://localhost:11434/v1 --model llama3.2"),
+    "eval": ("a question set's recall, precision and IoU over the files at one setting (and a map of settings)",
+             "python -m ragsim eval examples/harbour.md --questions examples/questions.json --size 40 --overlap 10 --k 2"),
+}
+EXAMPLE_REQUEST = ('{"documents": [{"id": "d", "title": "note", "text": "The pilot boat leaves at nine. Fog closes the '
+                   'harbour."}], "query": "when does the pilot boat leave", "chunking": {"unit": "words", "size": 6, '
+                   '"overlap": 2}, "retrieval": {"k": 1}, "span": {"doc": "d", "start": 0, "end": 30}}')
+OPTIONS = ("-h", "--help", "-")
+
+
+def usage() -> str:
+    """The help: how a request is sent, every command with what it does and one example."""
+    lines = ["usage: python -m ragsim [COMMAND] [ARGS...]", "", __doc__.strip().splitlines()[0], "",
+             "Without a command (or with -), a request is read as JSON on stdin (or the page's \"Download state\" "
+             "file as it is), e.g.", "",
+             f"  echo '{EXAMPLE_REQUEST}' | python -m ragsim", "", "commands (python -m ragsim COMMAND --help for each):"]
+    for name, command in COMMANDS.items():
+        if name in OPTIONS:
+            continue
+        what, example = ABOUT.get(name, (_first_line(command), None))
+        lines.append(f"  {name:<8} {what}")
+        if example:
+            lines.append(f"           e.g. {example}")
+    lines += ["", "\n".join(__doc__.strip().splitlines()[2:])]
+    return "\n".join(lines)
+
+
+def _first_line(command) -> str:
+    doc = sys.modules[command.__module__].__doc__ or command.__doc__ or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
 def show_help(argv) -> int:
-    print(__doc__.strip())
+    print(usage())
     return 0
 
 
-# The commands: the first argument names one; without one, a request is read on stdin.
+# The commands: the first argument names one; without one (or with -), a request is read on stdin.
 COMMANDS = {
     "ask": ask_cli.main,
     "audit": audit_cli.main,
@@ -34,6 +74,11 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in COMMANDS:
         return COMMANDS[argv[0]](argv[1:])
+    if argv and argv != ["-"]:
+        known = ", ".join(name for name in COMMANDS if name not in OPTIONS)
+        say(f"ragsim: {argv[0]!r} is not a command; use one of {known}, or send a request on stdin with no "
+            "argument (python -m ragsim --help).")
+        return 2
     return run_request()
 
 
@@ -44,6 +89,12 @@ def run_request() -> int:
     except ValueError as e:
         say(f"ragsim: {e}")
         return 1
+    if state_file.is_state(request):  # the page's "Download state" file, as it is
+        try:
+            request = state_file.to_request(request)
+        except RequestError as e:
+            say(f"ragsim: {e.field}: {e.message}")
+            return 2
     try:
         response = simulate(request)
     except (MemoryError, RecursionError) as e:

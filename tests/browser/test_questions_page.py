@@ -185,17 +185,17 @@ def test_import_chroma_csv_names_and_skips_a_bad_row(page):
     text = page_request(page)["documents"][0]["text"]
     data = chroma_csv(text, [
         ("How long do hourly snapshots last?", [HOURLY]),
-        ("When does compaction run?", ["this excerpt is nowhere in the document"]),  # row 3: skipped
+        ("When does compaction run?", ["this excerpt is nowhere in the document"]),  # question 2 (line 3): skipped
         ("What does a restore create?", [RESTORE]),
         ("When does compaction run?", [COMPACTION, BUSY]),
     ])
     page.locator("#import-questions").set_input_files({"name": "chroma.csv", "mimeType": "text/csv", "buffer": data})
     page.wait_for_function("() => window.ragsim.questions().length === 3")
     problems = page.locator("#qs-problems li").all_inner_texts()
-    assert len(problems) == 1 and problems[0].startswith("row 3") and "not the text at" in problems[0]
+    assert len(problems) == 1 and problems[0].startswith("question 2 (line 3)") and "not the text at" in problems[0]
     settle(page)
     req = page_request(page)
-    assert [q["id"] for q in req["questions"]] == ["2", "4", "5"]  # a CSV row's id is its row number
+    assert [q["id"] for q in req["questions"]] == ["1", "3", "4"]  # numbered 1, 2, 3 as the page numbers them (issue 23)
     assert req["questions"][2]["references"] == [ref(req, COMPACTION), ref(req, BUSY)]
     assert shown_verdicts(page) == [[q["id"], q["verdict"]] for q in api.simulate(req)["questions"]]
     # Export: the file is what ragsim.question_io writes for the set the page holds.

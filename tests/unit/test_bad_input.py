@@ -227,7 +227,9 @@ def test_every_json_entry_point_refuses_nan_and_a_wrong_retrieval():
     for value in (float("nan"), float("inf"), [1], "x"):
         for field in ("retrieval", "price_per_million"):
             text = json.dumps({**req, field: value})
+            audit_text = json.dumps({"documents": req["documents"], "chunking": req["chunking"], field: value})
             for entry in (simulate_json, equivalent_code_json, audit_json):
-                out = json.loads(entry(text))
+                out = json.loads(entry(audit_text if entry is audit_json else text))
                 assert "error" not in out or out["error"]["message"].endswith(".")
-    assert json.loads(audit_json(json.dumps({**req, "retrieval": [1]})))["error"]["field"] == "retrieval"
+    audit_req = {"documents": req["documents"], "chunking": req["chunking"], "retrieval": [1]}  # the audit's own fields
+    assert json.loads(audit_json(json.dumps(audit_req)))["error"]["field"] == "retrieval"

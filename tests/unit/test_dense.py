@@ -181,7 +181,8 @@ def test_dense_without_onnxruntime_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(embed_onnx, "default_embedder", lambda: embed_onnx.Embedder(embed_onnx.CHECKOUT))
     out = api.simulate(request(method="hybrid"))
     assert out["error"] == {"field": "retrieval.method",
-                            "message": 'Dense retrieval needs onnxruntime in this Python: pip install "ragsim[dense]".'}
+                            "message": 'Dense retrieval needs onnxruntime in this Python: .venv/bin/pip install -e ".[dense]" '
+                                       'in the ragsim checkout.'}
 
 
 def test_dense_where_no_host_is_registered_says_so(monkeypatch):

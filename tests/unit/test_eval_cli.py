@@ -47,7 +47,7 @@ def test_table_for_a_chroma_csv(files):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].split()[:3] == ["question", "verdict", "needed_k"]
-    assert [ln.split()[0] for ln in lines[1:3]] == ["2", "3"]
+    assert [ln.split()[0] for ln in lines[1:3]] == ["1", "2"]  # numbered as the page numbers them
     assert "2 questions at window size 12 overlap 3, k 1:" in out.stdout
 
 
@@ -57,7 +57,7 @@ def test_json_is_the_response_in_input_order_with_the_map(files):
               "--map-overlaps", "0,3,8", "--json")
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout)
-    assert [q["id"] for q in r["questions"]] == ["2", "3"]
+    assert [q["id"] for q in r["questions"]] == ["1", "2"]
     assert r["question_stats"]["count"] == 2
     assert r["map"]["sizes"] == [6, 12, 40] and r["map"]["cells"][0][2] is None  # overlap 8 >= size 6
     assert r["map"]["cells"][2][0]["intact"] == 2  # one 40-word chunk holds the whole text
@@ -86,7 +86,7 @@ def test_bad_question_files(files, tmp_path):
     (tmp_path / "moved.csv").write_text(f"question,references,corpus_id\nq,\"{json.dumps(moved).replace(chr(34), chr(34) * 2)}\",harbour\n",
                                         encoding="utf-8")
     out = run(doc, "--questions", tmp_path / "moved.csv")
-    assert out.returncode == 2 and "row 2" in out.stderr and "is not the text at" in out.stderr
+    assert out.returncode == 2 and "question 1 (line 2)" in out.stderr and "is not the text at" in out.stderr
     (tmp_path / "cols.csv").write_text("question,refs\nx,y\n", encoding="utf-8")
     out = run(doc, "--questions", tmp_path / "cols.csv")
     assert out.returncode == 2 and "needs the columns" in out.stderr

@@ -37,7 +37,7 @@ def test_chroma_csv_reads_with_corpus_id_as_stem_and_multi_span_references():
     ])
     questions, problems = read_set(text, DOCS)
     assert problems == []
-    assert [q.id for q in questions] == ["2", "3", "4"]  # named by their rows (the header is row 1)
+    assert [q.id for q in questions] == ["1", "2", "3"]  # numbered as the page numbers them (issue 23)
     assert questions[0].refs == ((0, *GAP),) and questions[0].query.startswith("How much")
     assert questions[1].refs == ((0, 0, 13), (0, SOTU.index("Thank"), len(SOTU)))
     assert questions[2].refs == ((1, 0, 24),)
@@ -72,15 +72,16 @@ BAD_ROWS = chroma_csv([
 def test_strict_mode_stops_at_the_first_bad_row_naming_it():
     with pytest.raises(RequestError) as e:
         read_set(BAD_ROWS, DOCS)
-    assert e.value.field == "row 3" and "is not the text at" in e.value.message and e.value.message.startswith("row 3")
+    assert e.value.field == "question 2 (line 3)" and "is not the text at" in e.value.message
+    assert e.value.message.startswith("question 2 (line 3)")
 
 
 def test_skip_mode_keeps_the_good_rows_and_names_each_bad_one():
     questions, problems = read_set(BAD_ROWS, DOCS, mode="skip")
     assert [q.query for q in questions] == ["good", "also good"]
-    assert [p["row"] for p in problems] == [3, 4, 5, 6]
+    assert [p["row"] for p in problems] == [2, 3, 4, 5]
     for p, words in zip(problems, ["is not the text at", "names no document", "no references", "outside its document"]):
-        assert words in p["message"] and p["message"].startswith(f"row {p['row']}")
+        assert words in p["message"] and p["message"].startswith(f"question {p['row']} (line {p['row'] + 1})")
 
 
 @pytest.mark.parametrize("text, words", [
@@ -126,7 +127,7 @@ def test_csv_export_refuses_a_question_spanning_two_documents():
 def test_duplicate_ids_in_json_are_named():
     dup = json.dumps([{"id": "a", "references": [{"doc": "jobs", "start": 0, "end": 7}]},
                       {"id": "a", "references": [{"doc": "jobs", "start": 8, "end": 15}]}])
-    with pytest.raises(RequestError, match="'a' appears in rows 1 and 2"):
+    with pytest.raises(RequestError, match="'a' is the id of questions 1 and 2"):
         read_set(dup, DOCS)
     assert len(read_set(dup, DOCS, mode="skip")[0]) == 1
 
@@ -135,7 +136,7 @@ def test_the_page_entries_skip_and_report_and_export():
     answer = import_questions({"text": BAD_ROWS, "documents": DOCS})
     assert [q["query"] for q in answer["questions"]] == ["good", "also good"]
     assert answer["questions"][0]["references"][0]["content"] == SOTU[GAP[0]:GAP[1]]
-    assert [s["row"] for s in answer["skipped"]] == [3, 4, 5, 6]
+    assert [s["row"] for s in answer["skipped"]] == [2, 3, 4, 5]
     assert json.loads(import_questions_json(json.dumps({"text": "a,b\n", "documents": DOCS})))["error"]["field"] == "questions"
     assert json.loads(import_questions_json("{oops"))["error"]["field"] == "request"
     text = export_questions({"questions": answer["questions"], "documents": DOCS, "format": "csv"})["text"]

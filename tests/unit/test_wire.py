@@ -160,7 +160,7 @@ def test_overlap_stats_are_statistics_own(overlaps):
                         {"strategy": "langchain-recursive", "size": 40, "overlap": 10},
                         {"strategy": "langchain-character", "size": 30, "overlap": 5},
                         {"strategy": "sentences", "size": 2, "overlap": 1},
-                        {"strategy": "haystack", "unit": "word", "size": 6, "overlap": 2}]),
+                        {"strategy": "haystack", "split_by": "word", "size": 6, "overlap": 2}]),
        st.lists(st.text(alphabet="ab .\n", min_size=0, max_size=120), min_size=1, max_size=3))
 def test_overlap_stats_count_the_overlap_column_whatever_the_split(chunking, texts):
     """The stats count neighbours' shared characters from the columns (no per-chunk list); they equal

@@ -28,27 +28,27 @@ RULE = "-" * 72
 
 def add_model_arguments(parser: argparse.ArgumentParser, required: bool) -> None:
     """The model to ask and how (shared with `eval --ask`, where none of them is required)."""
-    parser.add_argument("--endpoint", required=required, help="the OpenAI-compatible base URL, e.g. "
-                        "http://localhost:11434/v1 (Ollama)")
-    parser.add_argument("--model", required=required, help="the model's name as the server knows it")
-    parser.add_argument("--samples", type=int, default=3, help="answers asked for, one request each (default 3)")
-    parser.add_argument("--temperature", type=float, default=None, help="sampling temperature (the server's "
-                        "default when not given)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds one sample may take")
-    parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help="the environment variable holding the "
-                        "key, if the server needs one (default OPENAI_API_KEY)")
-    parser.add_argument("--prompt-file", default=None, help="a prompt template with {context} and {question} "
-                        "(default: the prompt printed with each run)")
+    parser.add_argument("--endpoint", required=required, help="The OpenAI-compatible base URL, e.g. "
+                        "http://localhost:11434/v1 (Ollama).")
+    parser.add_argument("--model", required=required, help="The model's name as the server knows it.")
+    parser.add_argument("--samples", type=int, default=3, help="How many answers to ask for, one request each (default 3).")
+    parser.add_argument("--temperature", type=float, default=None, help="The sampling temperature (the server's "
+                        "default when not given).")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="The seconds one sample may take.")
+    parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help="The environment variable holding the "
+                        "key, if the server needs one (default OPENAI_API_KEY).")
+    parser.add_argument("--prompt-file", default=None, help="A prompt template with {context} and {question} "
+                        "(default: the prompt printed with each run).")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ragsim ask", description=__doc__.splitlines()[0])
     add_setting_arguments(parser)
-    parser.add_argument("--question", required=True, help="the question asked (and searched with)")
-    parser.add_argument("--answer", default=None, help="the answer's text, to check each sample against (and, "
-                        "when found in a document, to give the verdict)")
+    parser.add_argument("--question", required=True, help="The question asked (and searched with).")
+    parser.add_argument("--answer", default=None, help="The answer's text, to check each sample against (and, "
+                        "when found in a document, to give the verdict).")
     add_model_arguments(parser, required=True)
-    parser.add_argument("--json", action="store_true", help="print the context, samples and checks as JSON")
+    parser.add_argument("--json", action="store_true", help="Print the context, samples and checks as JSON.")
     return parser
 
 

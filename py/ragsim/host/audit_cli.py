@@ -11,6 +11,7 @@ ragsim.limits); a file is read no further than its limit, so /dev/zero is refuse
 import argparse
 import pathlib
 import sys
+import textwrap
 
 from ragsim.host.cli_common import read_text_file
 from ragsim.host import cli_retrieval, pdf
@@ -21,6 +22,10 @@ from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
 from ragsim.split import registry
 from ragsim.split.windows import UNITS
+
+
+DESCRIPTION = ("Run the corpus audit over text files: every name-value fact the core detects, checked at each "
+               "overlap (is it destroyed, is it found in the top k when its name is asked?).")
 
 
 def check_settings(args) -> str | None:
@@ -53,7 +58,7 @@ def _chunking(args) -> dict:
 
 
 def table(result: dict) -> str:
-    """The audit as a fixed-width table, one row per overlap."""
+    """The audit as a fixed-width table, one row per overlap, and what its columns count."""
     k = result["precision_k"]
     head = ("overlap", "chunks", "stored", "facts", "destroyed", "destroyed<=overlap", f"found top {k}", f"dropped top {k}")
     lines = ["  ".join(f"{h:>{max(len(h), 8)}}" for h in head)]
@@ -64,14 +69,50 @@ def table(result: dict) -> str:
         cells = (row["overlap"], row["chunks"], row["units_stored"], row["facts"], row["destroyed"],
                  row["destroyed_within_overlap"], row["found_top_k"], row["dropped_top_k"])
         lines.append("  ".join(f"{c:>{max(len(h), 8)}}" for c, h in zip(cells, head)))
+    lines += ["", *textwrap.wrap(f"destroyed: no chunk holds the fact's name and value together; destroyed<=overlap: of those, "
+                  f"the ones no longer than the overlap; found top {k}: asking the fact's name, a chunk holding "
+                  f"the fact ranks in the top {k}; dropped top {k}: facts found in the top {k} at the first "
+                  f"overlap that are still whole here but no longer ranked in the top {k}.", 100)]
     return "\n".join(lines)
 
 
+LISTED = 50  # destroyed facts named in the text output; --json has them all
+
+
+def destroyed_facts(result: dict) -> str:
+    """Which facts are destroyed, and at which overlaps: one line a fact."""
+    gone = [f for f in result["facts"] if f["destroyed_at"]]
+    if not gone:
+        return "No fact is destroyed at any of these overlaps."
+    lines = [f"Destroyed facts ({len(gone)}): the name, the value, the document and the overlaps where no chunk holds both."]
+    for f in gone[:LISTED]:
+        at = ", ".join(map(str, f["destroyed_at"]))
+        lines.append(f"  {_short(f['name_text'])} = {_short(f['value_text'])}  ({f['doc']}; overlap {at})")
+    if len(gone) > LISTED:
+        lines.append(f"  and {len(gone) - LISTED} more (--json lists every fact).")
+    return "\n".join(lines)
+
+
+def _short(text: str, n: int = 40) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= n else text[: n - 1] + "…")
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def heading(documents: list, result: dict, args, chunking: dict) -> str:
+    unit = f" {args.unit}" if "unit" in chunking else ""
+    return (f"{plural(len(documents), 'document')}, {plural(len(result['facts']), 'fact')}, "
+            f"{args.strategy}{unit} size {args.size}")
+
+
 def main(argv) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ragsim audit", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m ragsim audit", description=DESCRIPTION)
     parser.add_argument("files", nargs="+", help="text or Markdown files, one document each; PDFs as PyPDFLoader reads them")
     parser.add_argument("--strategy", default="window", help="splitter (default: window)")
-    parser.add_argument("--unit", default="chars", help="words or chars (window and sentences)")
+    parser.add_argument("--unit", default="chars", help=f"{', '.join(UNITS[:-1])} or {UNITS[-1]} (window and sentences; default chars)")
     parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode: a document per page (default) or per file")
     parser.add_argument("--size", type=int, default=900)
     parser.add_argument("--overlaps", default=",".join(map(str, DEFAULT_OVERLAPS)),
@@ -115,6 +156,8 @@ def main(argv) -> int:
     if args.json:
         sys.stdout.buffer.write(jsonio.dumps(result, indent=1).encode("utf-8") + b"\n")
     else:
-        print(f"{len(documents)} documents, {len(result['facts'])} facts, {args.strategy} {args.unit if 'unit' in chunking else ''} size {args.size}")
+        print(heading(documents, result, args, chunking))
         print(table(result))
+        print()
+        print(destroyed_facts(result))
     return 0

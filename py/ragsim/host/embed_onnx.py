@@ -26,7 +26,8 @@ MODEL_ID = "all-MiniLM-L6-v2"
 CHECKOUT = Path(__file__).resolve().parents[3]  # py/ragsim/host/embed_onnx.py -> the repository
 TOOL = CHECKOUT / "tools" / "dense_model.py"
 CACHE_MODEL = CHECKOUT / ".cache" / "dense" / "model"
-INSTALL = 'pip install "ragsim[dense]"'
+# from the checkout, into the project's own virtual environment (PEP 668 refuses the system's pip)
+INSTALL = '.venv/bin/pip install -e ".[dense]" in the ragsim checkout'
 BATCH = 16  # texts per run; sorted by length so a batch pads little
 CACHE_LIMIT = 50_000  # embeddings kept, by text (384 floats each: about 80 MB at the limit)
 

@@ -1,13 +1,14 @@
 """`python -m ragsim eval FILE... --questions Q.csv|Q.json [--strategy S] [--unit U] [--size N]
-[--overlap N] [--k N] [--map-sizes a,b,c --map-overlaps x,y] [--json]
-[--ask --endpoint URL --model M [--samples 3] ...]`.
+[--overlap N] [--k N] [--map-sizes a,b,c --map-overlaps x,y] [--json]`.
 
 Scores a question set (our JSON, or the CSV of Chroma's chunking_evaluation, whose corpus_id names
 a file by its stem, name or path) over text files at one setting, and optionally over a map of
-settings. Plain output is a table; --json prints the response (questions in input order). With --ask,
-each question's own context is also sent to a model (ragsim.host.ask_cli, the `ask` command's way).
-Exit status 0, 2 for input that breaks the contract (one line naming the row or field), 1 for files
-that cannot be read.
+settings. The page's "Download state" file may stand for the files: its documents, its settings and
+its question set are used as they are (an option given here overrides its setting). Plain output is
+a table, the questions numbered 1, 2, 3 as the page numbers them; --json prints the response
+(questions in input order). With --ask, each question's own context is also sent to a model
+(ragsim.host.ask_cli, the `ask` command's way). Exit status 0, 2 for input that breaks the contract (one line naming
+the question or field), 1 for files that cannot be read.
 """
 
 import argparse
@@ -16,12 +17,16 @@ import pathlib
 import sys
 
 from ragsim.host import ask_cli, cli_retrieval, pdf
-from ragsim.host.cli_common import add_setting_arguments, read_documents, read_text_file, setting_fields  # noqa: F401
+from ragsim.host.cli_common import read_text_file
+from ragsim.wire import state_file
 from ragsim.wire.api import simulate
 from ragsim.errors import RequestError
 from ragsim.wire.question_io import read_set, to_request
 
 PROG = "ragsim eval"
+DESCRIPTION = ("Score a question set over text files at one setting (and, with --map-sizes and --map-overlaps, "
+               "over a map of settings): each question's verdict, recall, precision and IoU, and their means.")
+DEFAULTS = {"strategy": "window", "size": 200, "overlap": 0, "k": 5}  # without a state file
 
 
 class _Refused(Exception):
@@ -36,28 +41,55 @@ def _numbers(text: str, option: str) -> list[int]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ragsim eval", description=__doc__.splitlines()[0])
-    add_setting_arguments(parser)
-    parser.add_argument("--questions", required=True, help="the question set: .json (ours) or .csv (Chroma's)")
-    parser.add_argument("--map-sizes", help="comma-separated sizes for the settings map, e.g. 100,200,400")
-    parser.add_argument("--map-overlaps", help="comma-separated overlaps for the settings map, e.g. 0,50")
-    parser.add_argument("--json", action="store_true", help="print the response as JSON")
-    parser.add_argument("--ask", action="store_true", help="also ask a model every question, with the context it "
-                        "retrieves (needs --endpoint and --model)")
+    parser = argparse.ArgumentParser(prog="python -m ragsim eval", description=DESCRIPTION)
+    parser.add_argument("files", nargs="+", help="Text or Markdown files, one document each; a .pdf is read as "
+                        "PyPDFLoader reads it (ids path#page=N, or path with --pdf-mode single). Or the page's "
+                        "state file (ragsim-state.json), alone: its documents, settings and questions.")
+    parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode for PDFs: a "
+                        "document per page (the default) or one per file.")
+    parser.add_argument("--questions", help="The question set: .json (ours) or .csv (Chroma's). Needed unless the "
+                        "state file holds questions.")
+    parser.add_argument("--strategy", help="The splitter (default: window).")
+    parser.add_argument("--unit", help="The unit of window and sentences: words, chars or tokens (default words).")
+    parser.add_argument("--size", type=int, help="The chunk size, in the splitter's unit (default 200).")
+    parser.add_argument("--overlap", type=int, help="The overlap, in the splitter's unit (default 0).")
+    parser.add_argument("--k", type=int, help="How many chunks are retrieved per question (default 5).")
+    parser.add_argument("--map-sizes", help="Comma-separated sizes for the settings map, e.g. 100,200,400.")
+    parser.add_argument("--map-overlaps", help="Comma-separated overlaps for the settings map, e.g. 0,50.")
+    parser.add_argument("--json", action="store_true", help="Print the response as JSON instead of the table.")
+    cli_retrieval.add_arguments(parser)
+    parser.add_argument("--ask", action="store_true", help="Also ask a model every question, with the context it "
+                        "retrieves (needs --endpoint and --model).")
     ask_cli.add_model_arguments(parser, required=False)
     return parser
 
 
-def build_request(args, documents: list[dict], questions_text: str, questions_path: str) -> dict:
-    """The simulate request of the command line's arguments (raises _Refused for bad input)."""
-    fmt = {".json": "json", ".csv": "csv"}.get(pathlib.Path(questions_path).suffix.lower(), "auto")
-    try:
-        questions, _ = read_set(questions_text, documents, fmt, "strict")
-    except RequestError as e:
-        raise _Refused(f"{questions_path}: {e.message}") from None
-    chunking, retrieval = setting_fields(args)
+def build_request(args, documents: list[dict], questions_text: str | None, questions_path: str | None,
+                  base: dict | None = None) -> dict:
+    """The simulate request of the command line's arguments over `base` (a state file's request, or
+    None); raises _Refused for bad input."""
+    base = base or {}
+    if questions_text is not None:
+        fmt = {".json": "json", ".csv": "csv"}.get(pathlib.Path(questions_path).suffix.lower(), "auto")
+        try:
+            questions, _ = read_set(questions_text, documents, fmt, "strict")
+        except RequestError as e:
+            raise _Refused(f"{questions_path}: {e.message}") from None
+        asked = to_request(questions, documents)
+    elif base.get("questions"):
+        asked = base["questions"]
+    else:
+        raise _Refused("Give the question set with --questions FILE (.json or .csv).")
+    chunking = _chunking(args, base.get("chunking"))
+    retrieval = {**(base.get("retrieval") or {"k": DEFAULTS["k"]}), **cli_retrieval.retrieval_fields(args)}
+    if args.k is not None:
+        retrieval["k"] = args.k
+    retrieval.pop("similarities", None)
     request = {"documents": documents, "query": "", "chunking": chunking, "retrieval": retrieval,
-               "questions": to_request(questions, documents), "wire": "columns"}
+               "questions": asked, "wire": "columns"}
+    for field in ("price_per_million", "tokenizer"):
+        if field in base:
+            request[field] = base[field]
     if (args.map_sizes is None) != (args.map_overlaps is None):
         raise _Refused("Give --map-sizes and --map-overlaps together.")
     if args.map_sizes is not None:
@@ -66,11 +98,22 @@ def build_request(args, documents: list[dict], questions_text: str, questions_pa
     return request
 
 
+def _chunking(args, base: dict | None) -> dict:
+    """The state's chunking with the options given on top; a different --strategy starts afresh."""
+    if base is None or (args.strategy is not None and args.strategy != base.get("strategy", "window")):
+        base = {"strategy": args.strategy or DEFAULTS["strategy"], "size": DEFAULTS["size"], "overlap": DEFAULTS["overlap"]}
+    chunking = dict(base)
+    for name in ("size", "overlap", "unit"):
+        if getattr(args, name) is not None:
+            chunking[name] = getattr(args, name)
+    return chunking
+
+
 def _f(x) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
-def table(response: dict, args) -> str:
+def table(response: dict, request: dict) -> str:
     """The per-question table, the summary and (when asked) the map, as fixed-width text."""
     st = response["question_stats"]
     lines = [f"{'question':<12} {'verdict':<10} {'needed_k':>8} {'recall':>7} {'precision':>9} {'iou':>6} "
@@ -80,7 +123,9 @@ def table(response: dict, args) -> str:
                      f"{_f(q['recall']):>7} {_f(q['precision']):>9} {_f(q['iou']):>6} {_f(q['precision_omega']):>10}  "
                      f"{' '.join(map(str, q['retrieved']))}")
     lines.append("")
-    lines.append(f"{st['count']} questions at {args.strategy} size {args.size} overlap {args.overlap}, k {args.k}: "
+    c = request["chunking"]
+    setting = f"{c.get('strategy', 'window')} size {c.get('size', '-')} overlap {c.get('overlap', 0)}"
+    lines.append(f"{st['count']} questions at {setting}, k {request['retrieval']['k']}: "
                  f"{st['intact']} intact, {st['ranked_out']} ranked out, {st['cut']} cut")
     lines.append(f"recall {_f(st['recall_mean'])} ± {_f(st['recall_std'])}, precision {_f(st['precision_mean'])} ± "
                  f"{_f(st['precision_std'])}, IoU {_f(st['iou_mean'])} ± {_f(st['iou_std'])}, precision Ω "
@@ -96,18 +141,52 @@ def table(response: dict, args) -> str:
     return "\n".join(lines)
 
 
+def read_documents(args) -> tuple[list[dict], dict | None]:
+    """The files as documents, and the request of a state file among them (None without one)."""
+    documents, base = [], None
+    for path in args.files:
+        if pdf.is_pdf(path):
+            documents.extend(pdf.load(path, args.pdf_mode))
+            continue
+        text = read_text_file(path)
+        state = _state(text)
+        if state is not None:
+            if len(args.files) > 1:
+                raise _Refused(f"{path} is the page's state file, which holds its own documents; give it alone.")
+            try:
+                base = state_file.to_request(state)
+            except RequestError as e:
+                raise _Refused(f"{path}: {e.message}") from None
+            return base["documents"], base
+        documents.append({"id": path, "title": pathlib.Path(path).name, "text": text})
+    return documents, base
+
+
+def _state(text: str):
+    if not text.lstrip("\ufeff \t\r\n").startswith("{"):
+        return None
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return obj if state_file.is_state(obj) else None
+
+
 def main(argv) -> int:
     args = _parser().parse_args(argv)
     try:
-        documents = read_documents(args)
-        questions_text = read_text_file(args.questions)
+        documents, base = read_documents(args)
+        questions_text = read_text_file(args.questions) if args.questions is not None else None
     except (OSError, ValueError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 1
+    except _Refused as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
     try:
         if args.ask and not (args.endpoint and args.model):
             raise _Refused("--ask needs --endpoint URL and --model NAME (the model to ask each question).")
-        request = build_request(args, documents, questions_text, args.questions)
+        request = build_request(args, documents, questions_text, args.questions, base)
     except _Refused as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
@@ -117,9 +196,9 @@ def main(argv) -> int:
         return 2
     response.pop("chunk_columns", None)  # the chunks themselves: ask `python -m ragsim` for them
     if args.ask:
-            return ask_cli.ask_set(args, request, response, None if args.json else table(response, args))
+        return ask_cli.ask_set(args, request, response, None if args.json else table(response, request))
     try:
-        print(json.dumps(response, ensure_ascii=False, indent=1) if args.json else table(response, args))
+        print(json.dumps(response, ensure_ascii=False, indent=1) if args.json else table(response, request))
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
         sys.stderr.close()
     return 0

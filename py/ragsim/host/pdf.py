@@ -89,7 +89,7 @@ def load(path: str, mode: str = "page", max_bytes: int | None = None) -> list[di
     try:
         docs = read(data, name, mode)
     except ImportError:
-        raise ValueError(f"{path} is a PDF, and reading PDFs needs pypdf: pip install pypdf==7.1.1") from None
+        raise ValueError(f"{path} is a PDF, and reading PDFs needs pypdf: .venv/bin/pip install pypdf==7.1.1 in the ragsim checkout (python3 build.py test installs it)") from None
     if mode == "single":
         return [{"id": path, "title": docs[0]["title"], "text": docs[0]["text"]}]
     return [{"id": f"{path}#page={d['page'] + 1}", "title": d["title"], "text": d["text"]} for d in docs]

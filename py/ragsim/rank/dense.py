@@ -145,7 +145,7 @@ def cpython_host():
         return HOSTS[0]()
     except ImportError as exc:  # a Python without the host module's own imports
         raise RequestError("retrieval.method",
-                           "Dense retrieval needs onnxruntime here: pip install \"ragsim[dense]\".") from exc
+                           "Dense retrieval needs onnxruntime here: in the ragsim checkout, .venv/bin/pip install -e \".[dense]\".") from exc
     except Exception as exc:  # embed_onnx.DenseUnavailable, or the model failing to load
         message = str(exc) or type(exc).__name__
         raise RequestError("retrieval.method", message if message.endswith(".") else message + ".") from exc

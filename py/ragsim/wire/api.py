@@ -14,7 +14,7 @@ import json
 
 from ragsim.judge import pipeline, settings_map
 from ragsim.rank import dense
-from ragsim.wire import encode, investigate
+from ragsim.wire import encode, investigate, keys
 from ragsim.wire.jsonio import json_call
 from ragsim.errors import RequestError
 from ragsim.split.session import Fresh, Session  # noqa: F401  (callers take Session from here)
@@ -22,6 +22,7 @@ from ragsim.wire.request import DEFAULT_PRICE, WIRES, query_terms_for, read_ques
 
 
 def _simulate(request, session: Session) -> dict:
+    keys.check(request)  # a misspelt key is refused, never ignored
     req = read_request(request)
     session.hold(len(req.docs))
     judged = pipeline.run(req, session)

@@ -13,6 +13,7 @@ from ragsim.rank import ranking
 from ragsim.judge import facts as fact_rules
 from ragsim.rank.corpus import rankable
 from ragsim.split.session import Session
+from ragsim.wire import keys
 from ragsim.wire.jsonio import json_call
 from ragsim.wire.request import query_terms_for, read_documents, read_retrieval_options
 from ragsim.errors import RequestError
@@ -74,6 +75,7 @@ def audit(request: dict, session: Session | None = None) -> dict:
 def _audit(request: dict, session: Session) -> dict:
     if not isinstance(request, dict):
         raise RequestError("request", "The request must be a JSON object.")
+    keys.check(request, keys.AUDIT_REQUEST)
     docs = read_documents(request)
     session.hold(len(docs))
     chunking = request.get("chunking")

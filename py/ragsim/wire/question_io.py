@@ -47,7 +47,46 @@ def find_corpus(docs: list[dict], corpus_id: str, where: str) -> int:
         if len(found) > 1:
             raise RequestError(where, f"corpus_id {corpus_id!r} fits {len(found)} documents "
                                       f"({docs[found[0]]['id']!r}, {docs[found[1]]['id']!r}); name one by its id.")
-    raise RequestError(where, f"corpus_id {corpus_id!r} names no document; give the document's id, title, file name or path.")
+    raise RequestError(where, f"corpus_id {corpus_id!r} names no document; give the id, title, file name or path of one "
+                              f"of {valid_ids(docs)}.")
+
+
+def valid_ids(docs: list[dict], shown: int = 10) -> str:
+    """The documents' ids for a message: `'a.txt', 'b.txt'` (the first ten, and how many more)."""
+    ids = ", ".join(repr(d["id"]) for d in docs[:shown])
+    return ids + (f" and {len(docs) - shown} more" if len(docs) > shown else "")
+
+
+def export_name(docs: list[dict], d: int) -> str:
+    """How an exported set names document `d`, so that `eval` on the files finds it (find_corpus):
+    its id when that is a file's name (the page gives a file's document its name), else its title
+    when no other document has it (the page downloads a typed document as "<title>.txt"), else its id."""
+    doc = docs[d]
+    if pathlib.PurePosixPath(doc["id"].replace("\\", "/")).suffix or not doc["title"]:
+        return doc["id"]
+    same = [e for e in docs if doc["title"] in (e["id"], e["title"])]
+    return doc["title"] if len(same) == 1 else doc["id"]
+
+
+def resolve_references(q, docs: list[dict], where: str):
+    """A JSON question whose references name their documents as find_corpus does (id, title, file
+    name or stem), with each `doc` replaced by the document's id; the question as it is otherwise."""
+    if not isinstance(q, dict) or not isinstance(q.get("references"), list):
+        return q
+    ids = {d["id"] for d in docs}
+    refs = []
+    for j, r in enumerate(q["references"]):
+        if isinstance(r, dict) and isinstance(r.get("doc"), str) and r["doc"] not in ids:
+            rwhere = f"{where}.references[{j}].doc"
+            try:
+                r = {**r, "doc": docs[find_corpus(docs, r["doc"], rwhere)]["id"]}
+            except RequestError as e:
+                if "names no" not in e.message:  # it fits two documents: that message names them
+                    raise
+                raise RequestError(rwhere, f"{rwhere} {r['doc']!r} names no document; give the id, title, file "
+                                           f"name or path of one of {valid_ids(docs)}.") from None
+        refs.append(r)
+    return {**q, "references": refs}
 
 
 def _offset(value, where: str) -> int:
@@ -58,14 +97,14 @@ def _offset(value, where: str) -> int:
     return value
 
 
-def _csv_row(row: dict, docs: list[dict], line: int) -> Question:
-    """One CSV data row (its first line is `line` in the file) as a question; every error names the row."""
-    where = f"row {line}"
-    return _as_row_error(lambda: _read_csv_row(row, docs, line), where)
+def _csv_row(row: dict, docs: list[dict], n: int, line: int) -> Question:
+    """CSV data row `n` (1-based, as the page numbers questions; its first line is `line` in the file)
+    as question `n`; every error names the question and the line."""
+    where = f"question {n} (line {line})"
+    return _as_row_error(lambda: _read_csv_row(row, docs, n, where), where)
 
 
-def _read_csv_row(row: dict, docs: list[dict], line: int) -> Question:
-    where = f"row {line}"
+def _read_csv_row(row: dict, docs: list[dict], n: int, where: str) -> Question:
     corpus_id = (row.get("corpus_id") or "").strip()
     if not corpus_id:
         raise RequestError(where, f"{where}: corpus_id is empty; name the question's document.")
@@ -84,9 +123,9 @@ def _read_csv_row(row: dict, docs: list[dict], line: int) -> Question:
         start = _offset(ref.get("start_index"), f"{rwhere}: start_index")
         end = _offset(ref.get("end_index"), f"{rwhere}: end_index")
         ours.append({"doc": docs[d]["id"], "start": start, "end": end, "content": ref.get("content")})
-    # Chroma's rows carry no id: a question is named by its row
-    q = {"id": str(line), "query": row.get("question") or "", "references": ours}
-    return read_question(q, docs, where, str(line))
+    # Chroma's rows carry no id: a question is named by its number, 1 for the first row under the header
+    q = {"id": str(n), "query": row.get("question") or "", "references": ours}
+    return read_question(q, docs, where, str(n))
 
 
 def _as_row_error(read, where: str):
@@ -136,7 +175,7 @@ def read_set(text: str, docs: list[dict], fmt: str = "auto", mode: str = "strict
 
     `fmt` is "json", "csv" or "auto" (JSON when the text starts with `{` or `[`). In `strict` mode
     the first bad row raises RequestError; in `skip` mode bad rows are left out and each is reported
-    as `{"row", "field", "message"}` (row: 1-based CSV line or JSON position). A file that cannot be
+    as `{"row", "field", "message"}` (row: the question's 1-based position, CSV or JSON). A file that cannot be
     read at all (no CSV columns, not JSON) raises in both modes, as does an empty result.
     """
     if fmt == "auto":
@@ -144,16 +183,19 @@ def read_set(text: str, docs: list[dict], fmt: str = "auto", mode: str = "strict
     if fmt not in FORMATS or mode not in MODES:
         raise RequestError("format", f"Read question sets as 'json' or 'csv', strict or skip (got {fmt!r}, {mode!r}).")
     if fmt == "csv":
-        items = [(line, (lambda row=row, line=line: _csv_row(row, docs, line))) for line, row in _csv_rows(text)]
+        items = [(n, (lambda row=row, n=n, line=line: _csv_row(row, docs, n, line)))
+                 for n, (line, row) in enumerate(_csv_rows(text), 1)]
     else:
-        items = [(i + 1, (lambda q=q, i=i: read_question(q, docs, f"questions[{i}]", str(i + 1)))) for i, q in enumerate(_json_items(text))]
+        items = [(i + 1, (lambda q=q, i=i: read_question(resolve_references(q, docs, f"questions[{i}]"), docs,
+                                                          f"questions[{i}]", str(i + 1))))
+                 for i, q in enumerate(_json_items(text))]
     questions, problems, seen = [], [], {}
     for row, read in items:
         try:
             q = read()
             if q.id in seen:
-                raise RequestError(f"row {row}", f"Question ids must be unique; {q.id!r} appears in rows "
-                                                 f"{seen[q.id]} and {row}.")
+                raise RequestError(f"question {row}", f"Question ids must be unique; {q.id!r} is the id of questions "
+                                                      f"{seen[q.id]} and {row}.")
         except RequestError as e:
             if mode == "strict":
                 raise
@@ -167,17 +209,23 @@ def read_set(text: str, docs: list[dict], fmt: str = "auto", mode: str = "strict
     return questions, problems
 
 
-def to_request(questions: list[Question], docs: list[dict]) -> list[dict]:
-    """Questions as the request's `questions` field (SPEC section 8), each reference with its content."""
+def _id(docs: list[dict], d: int) -> str:
+    return docs[d]["id"]
+
+
+def to_request(questions: list[Question], docs: list[dict], name=_id) -> list[dict]:
+    """Questions as the request's `questions` field (SPEC section 8), each reference with its content
+    and its document named by `name(docs, position)` (its id unless asked otherwise)."""
     return [{"id": q.id, "query": q.query,
-             "references": [{"doc": docs[d]["id"], "start": a, "end": b, "content": docs[d]["text"][a:b]}
+             "references": [{"doc": name(docs, d), "start": a, "end": b, "content": docs[d]["text"][a:b]}
                             for d, a, b in q.refs]}
             for q in questions]
 
 
 def write_json(questions: list[Question], docs: list[dict]) -> str:
-    """Our JSON: `{"questions": [...]}`; reading it back gives the same questions."""
-    return json.dumps({"questions": to_request(questions, docs)}, ensure_ascii=False, indent=1)
+    """Our JSON: `{"questions": [...]}`, each document named as `eval` finds it (export_name);
+    reading it back gives the same questions."""
+    return json.dumps({"questions": to_request(questions, docs, export_name)}, ensure_ascii=False, indent=1)
 
 
 def write_csv(questions: list[Question], docs: list[dict]) -> str:
@@ -193,7 +241,7 @@ def write_csv(questions: list[Question], docs: list[dict]) -> str:
                                             "Chroma's CSV holds one document per question, so export it as JSON.")
         d = doc_set.pop()
         refs = [{"content": docs[d]["text"][a:b], "start_index": a, "end_index": b} for _, a, b in q.refs]
-        writer.writerow([q.query, json.dumps(refs), docs[d]["id"]])
+        writer.writerow([q.query, json.dumps(refs), export_name(docs, d)])
     return out.getvalue()
 
 
