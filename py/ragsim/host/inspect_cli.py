@@ -79,7 +79,9 @@ def read(args) -> tuple[dict, list[dict]]:
                               doc_field=args.doc_field, progress=_progress(args))
     try:
         sources = read_documents(argparse.Namespace(files=args.source, pdf_mode=args.pdf_mode))
-    except (OSError, ValueError) as e:
+    except OSError as e:
+        raise Refused(f"{e.filename} cannot be read ({e.strerror}): give the source documents' paths.") from None
+    except ValueError as e:
         raise Refused(str(e).rstrip(".") + ".") from None
     return store, sources
 
