@@ -107,7 +107,10 @@ def own_query(args, store: dict, result: dict, questions: list[dict]) -> dict | 
     if args.method != "dense" or store["store"]["kind"] != "chroma" or not questions:
         return None
     queries = [q["query"] for q in questions]
-    rankings = stores.chroma_query(args.store, store["store"]["collection"], queries, args.k)
+    try:
+        rankings = stores.chroma_query(args.store, store["store"]["collection"], queries, args.k)
+    except RequestError as e:  # another embedding function, or the model cannot run: said, not fatal
+        return {"note": e.message}
     by_id = {q["id"]: ids for q, ids in zip(questions, rankings)}
     verdicts = inspection.ranking_verdicts(result, by_id)
     return {qid: {"retrieved_ids": ids, "verdict": verdicts[qid]} for qid, ids in by_id.items()}
@@ -125,7 +128,9 @@ def run_inspect(argv) -> int:
             raise RequestError(result["error"]["field"], result["error"]["message"])
         result = {"store": store["store"], **result}
         chroma = own_query(args, store, result, result["questions"] or [])
-        if chroma is not None:
+        if chroma is not None and "note" in chroma:
+            result["chroma_query_note"] = chroma["note"]
+        elif chroma is not None:
             result["chroma_query"] = chroma
     except (Refused, RequestError) as e:
         return refuse("inspect", e)

@@ -103,6 +103,8 @@ def question_lines(result: dict, args) -> list[str]:
         needed = q["needed_k"] if q["needed_k"] is not None else "-"
         lines.append(f"{q['id'][:14]:<14} {q['verdict']:<10} {needed:>8} {_f(q['recall']):>7} "
                      f"{_f(q['precision']):>9} {_f(q['iou']):>6}{own}  {' '.join(q['retrieved_ids'])}")
+    if result.get("chroma_query_note"):
+        lines.append(f"the collection's own query was not run: {result['chroma_query_note']}")
     if chroma:
         counts = Counter(v["verdict"] for v in chroma.values())
         lines.append(f"the collection's own query (all-MiniLM-L6-v2 in Chroma): {counts['intact']} intact, "
