@@ -128,7 +128,10 @@ def test_inspect_plain_report(built):
 
 
 def test_export_reads_back_as_the_same_report(built, tmp_path, capsys):
-    assert main(["export", f"chroma:{built['db']}", "--source", *built["sources"], "-o", str(tmp_path / "c.jsonl")]) == 0
+    assert main(["export", f"chroma:{built['db']}", "--source", *built["sources"], "-o", str(tmp_path / "c.jsonl"),
+                 "--progress"]) == 0
+    n = len(built["ids"])
+    assert f"read {n} of {n} chunks\n" in capsys.readouterr().err  # asked for: progress on stderr
     lines = [json.loads(line) for line in (tmp_path / "c.jsonl").read_text().splitlines()]
     assert [r["id"] for r in lines] == built["ids"]
     assert set(lines[0]) == {"id", "doc", "start", "end", "placement", "text", "metadata"}
