@@ -89,3 +89,12 @@ def test_bad_requests_name_the_field():
     err = inspect({"chunks": records(), "documents": SOURCE, "phrases": ["not in the text"]})["error"]
     assert err["field"] == "phrases[0]" and "none of the documents" in err["message"]
     assert json.loads(inspect_json("{not json"))["error"]["field"] == "request"
+
+
+def test_pdf_pages_are_matched_by_the_chunk_s_page_metadata():
+    pages = [{"id": "docs/r.pdf#page=1", "title": "r, page 1", "text": "First page text here."},
+             {"id": "docs/r.pdf#page=2", "title": "r, page 2", "text": TEXT}]
+    rows = [{"id": "p", "text": TEXT[:40], "doc": "docs/r.pdf", "metadata": {"source": "docs/r.pdf", "page": 1},
+             "start": 0, "end": 40}]
+    out = inspect({"chunks": rows, "documents": pages})
+    assert out["chunks"][0]["doc"] == "docs/r.pdf#page=2" and out["chunks"][0]["placement"] == "offsets"
