@@ -11,7 +11,7 @@ import sys
 import ragsim.host  # noqa: F401  (CPython's hosts: rank files from disk, the onnxruntime model)
 from ragsim import limits
 from ragsim.errors import RequestError
-from ragsim.host import ask_cli, audit_cli, eval_cli
+from ragsim.host import ask_cli, audit_cli, eval_cli, inspect_cli
 from ragsim.wire import jsonio, state_file
 from ragsim.wire.api import simulate
 
@@ -24,6 +24,11 @@ ABOUT = {
     "ask": ("what your own model answers from exactly the context sent (an OpenAI-compatible server)",
             "python -m ragsim ask examples/harbour.md --question 'when does the pilot boat leave' --endpoint "
             "http://localhost:11434/v1 --model llama3.2"),
+    "inspect": ("your own index: its chunks placed in their documents, the splitter that made them, each phrase "
+                "present or cut, the facts it destroyed, a question set's verdicts over those chunks",
+                "python -m ragsim inspect examples/chunks.jsonl --source examples/harbour.md --phrase 'closes the entrance'"),
+    "export": ("your index's chunks placed in their documents, as JSON Lines (the form the page opens)",
+               "python -m ragsim export examples/chunks.jsonl --source examples/harbour.md -o -"),
     "eval": ("a question set's recall, precision and IoU over the files at one setting (and a map of settings)",
              "python -m ragsim eval examples/harbour.md --questions examples/questions.json --size 40 --overlap 10 --k 2"),
 }
@@ -65,6 +70,8 @@ COMMANDS = {
     "ask": ask_cli.main,
     "audit": audit_cli.main,
     "eval": eval_cli.main,
+    "export": inspect_cli.run_export,
+    "inspect": inspect_cli.run_inspect,
     "-h": show_help,
     "--help": show_help,
 }
