@@ -15,7 +15,7 @@
 // as text (textContent), never as HTML.
 
 import { $ } from "./assets/js/dom.js";
-import { buildRequest, parseParam, settle, unitName } from "./assets/js/params.js";
+import { buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
 import { defaultOverlaps, defaultState, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
@@ -114,6 +114,7 @@ function onControl(p) {
   }
   if (p.onSet) p.onSet(state, value, store.memo);
   else state[p.name] = value;
+  if (p.kind === "range") state.wanted = { ...state.wanted, [p.name]: value }; // kept while a smaller size holds it down
   settle(state);
   sync();
   changed();
@@ -170,6 +171,7 @@ function showQuestions(last) {
 /** A map cell clicked: the sliders to its size and overlap. */
 function pickSetting(size, overlap) {
   const s = store.state;
+  forgetWanted(s);
   s.size = size;
   settle(s);
   s.overlap = overlap;

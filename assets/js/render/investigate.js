@@ -11,7 +11,7 @@
 // do not depend on it.
 
 import { $, cell } from "../dom.js";
-import { int, listNumbers, money } from "../format.js";
+import { chunkList, int, money } from "../format.js";
 import { offsetMap } from "../offsets.js";
 import { withColumns } from "../chunk-columns.js";
 
@@ -217,9 +217,8 @@ export class Investigate {
     } else if (found.verdict === "destroyed") {
       out.textContent = `${phrase} occurs ${times} in the documents, but no chunk holds it whole: the answer was destroyed at chunking, not ranked too low. No retriever and no top k can send what no chunk holds.`;
     } else {
-      const shown = found.chunks.slice(0, 40);
-      const rest = found.chunks.length > shown.length ? ` and ${int(found.chunks.length - shown.length)} more` : "";
-      out.textContent = `${phrase} occurs ${times} in the documents; ${found.chunks.length === 1 ? "chunk" : "chunks"} ${listNumbers(shown)}${rest} ${found.chunks.length === 1 ? "holds" : "hold"} it whole.`;
+      const nums = [...found.chunks].sort((x, y) => x - y);
+      out.textContent = `${phrase} occurs ${times} in the documents; ${chunkList(nums)} ${found.chunks.length === 1 ? "holds" : "hold"} it whole.`;
     }
   }
 

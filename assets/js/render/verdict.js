@@ -3,7 +3,7 @@
 // investigation panels.
 
 import { $ } from "../dom.js";
-import { listNumbers, plural } from "../format.js";
+import { chunkList } from "../format.js";
 import { announceWhenRested } from "./announce.js";
 import { denseSentences } from "./dense-words.js";
 import { answerVerdictWords } from "./question-set.js";
@@ -33,16 +33,17 @@ export function verdictWords(response, snap) {
   return ["cut", "Cut in half", `No chunk holds the whole sentence: ${cutSentence(response)}`];
 }
 
-/** Which chunks hold a piece of the cut answer, and which of them were sent. */
+/** Which chunks hold a piece of the cut answer, and which of them were sent: as ranges and counts
+ * ("chunks 208–226, 19 of them"), so the sentence stays short at any chunk size. */
 function cutSentence(response) {
   const cols = response.cols, parts = cols.holding("part");
   const nums = parts.map((p) => p + 1);
   const sent = parts.filter((p) => cols.retrieved(p)).map((p) => p + 1);
   if (parts.length === 1) return `only chunk ${nums[0]} holds part of it, and it was ${sent.length ? "" : "not "}sent.`;
-  const split = `it is split across chunks ${listNumbers(nums)}, and `;
+  const split = `it is split across ${chunkList(nums)}, and `;
   if (sent.length === 0) return split + (parts.length === 2 ? "neither was sent." : "none of them was sent.");
   if (sent.length === parts.length) return split + (parts.length === 2 ? "both were sent, each with only a piece of it." : "all of them were sent, each with only a piece of it.");
-  return split + `only ${plural(sent.length, "chunk", "chunks")} ${listNumbers(sent)} ${plural(sent.length, "was", "were")} sent.`;
+  return split + `only ${chunkList(sent)} ${sent.length === 1 ? "was" : "were"} sent.`;
 }
 
 export function renderVerdict(response, snap) {

@@ -1,0 +1,97 @@
+"""Issue 23, the page items 1-12: a still layout while dragging, honest messages, each panel only
+when it has something to say. One test per item; each waits for the page's own events (the shown
+request, a text appearing), never for a fixed time."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from a11y import boxes, load_collection, settle
+
+INDEX = "index.html"
+FRAME = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+@pytest.fixture(scope="module")
+def page(booted_page, module_context, server):
+    module_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
+    page = booted_page(INDEX)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    yield page
+    page.set_viewport_size({"width": 1280, "height": 720})
+
+
+def restore(page, fragment: str):
+    """The page at `fragment` (from a fresh hash change), settled."""
+    page.evaluate("(f) => { location.hash = 'size=25'; location.hash = f; }", fragment)
+    page.wait_for_function("(f) => location.hash.slice(1) === f || f === ''", arg=fragment)
+    settle(page)
+    page.evaluate(FRAME)
+
+
+def step_to(page, key: str, size: int):
+    page.keyboard.press(key)
+    page.wait_for_function("(n) => { const r = window.ragsim.shownRequest(); return r && r.chunking.size === n; }",
+                           arg=size, polling=20)
+    settle(page)
+    page.evaluate(FRAME)
+
+
+def test_1_chunk_lists_read_as_ranges_and_nothing_moves_during_a_drag(page):
+    # LangChain's recursive splitter at size 1 cut the answer into hundreds of chunks: ranges and a count.
+    restore(page, "strategy=langchain-recursive&size=1&overlap=0")
+    text = page.locator("#verdict-text").inner_text()
+    assert re.search(r"chunks \d+–\d+, \d+ of them", text), text
+    assert len(text) < 200, text
+    assert len(re.findall(r"\d+", text)) <= 8, text
+    for width, height in [(1366, 768), (390, 844)]:
+        page.set_viewport_size({"width": width, "height": height})
+        restore(page, "size=40")
+        size = page.locator("#param-size")
+        size.focus()
+        page.evaluate("() => document.getElementById('param-size').scrollIntoView({block: 'center'})")
+        page.evaluate(FRAME)
+        watched = ["#verdict", "#picture", "#param-size", "#param-k"]
+        first = boxes(page, watched)
+        kinds = set()
+        for n in range(39, 0, -1):
+            step_to(page, "ArrowLeft", n)
+            kinds.add(page.locator("#verdict").get_attribute("data-verdict"))
+            assert boxes(page, watched) == first, (width, n)
+        for n in range(2, 41):
+            step_to(page, "ArrowRight", n)
+            assert boxes(page, watched) == first, (width, n)
+        assert {"intact", "cut"} <= kinds, kinds  # the verdict did change along the way
+    page.set_viewport_size({"width": 1366, "height": 768})
+
+
+
+def test_2_the_overlap_comes_back_once_the_size_allows_it(page):
+    restore(page, "size=8&overlap=6")
+    size = page.locator("#param-size")
+    size.focus()
+    for n in [7, 6, 5, 4]:
+        step_to(page, "ArrowLeft", n)
+    assert page.evaluate("window.ragsim.shownRequest().chunking.overlap") == 3
+    note = page.locator("#held-note")
+    assert note.is_visible()
+    assert "held at 3 words for now" in note.inner_text() and "back to your 6 words" in note.inner_text()
+    assert "held" in page.locator("#param-overlap-value").get_attribute("class")
+    for n in [5, 6, 7, 8, 9]:
+        step_to(page, "ArrowRight", n)
+    assert page.evaluate("window.ragsim.shownRequest().chunking.overlap") == 6
+    assert not note.is_visible()
+    # The user's own overlap, set on its slider while held, is the one that comes back.
+    for n in [8, 7, 6, 5, 4]:
+        step_to(page, "ArrowLeft", n)
+    overlap = page.locator("#param-overlap")
+    overlap.focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => window.ragsim.shownRequest().chunking.overlap === 2")
+    size.focus()
+    for n in [5, 6, 7]:
+        step_to(page, "ArrowRight", n)
+    assert page.evaluate("window.ragsim.shownRequest().chunking.overlap") == 2
