@@ -35,6 +35,7 @@ import { buildStats } from "./assets/js/render/stats.js";
 import { Picture } from "./assets/js/render/picture.js";
 import { lanes } from "./assets/js/render/lanes.js";
 import { Results } from "./assets/js/render/results.js";
+import { renderVerdictProblem } from "./assets/js/render/verdict.js";
 import { CodePanel } from "./assets/js/render/code-panel.js";
 import { Investigate } from "./assets/js/render/investigate.js";
 import { AuditPanel } from "./assets/js/render/audit-panel.js";
@@ -61,7 +62,10 @@ const share = new Share({ store, info: (note) => marks.info(note) });
 const computer = new Computer({
   store, controls,
   onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); showQuestions(last); },
-  onProblem: (text) => showMessage(text, store.last !== null),
+  onProblem: (text) => {
+    showMessage(text, store.last !== null);
+    if (text && !store.last) renderVerdictProblem(text); // nothing computed yet: the verdict box says why
+  },
   onTurnedOff: () => { sync(); share.schedule(); },
 });
 results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest

@@ -95,3 +95,37 @@ def test_2_the_overlap_comes_back_once_the_size_allows_it(page):
     for n in [5, 6, 7]:
         step_to(page, "ArrowRight", n)
     assert page.evaluate("window.ragsim.shownRequest().chunking.overlap") == 2
+
+
+def reload_page(page):
+    """Reload, and wait until Python has answered (a result, or a refusal)."""
+    page.reload()
+    page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state) && window.ragsim"
+                           " && (window.ragsim.shownRequest() !== null || !document.getElementById('message').hidden)",
+                           timeout=120_000)
+
+
+def test_3_a_refused_setting_after_a_reload_says_what_to_change_in_the_verdict_box(page):
+    restore(page, "strategy=llamaindex-sentence&size=64&overlap=0")
+    page.locator("#param-size").focus()
+    page.keyboard.press("Home")  # size 1: the metadata string's 6 tokens do not fit
+    page.wait_for_function("() => document.body.dataset.state === 'error'")
+    page.evaluate("() => window.ragsim.stored()")
+    reload_page(page)
+    assert page.evaluate("document.body.dataset.state") == "error"
+    headline = page.locator("#verdict-headline").inner_text()
+    text = page.locator("#verdict-text").inner_text()
+    assert "Waiting" not in headline and "Python" not in headline, headline
+    assert "LlamaIndex refuses metadata this long" in text, text
+    assert "Change" in text, text
+    # Fixed from the controls: the verdict comes back.
+    page.locator("#param-size").focus()
+    page.keyboard.press("End")
+    page.wait_for_function("() => window.ragsim.shownRequest() && window.ragsim.shownRequest().chunking.size === 8000")
+    assert page.locator("#verdict").get_attribute("data-verdict") in ("intact", "ranked_out", "cut")
+    restore(page, "size=24")
+    page.locator("#param-k").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    settle(page)
+    page.evaluate("() => window.ragsim.stored()")

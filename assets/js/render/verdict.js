@@ -76,6 +76,16 @@ export function renderQuestion(query, snap) {
   }));
 }
 
+/** The verdict box when no result is on screen and the input cannot be computed (a setting the core
+ * refuses, after a reload or a link): what is wrong and what to change, not "Waiting for Python". */
+export function renderVerdictProblem(problem) {
+  const box = $("verdict");
+  box.dataset.verdict = "refused";
+  box.hidden = false;
+  $("verdict-headline").textContent = "No verdict for these settings";
+  $("verdict-text").textContent = `${problem} Change that and the verdict appears here.`;
+}
+
 /** The verdict box while Python cannot run. */
 export function renderVerdictFailure(headline, sentence) {
   $("verdict-headline").textContent = headline;
