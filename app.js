@@ -16,7 +16,7 @@
 
 import { $ } from "./assets/js/dom.js";
 import { buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
-import { defaultOverlaps, defaultState, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
+import { defaultOverlaps, defaultState, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
@@ -233,6 +233,7 @@ function onRestart(sentence, reason) {
 async function applyFragment(event) {
   let { state, embed, notes, hasDocs } = await stateFromFragment(location.hash);
   if (!event && !embed) ({ state, notes } = await persist.restore(state, notes, hasDocs));
+  showAnswerDocument(state);
   Object.assign(store, { state, embed, memo: {} });
   results.embed = embed;
   document.body.classList.toggle("embed", embed);
@@ -240,6 +241,14 @@ async function applyFragment(event) {
   sync({ withDoc: true });
   documents.syncList();
   computer.compute();
+}
+
+/** A page opened (a link, an embed, a reload) shows the document holding the answer (or the
+ * fact) in the picture and the Document box, not the one last opened (issue 23). */
+function showAnswerDocument(state) {
+  const id = state.span ? state.span.doc ?? selectedId(state) : state.fact && state.fact.name && state.fact.value ? state.fact.doc : null;
+  const i = id == null ? -1 : state.docs.findIndex((d) => d.id === id);
+  if (i >= 0 && i !== state.sel) selectIndex(state, i);
 }
 
 /** The panels that ask the worker themselves: the investigation and the corpus audit. */

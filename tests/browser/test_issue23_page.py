@@ -129,3 +129,71 @@ def test_3_a_refused_setting_after_a_reload_says_what_to_change_in_the_verdict_b
     page.keyboard.press("ArrowLeft")
     settle(page)
     page.evaluate("() => window.ragsim.stored()")
+
+
+def near(a: dict, b: dict, gap: float = 24) -> bool:
+    """Boxes a and b touch or lie within `gap` px of each other, in both directions."""
+    dx = max(0, b["left"] - a["right"], a["left"] - b["right"])
+    dy = max(0, b["top"] - a["bottom"], a["top"] - b["bottom"])
+    return dx <= gap and dy <= gap
+
+
+@pytest.mark.parametrize("width,height", [(1366, 768), (390, 844)])
+def test_4_every_copy_confirmation_is_beside_its_button_on_screen(page, width, height):
+    page.set_viewport_size({"width": width, "height": height})
+    restore(page, "size=24")
+    for button, note, words in [("#copy-link", "#copy-note", "Link copied."),
+                                ("#copy-embed", "#copy-note", "Embed code copied."),
+                                ("#copy-code", "#code-status", "Code copied.")]:
+        page.locator(button).scroll_into_view_if_needed()
+        page.click(button)
+        page.wait_for_function("([sel, w]) => document.querySelector(sel).textContent.startsWith(w)", arg=[note, words])
+        got = boxes(page, [button, note])
+        assert got[note] is not None, button
+        assert near(got[button], got[note]), (button, got)
+        assert got[note]["left"] >= 0 and got[note]["right"] <= width and got[note]["top"] >= 0 \
+            and got[note]["bottom"] <= height, (button, got)
+        assert "copied" not in page.locator("#mark-info").inner_text()
+    page.set_viewport_size({"width": 1366, "height": 768})
+
+
+def pick_document(page, n: int):
+    page.get_by_role("button", name=f"Show document {n} in the Document box", exact=True).click()
+    page.wait_for_function("(n) => document.getElementById('doc-list').dataset.sel === String(n - 1)", arg=n)
+
+
+def test_5_in_a_collection_the_embed_and_a_reload_show_the_answer_s_document(page):
+    load_collection(page)
+    page.click("#clear-mark")
+    pick_document(page, 1)
+    answer = page.evaluate("""() => { const t = document.getElementById('param-doc');
+      const end = t.value.indexOf('.', 40) + 1; t.focus(); t.setSelectionRange(0, end); return t.value.slice(0, end); }""")
+    page.click("#mark-selection")
+    pick_document(page, 3)
+    settle(page)
+    first = page.evaluate("() => window.ragsim.request().documents[0].id")
+    assert page.evaluate("() => window.ragsim.request().span.doc") == first
+    assert page.evaluate("() => window.ragsim.bands().length") == 0  # the full page shows document 3, as chosen
+    page.click("#copy-embed")
+    page.wait_for_function("() => document.getElementById('copy-note').textContent.startsWith('Embed code')")
+    snippet = page.evaluate("() => navigator.clipboard.readText()")
+    src = json.loads('"' + re.search(r'<iframe src="([^"]+)"', snippet).group(1).replace("&amp;", "&") + '"')
+    page.evaluate("() => window.ragsim.stored()")
+    page.goto("about:blank")
+    page.goto(src)
+    page.wait_for_function("() => document.body.dataset.state === 'ready' && window.ragsim.shownRequest() !== null",
+                           timeout=120_000)
+    settle(page)
+    assert page.evaluate("() => document.body.classList.contains('embed')")
+    assert page.evaluate("() => window.ragsim.bands().length") >= 1  # the answer's band: its document is drawn
+    assert answer.strip()[:40] in page.locator("#embed-question").inner_text()
+    # The full page, reloaded: the answer's document is the one shown.
+    base = page.url.split("#")[0]
+    page.goto("about:blank")
+    page.goto(base)
+    page.wait_for_function("() => document.body.dataset.state === 'ready' && window.ragsim.shownRequest() !== null",
+                           timeout=120_000)
+    settle(page)
+    assert page.evaluate("() => document.getElementById('doc-list').dataset.sel") == "0"
+    assert page.evaluate("() => window.ragsim.bands().length") >= 1
+    restore(page, "size=24")
