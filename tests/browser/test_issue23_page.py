@@ -197,3 +197,46 @@ def test_5_in_a_collection_the_embed_and_a_reload_show_the_answer_s_document(pag
     assert page.evaluate("() => document.getElementById('doc-list').dataset.sel") == "0"
     assert page.evaluate("() => window.ragsim.bands().length") >= 1
     restore(page, "size=24")
+
+
+WATCH_LIVE = """() => {
+  const live = (el) => {
+    for (let e = el; e && e !== document.body; e = e.parentElement) {
+      if (!(e instanceof Element)) continue;
+      const a = e.getAttribute('aria-live');
+      if (a === 'off') return null;
+      if (a === 'polite' || a === 'assertive' || ['status', 'alert', 'log'].includes(e.getAttribute('role'))) return e;
+    }
+    return null;
+  };
+  const said = [];
+  const last = new Map();
+  window.__said = said;
+  window.__liveObserver = new MutationObserver((records) => {
+    const regions = new Set();
+    for (const r of records) { const reg = live(r.target.nodeType === 1 ? r.target : r.target.parentElement); if (reg) regions.add(reg); }
+    for (const reg of regions) {
+      const text = reg.textContent.trim();
+      if (!text || reg.hidden || last.get(reg) === text) continue;
+      last.set(reg, text);
+      said.push((reg.id || reg.className) + ': ' + text.slice(0, 80));
+    }
+  });
+  window.__liveObserver.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['hidden']});
+}"""
+
+
+def test_12_a_30_step_keyboard_drag_makes_at_most_5_announcements_and_then_the_verdict(page):
+    restore(page, "size=10")
+    page.locator("#param-size").focus()
+    page.evaluate(WATCH_LIVE)
+    for _ in range(30):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.ragsim.shownRequest().chunking.size === 40")
+    settle(page)
+    headline = page.locator("#verdict-headline").inner_text()
+    page.wait_for_function("(h) => document.getElementById('announcer').textContent.startsWith(h)", arg=headline,
+                           timeout=10_000)
+    said = page.evaluate("() => { window.__liveObserver.disconnect(); return window.__said; }")
+    assert len(said) <= 5, said
+    assert said[-1].startswith("announcer: " + headline), said
