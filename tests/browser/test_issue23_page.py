@@ -240,3 +240,35 @@ def test_12_a_30_step_keyboard_drag_makes_at_most_5_announcements_and_then_the_v
     said = page.evaluate("() => { window.__liveObserver.disconnect(); return window.__said; }")
     assert len(said) <= 5, said
     assert said[-1].startswith("announcer: " + headline), said
+
+
+def panels_drawn(page):
+    page.wait_for_function("() => window.ragsim.panelsShown()")
+
+
+def test_8_panels_speak_only_when_they_have_something_to_say(page):
+    restore(page, "size=24&overlap=6")
+    assert page.locator("#verdict").get_attribute("data-verdict") == "intact"
+    panels_drawn(page)
+    assert page.locator("#k-panel").is_hidden()  # sent whole: nothing to explain about more results
+    restore(page, "size=25&overlap=6&k=10")
+    assert page.locator("#verdict").get_attribute("data-verdict") == "cut"
+    panels_drawn(page)
+    page.wait_for_function("() => !document.getElementById('k-panel').hidden")
+    assert page.locator("#k-heading").inner_text() == "Why more results don't help"
+    # At overlap 0 one column of cuts, not two identical "At overlap 0" ones.
+    restore(page, "size=25&overlap=0&k=10")
+    panels_drawn(page)
+    page.wait_for_function("() => document.querySelector('#cuts thead') !== null")
+    heads = page.eval_on_selector_all("#cuts thead th", "ths => ths.map((t) => t.textContent)")
+    assert heads == ["Cut", "At overlap 0"], heads
+    # A question cut although every piece of it was sent (recall 1.00) says so.
+    restore(page, "size=25&overlap=6&k=10")
+    page.get_by_role("button", name="Add to question set").click()
+    page.wait_for_function("() => document.querySelectorAll('#qs-table tbody tr').length === 1", timeout=60_000)
+    row = page.eval_on_selector("#qs-table tbody tr", "tr => [...tr.children].map((c) => c.textContent)")
+    assert row[3] == "1.00", row
+    assert row[1].startswith("cut") and "pieces sent" in row[1], row
+    assert "pieces sent" in page.locator("#qs-list .qs-verdict").inner_text()
+    page.get_by_role("button", name="Remove all").click()
+    page.wait_for_function("() => window.ragsim.questions().length === 0")
