@@ -77,6 +77,8 @@ export class Computer {
       this.setBodyState("error");
       return;
     }
+    // Back to BM25 (or reloaded with it): a dense model's loading line beside the retriever is old news.
+    if (state.method === "bm25" && this.controls.noteKind("method") !== "error") this.controls.note("method", "", "");
     if (!this.ready) return; // computed as soon as Python is ready
     const installing = [this.installNeeds(state), this.loadTokenizers(state)].filter(Boolean);
     if (installing.length) {

@@ -42,7 +42,7 @@ export class Controls {
   note(name, kind, text) {
     const { note } = this.byName[name];
     if (kind) note.dataset.kind = kind;
-    note.textContent = text;
+    if (note.textContent !== text) note.textContent = text;
   }
 
   noteKind(name) {

@@ -272,3 +272,42 @@ def test_8_panels_speak_only_when_they_have_something_to_say(page):
     assert "pieces sent" in page.locator("#qs-list .qs-verdict").inner_text()
     page.get_by_role("button", name="Remove all").click()
     page.wait_for_function("() => window.ragsim.questions().length === 0")
+
+
+WATCH_NOTE = """() => {
+  const note = document.querySelector('.control-method .needs-note');
+  window.__notes = [];
+  window.__noteObserver = new MutationObserver(() => { if (note.textContent) window.__notes.push(note.textContent); });
+  window.__noteObserver.observe(note, {childList: true, characterData: true, subtree: true});
+}"""
+DENSE_DONE = """() => {
+  const r = window.ragsim, res = r.response();
+  return document.body.dataset.state === "ready" && res && res.dense && !res.dense.pending
+    && JSON.stringify(r.shownRequest()) === JSON.stringify(r.request());
+}"""
+
+
+def test_9_the_dense_notes_name_their_job_and_go_when_bm25_is_back(page):
+    pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
+    restore(page, "size=24")
+    page.evaluate(WATCH_NOTE)
+    note = page.locator(".control-method .needs-note")
+    page.get_by_label("Retriever", exact=True).select_option("dense")
+    page.wait_for_function(DENSE_DONE, polling=100, timeout=180_000)
+    page.get_by_label("Embedding model", exact=True).select_option("q8")
+    page.wait_for_function("() => (document.querySelector('.control-method .needs-note').textContent || '').includes('int8')",
+                           timeout=60_000)
+    hash_before = page.evaluate("location.hash")
+    page.get_by_label("Retriever", exact=True).select_option("bm25")
+    settle(page)
+    assert note.text_content() == ""
+    page.wait_for_function("(h) => location.hash !== h", arg=hash_before)  # the link follows (the reload reads it)
+    notes = page.evaluate("() => { window.__noteObserver.disconnect(); return window.__notes; }")
+    embedding = [n for n in notes if n.startswith("Embedding")]
+    assert embedding and all(re.match(r"Embedding \d+ of \d+ chunks? for the (picture|question set|settings map|"
+                                      r"panels below the picture|corpus audit)…$", n) for n in embedding), notes
+    page.evaluate("() => window.ragsim.stored()")
+    reload_page(page)
+    settle(page)
+    assert page.evaluate("window.ragsim.request().retrieval.method") is None
+    assert note.text_content() == ""
