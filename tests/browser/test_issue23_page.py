@@ -311,3 +311,35 @@ def test_9_the_dense_notes_name_their_job_and_go_when_bm25_is_back(page):
     settle(page)
     assert page.evaluate("window.ragsim.request().retrieval.method") is None
     assert note.text_content() == ""
+
+
+CUT_LABELS = """() => {
+  const ctx = document.createElement('canvas').getContext('2d');
+  const out = [];
+  for (const sel of document.querySelectorAll('select')) {
+    if (!sel.getClientRects().length || sel.closest('[hidden], details:not([open])')) continue;
+    const cs = getComputedStyle(sel);
+    ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20; // the arrow
+    for (const o of sel.options) {
+      const w = ctx.measureText(o.text).width;
+      if (w > room) out.push(`${sel.id}: "${o.text}" needs ${Math.round(w)} px of ${Math.round(room)}`);
+    }
+  }
+  for (const o of document.querySelectorAll('.slider output')) {
+    if (!o.getClientRects().length) continue;
+    const line = parseFloat(getComputedStyle(o).lineHeight);
+    if (o.getBoundingClientRect().height > 1.5 * line) out.push(`${o.id} wraps: ${o.textContent}`);
+  }
+  return out;
+}"""
+
+
+def test_7_at_1366_px_no_drop_down_cuts_its_labels_and_no_slider_value_wraps(page):
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.evaluate("() => { const d = document.querySelector('details.advanced'); if (d) d.open = true; }")
+    for fragment in ["size=24", "strategy=llamaindex-sentence&size=1024&overlap=200",
+                     "strategy=langchain-recursive&size=4000&overlap=200&length=tokens", "strategy=haystack"]:
+        restore(page, fragment)
+        assert page.evaluate(CUT_LABELS) == [], fragment
+    page.evaluate("() => { const d = document.querySelector('details.advanced'); if (d) d.open = false; }")
