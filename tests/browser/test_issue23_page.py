@@ -343,3 +343,53 @@ def test_7_at_1366_px_no_drop_down_cuts_its_labels_and_no_slider_value_wraps(pag
         restore(page, fragment)
         assert page.evaluate(CUT_LABELS) == [], fragment
     page.evaluate("() => { const d = document.querySelector('details.advanced'); if (d) d.open = false; }")
+
+
+RECORD_CANVAS_TEXT = """(() => {
+  window.__pastEdge = [];
+  const fill = CanvasRenderingContext2D.prototype.fillText;
+  CanvasRenderingContext2D.prototype.fillText = function (text, x, y, ...rest) {
+    const w = this.canvas.getBoundingClientRect().width || this.canvas.width;
+    const right = x + this.measureText(text).width;
+    if (text && right > w + 0.5) window.__pastEdge.push(`${this.canvas.id}: ${text} (${Math.round(right)} > ${Math.round(w)})`);
+    return fill.call(this, text, x, y, ...rest);
+  };
+})()"""
+
+
+def test_6_the_embed_on_a_phone_keeps_inside_its_right_edge_and_says_tap(page, browser, server):
+    load_collection(page)
+    page.click("#copy-embed")
+    page.wait_for_function("() => document.getElementById('copy-note').textContent.startsWith('Embed code')")
+    snippet = page.evaluate("() => navigator.clipboard.readText()")
+    src = re.search(r'<iframe src="([^"]+)"', snippet).group(1).replace("&amp;", "&")
+    restore(page, "size=24")
+    phone = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    try:
+        tab = phone.new_page()
+        tab.add_init_script(RECORD_CANVAS_TEXT)
+        tab.goto(src)
+        tab.wait_for_function("() => document.body.dataset.state === 'ready' && window.ragsim.shownRequest() !== null",
+                              timeout=120_000)
+        settle(tab)
+        tab.evaluate(FRAME)
+        assert tab.evaluate("() => document.body.classList.contains('embed')")
+        assert tab.evaluate("() => !document.querySelector('.lanes-wrap').hidden")  # the collection's lanes
+        words = tab.locator("#detail-head").inner_text() + " " + tab.locator("#verdict-text").inner_text()
+        assert "Hover" not in words and "hover" not in words, words
+        assert "Tap a chunk" in tab.locator("#detail-head").inner_text()
+        assert tab.evaluate("() => window.__pastEdge") == []
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 360
+        wide = tab.evaluate("""() => [...document.querySelectorAll('body *')].filter((e) => {
+            const r = e.getBoundingClientRect(); return r.width && r.right > 360.5 && !e.closest('.table-scroll'); })
+            .map((e) => e.tagName + '#' + e.id)""")
+        assert wide == []
+        head = tab.evaluate("() => { const h = document.getElementById('detail-head'); return [h.scrollHeight, h.clientHeight]; }")
+        assert head[0] <= head[1] + 1, head  # the sentence is not cut off at the box's bottom either
+        # A tapped chunk: its detail, still no hover words.
+        box = tab.locator("#picture").bounding_box()
+        tab.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + 30)
+        tab.wait_for_function("() => document.getElementById('detail-head').textContent.startsWith('Chunk')")
+        assert tab.evaluate("() => window.__pastEdge") == []
+    finally:
+        phone.close()

@@ -5,6 +5,7 @@
 import { $ } from "../dom.js";
 import { chunkList } from "../format.js";
 import { announceWhenRested } from "./announce.js";
+import { touchScreen } from "./palette.js";
 import { denseSentences } from "./dense-words.js";
 import { answerVerdictWords } from "./question-set.js";
 
@@ -15,7 +16,7 @@ export function verdictWords(response, snap) {
   const total = response.stats.chunks;
   if (!snap.span || !v || !v.kind) {
     return ["", "No answer marked",
-      "Select the answer sentence in the document and press “Mark selection as answer”, or click a sentence in the picture."];
+      `Select the answer sentence in the document and press “Mark selection as answer”, or ${touchScreen() ? "tap" : "click"} a sentence in the picture.`];
   }
   const several = answerVerdictWords(response, snap); // a loaded question whose answer needs several places
   if (several) return several;
