@@ -223,6 +223,7 @@ function onRestart(sentence, reason) {
   computer.ready = false;
   computer.installs = {};
   computer.tokenizers = {};
+  computer.tokenizerProblems = {};
   document.body.dataset.state = "loading";
   renderRestart(reason); // "Restarting Python after a memory error: …"
   showMessage(sentence, store.last !== null);

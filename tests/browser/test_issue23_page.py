@@ -393,3 +393,27 @@ def test_6_the_embed_on_a_phone_keeps_inside_its_right_edge_and_says_tap(page, b
         assert tab.evaluate("() => window.__pastEdge") == []
     finally:
         phone.close()
+
+
+def test_10_offline_a_tokenizer_never_downloaded_is_said_once_with_what_works(page, module_context):
+    restore(page, "size=24")
+    module_context.set_offline(True)
+    try:
+        page.get_by_label("Count tokens with", exact=True).select_option("o200k_base")
+        page.wait_for_function("() => document.body.dataset.state === 'error' && !document.getElementById('message').hidden")
+        message = page.locator("#message").inner_text()
+        assert "offline" in message and "Everything else works offline" in message and "Count tokens with" in message
+        everything = page.evaluate("document.body.innerText")
+        assert everything.count("o200k_base tokenizer") == 1, everything  # once, not twice in two words
+        assert "has not been loaded" not in everything and "Failed to fetch" not in everything
+        page.get_by_label("Count tokens with", exact=True).select_option("")
+        settle(page)
+        assert page.locator("#message").is_hidden()
+    finally:
+        module_context.set_offline(False)
+    # Online again: the same choice loads and counts.
+    page.get_by_label("Count tokens with", exact=True).select_option("o200k_base")
+    settle(page)
+    assert page.evaluate("window.ragsim.shownRequest().tokenizer") == "o200k_base"
+    page.get_by_label("Count tokens with", exact=True).select_option("")
+    settle(page)
