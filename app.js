@@ -24,6 +24,7 @@ import { documentsMessage } from "./assets/js/worker-client.js";
 import { Persist } from "./assets/js/persist.js";
 import { guardPaste, totalChars } from "./assets/js/limits.js";
 import { BigText } from "./assets/js/big-text.js";
+import { FindText } from "./assets/js/find-text.js";
 import { Computer } from "./assets/js/compute.js";
 import { Controls } from "./assets/js/controls.js";
 import { Marks } from "./assets/js/marks.js";
@@ -77,6 +78,8 @@ const documents = new Documents({ store, sync, changed, docInput, info: (note) =
 // A document over a million characters stays out of the Document box, which shows its start (big-text.js).
 const bigText = new BigText({ input: docInput, info: (note) => marks.info(note), onEdit: (text, caret) => editDocument(text, caret),
   current: () => ({ id: selectedId(store.state), title: store.state.docs[store.state.sel].title, text: store.state.doc }) });
+// Find in the whole selected document (issue 23), its hits marked as the answer on request.
+new FindText({ store, docInput, mark: (span, note) => marks.set(span, note) });
 const persist = new Persist({ store, onLoad: (state, notes) => useState(state, notes), info: (note) => marks.info(note) });
 let supervisor = null; // the worker, kept alive (supervisor.js)
 

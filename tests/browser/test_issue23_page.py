@@ -417,3 +417,53 @@ def test_10_offline_a_tokenizer_never_downloaded_is_said_once_with_what_works(pa
     assert page.evaluate("window.ragsim.shownRequest().tokenizer") == "o200k_base"
     page.get_by_label("Count tokens with", exact=True).select_option("")
     settle(page)
+
+
+BIG_DOC = """() => {
+  let text = '';
+  const filler = 'The vault keeps its ledgers in order and nothing much happens here. ';
+  while (text.length < 1_100_000) text += filler;
+  text += 'The quartz beacon flashes twice per minute. ';
+  text += filler.repeat(200) + 'Again the quartz beacon shows. ' + filler.repeat(50) + 'A QUARTZ BEACON at the end.';
+  window.__clip = new DataTransfer(); window.__clip.setData('text/plain', text);
+  return text;
+}"""
+
+
+def test_11_find_searches_the_whole_big_document_steps_through_hits_and_marks_one(page):
+    restore(page, "size=24")
+    # The example, small: a hit is selected in the Document box itself.
+    find = page.locator("#doc-find")
+    find.fill("compaction")
+    page.wait_for_function("() => document.getElementById('doc-find-status').textContent.startsWith('Hit 1 of')")
+    doc = page.evaluate("document.getElementById('param-doc').value")
+    assert page.evaluate("() => { const t = document.getElementById('param-doc'); return [t.selectionStart, t.selectionEnd]; }") \
+        == [doc.lower().index("compaction"), doc.lower().index("compaction") + len("compaction")]
+    # A document over a million characters: the box shows its start only, the find box searches all of it.
+    text = page.evaluate(BIG_DOC)
+    page.locator("#param-doc").evaluate("ta => ta.select()")
+    page.evaluate("""() => document.getElementById("param-doc").dispatchEvent(
+      new ClipboardEvent("paste", { clipboardData: window.__clip, bubbles: true, cancelable: true }))""")
+    page.wait_for_function("(n) => window.ragsim.request().documents[0].text.length === n", arg=len(text))
+    page.wait_for_function("() => document.getElementById('param-doc').value.length < 100000")
+    find.fill("quartz beacon")
+    page.wait_for_function("() => document.getElementById('doc-find-status').textContent.startsWith('Hit 1 of 3,')")
+    status = page.locator("#doc-find-status")
+    assert "beyond the part the box shows" in status.inner_text()
+    assert page.locator("#doc-find-status mark").inner_text() == "quartz beacon"
+    first = text.index("quartz beacon")
+    page.click("#find-next")
+    page.wait_for_function("() => document.getElementById('doc-find-status').dataset.hit === '2'")
+    find.press("Enter")
+    page.wait_for_function("() => document.getElementById('doc-find-status').dataset.hit === '3'")
+    assert page.locator("#doc-find-status mark").inner_text() == "QUARTZ BEACON"
+    find.press("Enter")  # round the end
+    page.wait_for_function("() => document.getElementById('doc-find-status').dataset.hit === '1'")
+    page.click("#find-mark")
+    page.wait_for_function("(a) => { const s = window.ragsim.request().span; return s && s.start === a; }", arg=first)
+    assert page.evaluate("window.ragsim.request().span.end") == first + len("quartz beacon")
+    page.wait_for_function("(a) => { const r = window.ragsim.shownRequest(); return r && r.span && r.span.start === a; }",
+                           arg=first, timeout=240_000)
+    assert page.evaluate("() => window.ragsim.bands().length") == 1  # the picture marks it
+    find.fill("")
+    restore(page, "size=24")
