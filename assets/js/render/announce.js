@@ -31,12 +31,15 @@ export function announceWhenRested(source, text) {
   clearTimeout(timer);
   // A drag's steps are never spoken one by one: once it rests, its final verdict is, also when the
   // drag came back to the words last spoken (they were left on the way).
-  timer = setTimeout(() => {
+  const rested = () => {
+    // Still computing (a drag goes on, each move slower than the rest on a busy machine): wait again.
+    if (document.body.dataset.state === "computing") { timer = setTimeout(rested, REST_MS); return; }
     const all = now();
     if (all && moved) {
       spoken = all;
       speak(all);
     }
     moved = false;
-  }, REST_MS);
+  };
+  timer = setTimeout(rested, REST_MS);
 }
