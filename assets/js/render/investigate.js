@@ -218,7 +218,7 @@ export class Investigate {
       out.textContent = `${phrase} occurs ${times} in the documents, but no chunk holds it whole: the answer was destroyed at chunking, not ranked too low. No retriever and no top k can send what no chunk holds.`;
     } else {
       const nums = [...found.chunks].sort((x, y) => x - y);
-      out.textContent = `${phrase} occurs ${times} in the documents; ${chunkList(nums)} ${found.chunks.length === 1 ? "holds" : "hold"} it whole.`;
+      out.textContent = `${phrase} occurs ${times} in the documents; ${chunkList(nums, 8)} ${found.chunks.length === 1 ? "holds" : "hold"} it whole.`;
     }
   }
 
