@@ -15,8 +15,8 @@
 // as text (textContent), never as HTML.
 
 import { $ } from "./assets/js/dom.js";
-import { DEFAULT_STRATEGY, buildRequest, parseParam, settle, unitName } from "./assets/js/params.js";
-import { defaultOverlaps, defaultState, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
+import { DEFAULT_STRATEGY, buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
+import { defaultOverlaps, defaultState, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
@@ -24,6 +24,7 @@ import { documentsMessage } from "./assets/js/worker-client.js";
 import { Persist } from "./assets/js/persist.js";
 import { guardPaste, totalChars } from "./assets/js/limits.js";
 import { BigText } from "./assets/js/big-text.js";
+import { FindText } from "./assets/js/find-text.js";
 import { Computer } from "./assets/js/compute.js";
 import { Controls } from "./assets/js/controls.js";
 import { Marks } from "./assets/js/marks.js";
@@ -36,6 +37,7 @@ import { buildStats } from "./assets/js/render/stats.js";
 import { Picture } from "./assets/js/render/picture.js";
 import { lanes } from "./assets/js/render/lanes.js";
 import { Results } from "./assets/js/render/results.js";
+import { renderVerdictProblem } from "./assets/js/render/verdict.js";
 import { CodePanel } from "./assets/js/render/code-panel.js";
 import { Investigate } from "./assets/js/render/investigate.js";
 import { AuditPanel } from "./assets/js/render/audit-panel.js";
@@ -64,7 +66,10 @@ attachCopyCommand({ store, share });
 const computer = new Computer({
   store, controls,
   onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); showQuestions(last); },
-  onProblem: (text) => showMessage(text, store.last !== null),
+  onProblem: (text) => {
+    showMessage(text, store.last !== null);
+    if (text && !store.last) renderVerdictProblem(text); // nothing computed yet: the verdict box says why
+  },
   onTurnedOff: () => { sync(); share.schedule(); },
 });
 results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest
@@ -76,6 +81,8 @@ const documents = new Documents({ store, sync, changed, docInput, info: (note) =
 // A document over a million characters stays out of the Document box, which shows its start (big-text.js).
 const bigText = new BigText({ input: docInput, info: (note) => marks.info(note), onEdit: (text, caret) => editDocument(text, caret),
   current: () => ({ id: selectedId(store.state), title: store.state.docs[store.state.sel].title, text: store.state.doc }) });
+// Find in the whole selected document (issue 23), its hits marked as the answer on request.
+new FindText({ store, docInput, mark: (span, note) => marks.set(span, note) });
 const persist = new Persist({ store, onLoad: (state, notes) => useState(state, notes), info: (note) => marks.info(note) });
 let supervisor = null; // the worker, kept alive (supervisor.js)
 
@@ -117,6 +124,7 @@ function onControl(p) {
   }
   if (p.onSet) p.onSet(state, value, store.memo);
   else state[p.name] = value;
+  if (p.kind === "range") state.wanted = { ...state.wanted, [p.name]: value }; // kept while a smaller size holds it down
   settle(state);
   sync();
   changed();
@@ -173,6 +181,7 @@ function showQuestions(last) {
 /** A map cell clicked: the sliders to its size and overlap. */
 function pickSetting(size, overlap) {
   const s = store.state;
+  forgetWanted(s);
   s.size = size;
   settle(s);
   s.overlap = overlap;
@@ -220,6 +229,7 @@ function onRestart(sentence, reason) {
   computer.ready = false;
   computer.installs = {};
   computer.tokenizers = {};
+  computer.tokenizerProblems = {};
   document.body.dataset.state = "loading";
   renderRestart(reason); // "Restarting Python after a memory error: …"
   showMessage(sentence, store.last !== null);
@@ -230,6 +240,7 @@ function onRestart(sentence, reason) {
 async function applyFragment(event) {
   let { state, embed, notes, hasDocs } = await stateFromFragment(location.hash);
   if (!event && !embed) ({ state, notes } = await persist.restore(state, notes, hasDocs));
+  showAnswerDocument(state);
   Object.assign(store, { state, embed, memo: {} });
   results.embed = embed;
   document.body.classList.toggle("embed", embed);
@@ -237,6 +248,14 @@ async function applyFragment(event) {
   sync({ withDoc: true });
   documents.syncList();
   computer.compute();
+}
+
+/** A page opened (a link, an embed, a reload) shows the document holding the answer (or the
+ * fact) in the picture and the Document box, not the one last opened (issue 23). */
+function showAnswerDocument(state) {
+  const id = state.span ? state.span.doc ?? selectedId(state) : state.fact && state.fact.name && state.fact.value ? state.fact.doc : null;
+  const i = id == null ? -1 : state.docs.findIndex((d) => d.id === id);
+  if (i >= 0 && i !== state.sel) selectIndex(state, i);
 }
 
 /** The panels that ask the worker themselves: the investigation and the corpus audit. */

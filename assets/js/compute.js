@@ -34,6 +34,19 @@ export const PRUNE_CHUNKS = 2_000;
 /** What the retriever's note says when the model cannot load. */
 const turnedOff = (message) => `${message} BM25 ranks instead: choose dense or hybrid again to retry.`;
 
+/** Why rank file `name` could not be loaded, in one sentence: offline, what still works and what to
+ * change; else the worker's reason. `rows`: the rows that asked for it. */
+export function tokenizerProblem(name, reason, rows) {
+  const why = String(reason || "no reason was given");
+  const offline = (typeof navigator !== "undefined" && navigator.onLine === false) || /failed to fetch|networkerror|network error|load failed/i.test(why);
+  const where = rows.map((p) => `“${p.label}”`).join(" and ") || "the tokenizer";
+  if (offline) {
+    return `The page is offline and the ${name} tokenizer was never downloaded, so it cannot count tokens now. ` +
+      `Everything else works offline: choose another setting for ${where}, or reconnect and it loads.`;
+  }
+  return `The ${name} tokenizer could not be loaded (${why.replace(/\.\s*$/, "")}): choose another setting for ${where}, or try again.`;
+}
+
 export class Computer {
   /** store: {state, embed}; controls: for invalid fields and package notes; onResult(last),
    * onProblem(message) (null clears it), onTurnedOff(): a row was turned off because its package
@@ -44,6 +57,7 @@ export class Computer {
     this.ready = false; // Python is ready: until then the body stays "loading"
     this.installs = {}; // package -> the worker's install reply (a promise until it arrives)
     this.tokenizers = {}; // rank file name -> the worker's reply (a promise until it arrives)
+    this.tokenizerProblems = {}; // rank file name -> why it could not be loaded the last time it was tried
     this.sequence = 0;
     this.problemAt = 0;
     this.renderedAt = 0;
@@ -77,12 +91,23 @@ export class Computer {
       this.setBodyState("error");
       return;
     }
+    // Back to BM25 (or reloaded with it): a dense model's loading line beside the retriever is old news.
+    if (state.method === "bm25" && this.controls.noteKind("method") !== "error") this.controls.note("method", "", "");
     if (!this.ready) return; // computed as soon as Python is ready
     const installing = [this.installNeeds(state), this.loadTokenizers(state)].filter(Boolean);
     if (installing.length) {
       this.setBodyState("computing");
       await Promise.all(installing);
       if (seq !== this.sequence) return; // a newer computation (started while this waited) takes over
+    }
+    // A rank file that could not be loaded (offline, say): said once, here, and nothing is sent (the
+    // core would only add that the file is not loaded yet).
+    const unloaded = tokenizersNeeded(state).map((name) => this.tokenizerProblems[name]).find(Boolean);
+    if (unloaded) {
+      this.problemAt = seq;
+      this.onProblem(unloaded);
+      this.setBodyState("error");
+      return;
     }
     mark("compute");
     const request = buildRequest(state, { embed: this.store.embed });
@@ -213,9 +238,10 @@ export class Computer {
       }
       const reply = await this.tokenizers[name];
       this.tokenizers[name] = reply;
-      if (reply.ok) { note(name, null, ""); return; }
+      note(name, null, "");
+      if (reply.ok) { delete this.tokenizerProblems[name]; return; }
       delete this.tokenizers[name]; // the next computation tries again
-      note(name, "error", `The ${name} tokenizer could not be loaded: ${reply.error?.message || "no reason was given"}`);
+      this.tokenizerProblems[name] = tokenizerProblem(name, reply.error?.message, rows.filter((p) => p.needs.tokenizer(this.store.state) === name));
     }));
   }
 }

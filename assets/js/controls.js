@@ -3,7 +3,7 @@
 // never computes and never draws results.
 
 import { $ } from "./dom.js";
-import { PARAMS, applies, bound, fieldOf, formatParam, unitName } from "./params.js";
+import { PARAMS, applies, bound, fieldOf, formatParam, heldRows, unitName } from "./params.js";
 
 export class Controls {
   /** onInput(param): the user changed the row's control (read it with value(param)). */
@@ -16,6 +16,12 @@ export class Controls {
       const home = p.group === "retrieval" ? "retrieval-controls" : p.kind === "textarea" || p.kind === "text" ? "text-controls" : "slider-controls";
       $(home).append(control.wrap);
     }
+    // Under the sliders (so it moves none of them): a value held below what the user set, for now.
+    this.held = document.createElement("p");
+    this.held.id = "held-note";
+    this.held.className = "held-note";
+    this.held.hidden = true;
+    $("slider-controls").after(this.held);
   }
 
   input(name) {
@@ -36,7 +42,7 @@ export class Controls {
   note(name, kind, text) {
     const { note } = this.byName[name];
     if (kind) note.dataset.kind = kind;
-    note.textContent = text;
+    if (note.textContent !== text) note.textContent = text;
   }
 
   noteKind(name) {
@@ -72,6 +78,25 @@ export class Controls {
       }
       if (input.hasAttribute("aria-invalid")) input.removeAttribute("aria-invalid");
     }
+    this.showHeld(state);
+  }
+
+  /** Say that a value is held down by another (overlap by the size) and comes back: shown while it lasts. */
+  showHeld(state) {
+    const held = heldRows(state);
+    for (const p of PARAMS) {
+      const { output } = this.byName[p.name];
+      if (output) output.classList.toggle("held", held.some((h) => h.param === p));
+    }
+    const unit = unitName(state);
+    const text = held.map(({ param, wanted }) => {
+      const rule = bound(param.max, state) === state.size ? "no larger than" : "smaller than";
+      const u = param.inUnits ? ` ${unit}` : "";
+      return `${param.label} is held at ${state[param.name]}${u} for now: it must be ${rule} the chunk size (${state.size}${u}). ` +
+        `It goes back to your ${wanted}${u} as soon as the size allows.`;
+    }).join(" ");
+    if (this.held.textContent !== text) this.held.textContent = text;
+    if (this.held.hidden !== !text) this.held.hidden = !text;
   }
 }
 

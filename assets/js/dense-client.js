@@ -201,7 +201,7 @@ export class DenseClient {
     const j = this.jobs.get(m.job);
     if (!j) return;
     if (m.type === "embedding") {
-      if (m.done < m.total) this.status("embedding", `Embedding ${m.done} of ${m.total} ${m.total === 1 ? "chunk" : "chunks"}…`);
+      if (m.done < m.total) this.status("embedding", `Embedding ${m.done} of ${m.total} ${m.total === 1 ? "chunk" : "chunks"} for ${LANE_WORDS[j.lane] || "the page"}…`);
       else if (this.state === "embedding") this.status("ready", "");
     } else if (m.type === "scores") {
       j.resolve({ ok: true, scores: m.scores });
@@ -213,6 +213,10 @@ export class DenseClient {
     }
   }
 }
+
+// Which job a lane's embedding is for (issue 23: the counts of several jobs no longer jump in one line).
+const LANE_WORDS = { main: "the picture", questions: "the question set", map: "the settings map",
+  sweep: "the panels below the picture", audit: "the corpus audit" };
 
 const sentence = (reason) => `The embedding model could not be loaded: ${reason}.`;
 const modelSentence = (reason) => sentence(String(reason || "no reason was given").replace(/\.\s*$/, "").slice(0, 200));

@@ -203,6 +203,7 @@ function switchStrategy(state, next, memo = {}) {
   const saved = memo[next] || Object.fromEntries(rows.map((p) => [p.name, p.defaults[next] ?? p.default]));
   Object.assign(state, saved);
   state.strategy = next;
+  forgetWanted(state);
 }
 
 /** The request for the core (SPEC section 6), built in exactly one place. The embedded page
@@ -284,9 +285,28 @@ export function tokenizersNeeded(state) {
   return [...new Set(names.filter(Boolean))];
 }
 
-/** Keep the state consistent after a change: the size inside the unit's range, overlap below size. */
+/** Keep the state consistent after a change: the size inside the unit's range, overlap below size.
+ * A slider's value as the user last set it (`state.wanted`) is what is clamped, so an overlap held
+ * down by a small size comes back once the size allows it again (issue 23). */
 export function settle(state) {
   // In table order: the size inside its strategy's and unit's range, then overlap (and
   // split_threshold) against the size.
-  for (const p of PARAMS) if (p.kind === "range") state[p.name] = clamp(state[p.name], p.min, bound(p.max, state));
+  for (const p of PARAMS) {
+    if (p.kind !== "range") continue;
+    const want = (state.wanted ? state.wanted[p.name] : undefined) ?? state[p.name];
+    state[p.name] = clamp(want, p.min, bound(p.max, state));
+    if (state[p.name] !== want) state.wanted = { ...state.wanted, [p.name]: want }; // held, not forgotten
+  }
+}
+
+/** Forget what the user set (a new splitter, a map cell, a collection: the values set there win). */
+export function forgetWanted(state) {
+  state.wanted = {};
+}
+
+/** The rows held below what the user set: [{param, wanted}] (the overlap under a small size). */
+export function heldRows(state) {
+  const w = state.wanted || {};
+  return PARAMS.filter((p) => p.kind === "range" && applies(p, state) && w[p.name] !== undefined && w[p.name] > state[p.name])
+    .map((p) => ({ param: p, wanted: w[p.name] }));
 }

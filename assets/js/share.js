@@ -3,6 +3,25 @@
 
 import { $ } from "./dom.js";
 import { fragmentFor } from "./url-state.js";
+import { announce } from "./render/announce.js";
+
+const NOTE_MS = 6000; // how long a copy confirmation stays beside its button
+
+/** "Link copied." beside the button that was pressed (issue 23), spoken once, gone after a while. */
+export function confirmBeside(button, text) {
+  let note = document.getElementById("copy-note");
+  if (!note) {
+    note = document.createElement("span");
+    note.id = "copy-note";
+    note.className = "copy-note";
+  }
+  if (note.previousElementSibling !== button) button.after(note);
+  note.textContent = text;
+  note.hidden = false;
+  announce(text);
+  clearTimeout(confirmBeside.timer);
+  confirmBeside.timer = setTimeout(() => { note.hidden = true; note.textContent = ""; }, NOTE_MS);
+}
 
 const URL_DELAY = 300; // ms the controls rest before the address bar is rewritten
 
@@ -40,19 +59,19 @@ export class Share {
 
   /** Copy `text`; where the browser refuses (plain HTTP, no permission), show it in the box under
    * the buttons, selected, with focus, so Ctrl+C (or a long press) copies it. */
-  async share(text, done) {
+  async share(text, done, button) {
     const out = $("share-output");
     try {
       if (!navigator.clipboard) throw new Error("no clipboard");
       await navigator.clipboard.writeText(text);
       out.hidden = true;
-      this.info(done);
+      confirmBeside(button, done);
     } catch {
       out.value = text;
       out.hidden = false;
       out.focus();
       out.select();
-      this.info("Your browser did not allow copying: the text is selected in the box below the buttons; copy it from there (Ctrl+C or ⌘C).");
+      confirmBeside(button, "Your browser did not allow copying: the text is selected in the box below the buttons; copy it from there (Ctrl+C or ⌘C).");
     }
   }
 
@@ -61,7 +80,7 @@ export class Share {
     const url = `${baseUrl()}#${await fragmentFor(this.store.state, { notes })}`;
     // A document too long for a link travels as a file: say so where the link is made.
     if (notes.length) notes.push("To pass the documents on, use “Download state” and send the file.");
-    await this.share(url, notes.length ? `Link copied. ${notes.join(" ")}` : "Link copied.");
+    await this.share(url, notes.length ? `Link copied. ${notes.join(" ")}` : "Link copied.", $("copy-link"));
   }
 
   async copyEmbed() {
@@ -70,7 +89,7 @@ export class Share {
     const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
     const snippet = `<iframe src="${attr(src)}" title="ragsim: does the answer survive chunking and retrieval?" ` +
       `width="100%" height="560" loading="lazy" style="border:0"></iframe>\n${RESIZE_LISTENER}`;
-    await this.share(snippet, notes.length ? `Embed code copied. ${notes.join(" ")}` : "Embed code copied.");
+    await this.share(snippet, notes.length ? `Embed code copied. ${notes.join(" ")}` : "Embed code copied.", $("copy-embed"));
   }
 }
 

@@ -46,6 +46,7 @@ export function defaultState() {
   state.mapSizes = null;
   state.mapOverlaps = null;
   state.map = false;
+  state.wanted = {}; // the sliders as the user last set them (params.js settle)
   return state;
 }
 
@@ -70,6 +71,7 @@ export function selectIndex(s, i) {
 /** The built-in collection and its settings into `s` (assets/collection/index.json). */
 export function useCollection(s, index, docs) {
   for (const p of PARAMS) if (p.name !== "doc") s[p.name] = p.default;
+  s.wanted = {};
   Object.assign(s, { unit: index.unit, size: index.size, overlap: index.overlap, k: index.k, q: index.question });
   settle(s);
   const fact = collectionFact(index, docs);

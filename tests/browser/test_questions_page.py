@@ -335,8 +335,8 @@ def test_a_question_set_too_long_for_a_link_says_so(page, server):
     settle(page)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
     page.click("#copy-link")
-    page.wait_for_function("() => document.getElementById('mark-info').textContent.startsWith('Link copied.')")
-    assert "The question set is too long to travel in a link" in page.locator("#mark-info").inner_text()
+    page.wait_for_function("() => document.getElementById('copy-note').textContent.startsWith('Link copied.')")
+    assert "The question set is too long to travel in a link" in page.locator("#copy-note").inner_text()
     restore(page)
 
 

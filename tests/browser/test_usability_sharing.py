@@ -38,7 +38,7 @@ def test_6_a_refused_clipboard_shows_the_link_selected_in_a_visible_box(page):
       return [document.activeElement === b, b.selectionStart, b.selectionEnd]; }""") == [True, 0, len(link)]
     rect = box.bounding_box()
     assert rect["width"] > 200 and rect["height"] >= 30
-    assert "did not allow copying" in page.locator("#mark-info").inner_text()
+    assert "did not allow copying" in page.locator("#copy-note").inner_text()
     page.wait_for_function("() => document.getElementById('announcer').textContent.startsWith('Your browser did not allow copying')")
     # The link opens the same state.
     assert "size=24" in link or "z=" in link or link.endswith("#")
@@ -50,7 +50,7 @@ def test_6_copy_embed_code_gives_a_frame_that_sizes_itself(page, module_context,
     page.wait_for_function("() => document.body.dataset.state === 'ready'", timeout=120_000)
     settle(page)
     page.get_by_role("button", name="Copy embed code").click()
-    page.wait_for_function("() => document.getElementById('mark-info').textContent.startsWith('Embed code copied')")
+    page.wait_for_function("() => document.getElementById('copy-note').textContent.startsWith('Embed code copied')")
     snippet = page.evaluate("() => navigator.clipboard.readText()")
     assert snippet.startswith("<iframe src=\"") and "embed=1" in snippet
     assert "ragsim:resize" in snippet and "<script>" in snippet and snippet.rstrip().endswith("</script>")

@@ -7,7 +7,8 @@ const REST_MS = 700; // the results stay unchanged this long before the verdict 
 
 let timer = 0;
 let spoken = "";
-const parts = {}; // source -> sentence: the answer's verdict and the fact's, spoken together
+let moved = false; // the words changed since they were last spoken (a drag passed through other verdicts)
+const parts = { verdict: "", fact: "" }; // source -> sentence: the verdicts first, then the overlap note, spoken together
 
 function speak(text) {
   const region = document.getElementById("announcer");
@@ -25,12 +26,20 @@ export function announce(text) {
 /** Set what `source` says ("" for nothing); the sentences are spoken once the results rest. */
 export function announceWhenRested(source, text) {
   parts[source] = text;
+  const now = () => Object.values(parts).filter(Boolean).join(" ");
+  if (now() !== spoken) moved = true;
   clearTimeout(timer);
-  timer = setTimeout(() => {
-    const all = Object.values(parts).filter(Boolean).join(" ");
-    if (all && all !== spoken) {
+  // A drag's steps are never spoken one by one: once it rests, its final verdict is, also when the
+  // drag came back to the words last spoken (they were left on the way).
+  const rested = () => {
+    // Still computing (a drag goes on, each move slower than the rest on a busy machine): wait again.
+    if (document.body.dataset.state === "computing") { timer = setTimeout(rested, REST_MS); return; }
+    const all = now();
+    if (all && moved) {
       spoken = all;
       speak(all);
     }
-  }, REST_MS);
+    moved = false;
+  };
+  timer = setTimeout(rested, REST_MS);
 }

@@ -11,7 +11,7 @@
 // do not depend on it.
 
 import { $, cell } from "../dom.js";
-import { int, listNumbers, money } from "../format.js";
+import { chunkList, int, money } from "../format.js";
 import { offsetMap } from "../offsets.js";
 import { withColumns } from "../chunk-columns.js";
 
@@ -217,9 +217,8 @@ export class Investigate {
     } else if (found.verdict === "destroyed") {
       out.textContent = `${phrase} occurs ${times} in the documents, but no chunk holds it whole: the answer was destroyed at chunking, not ranked too low. No retriever and no top k can send what no chunk holds.`;
     } else {
-      const shown = found.chunks.slice(0, 40);
-      const rest = found.chunks.length > shown.length ? ` and ${int(found.chunks.length - shown.length)} more` : "";
-      out.textContent = `${phrase} occurs ${times} in the documents; ${found.chunks.length === 1 ? "chunk" : "chunks"} ${listNumbers(shown)}${rest} ${found.chunks.length === 1 ? "holds" : "hold"} it whole.`;
+      const nums = [...found.chunks].sort((x, y) => x - y);
+      out.textContent = `${phrase} occurs ${times} in the documents; ${chunkList(nums, 8)} ${found.chunks.length === 1 ? "holds" : "hold"} it whole.`;
     }
   }
 
@@ -227,6 +226,10 @@ export class Investigate {
   renderAtK(response, snap) {
     const el = $("k-table"), out = $("k-conclusion");
     const which = this.target;
+    // Spoken only when it has something to say (issue 23): not for an answer already sent whole.
+    const kind = which && (which.key === "fact" ? response.fact && response.fact.kind : response.verdict.kind);
+    $("k-panel").hidden = !which || !kind || kind === "intact";
+    $("k-heading").textContent = kind === "ranked_out" ? "How many results it takes" : "Why more results don't help";
     if (!which) {
       el.replaceChildren();
       out.textContent = "Mark an answer or a fact to see its verdict at k = 1, 3, 5 and 10.";
@@ -272,7 +275,9 @@ export class Investigate {
       return `${a} ✂ ${b}`;
     };
     const unit = snap.unitName;
-    const intro = cell("p", `The first cuts of “${snap.titles[cuts.doc]}”, at overlap 0 and at your overlap of ${cuts.overlap} ${unit}:`);
+    const zeroOnly = cuts.overlap === 0; // one column: at overlap 0 the two would be the same
+    const intro = cell("p", zeroOnly ? `The first cuts of “${snap.titles[cuts.doc]}”, at overlap 0:`
+      : `The first cuts of “${snap.titles[cuts.doc]}”, at overlap 0 and at your overlap of ${cuts.overlap} ${unit}:`);
     const t = document.createElement("table");
     t.className = "cuts-table";
     const rows = [];
@@ -280,13 +285,13 @@ export class Investigate {
     for (let i = 0; i < n; i++) {
       const tr = document.createElement("tr");
       const z = cuts.at_zero ? cuts.at_zero[i] : undefined, c = cuts.at_current[i];
-      tr.append(cell("th", `Cut ${i + 1}`, { scope: "row" }),
-        cell("td", z === undefined ? "–" : quote(z)),
-        cell("td", c === undefined ? "–" : quote(c), z !== undefined && z === c ? { "data-same": "true" } : {}));
+      tr.append(cell("th", `Cut ${i + 1}`, { scope: "row" }), cell("td", z === undefined ? "–" : quote(z)));
+      if (!zeroOnly) tr.append(cell("td", c === undefined ? "–" : quote(c), z !== undefined && z === c ? { "data-same": "true" } : {}));
       rows.push(tr);
     }
-    table(t, `Where the first chunk boundaries fall in “${snap.titles[cuts.doc]}”, at overlap 0 and at ${cuts.overlap}`,
-      ["Cut", "At overlap 0", `At overlap ${cuts.overlap}`], rows);
+    table(t, zeroOnly ? `Where the first chunk boundaries fall in “${snap.titles[cuts.doc]}”, at overlap 0`
+      : `Where the first chunk boundaries fall in “${snap.titles[cuts.doc]}”, at overlap 0 and at ${cuts.overlap}`,
+    zeroOnly ? ["Cut", "At overlap 0"] : ["Cut", "At overlap 0", `At overlap ${cuts.overlap}`], rows);
     let conclusion;
     if (cuts.at_zero === null) {
       conclusion = "This splitter cannot run at overlap 0 with these settings, so there is nothing to compare.";

@@ -5,7 +5,7 @@
 // and the rest are summed up in one line. Clicking a lane selects its document.
 
 import { offsetMap } from "../offsets.js";
-import { COLORS, onSchemeChange } from "./palette.js";
+import { COLORS, fitText, onSchemeChange } from "./palette.js";
 
 const MAX_LANES = 10;
 const LANE = 12, LABEL = 13, GAP = 5, PAD = 8;
@@ -77,7 +77,7 @@ function layoutLanes({ docs, cols, sel, bands }, w) {
   });
   return {
     width: w, height: shown.length * (LABEL + LANE + GAP) + (hidden ? 16 : 0) + 2, plotW, lanes,
-    hidden: hidden ? `and ${hidden} more ${hidden === 1 ? "document" : "documents"} with no retrieved chunk (pick them in the list of documents)` : null,
+    hidden: hidden ? `and ${hidden} more ${hidden === 1 ? "document" : "documents"} with no retrieved chunk` : null,
     hiddenTop: shown.length * (LABEL + LANE + GAP) + 2,
     label: `Lanes, one per document: ${shown.map((i) => docs[i].title || docs[i].id).join("; ")}.`,
   };
@@ -104,7 +104,7 @@ function paintLanes(ctx, scene) {
     const { y } = lane;
     ctx.font = `${lane.selected ? "700" : "400"} 11px system-ui, sans-serif`;
     ctx.fillStyle = lane.selected ? COLORS.selected : COLORS.text;
-    ctx.fillText(lane.label, PAD, lane.top);
+    ctx.fillText(fitText(ctx, lane.label, scene.plotW), PAD, lane.top); // never past the right edge (phones)
     ctx.fillStyle = COLORS.lane;
     ctx.fillRect(PAD, y, scene.plotW, LANE);
     ctx.fillStyle = COLORS.laneFaint;
@@ -124,7 +124,7 @@ function paintLanes(ctx, scene) {
   if (scene.hidden) {
     ctx.font = "11px system-ui, sans-serif";
     ctx.fillStyle = COLORS.text;
-    ctx.fillText(scene.hidden, PAD, scene.hiddenTop);
+    ctx.fillText(fitText(ctx, scene.hidden, scene.plotW), PAD, scene.hiddenTop);
   }
 }
 

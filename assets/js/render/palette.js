@@ -34,3 +34,18 @@ read();
 export function onSchemeChange(repaint) {
   listeners.push(repaint);
 }
+
+// A touch screen (no hover): the picture's words say "tap", not "hover" or "click" (issue 23).
+const NO_HOVER = typeof matchMedia === "function" ? matchMedia("(hover: none)") : null;
+export const touchScreen = () => Boolean(NO_HOVER && NO_HOVER.matches);
+
+/** `text` cut with an ellipsis to fit `width` px in the context's current font. */
+export function fitText(ctx, text, width) {
+  if (ctx.measureText(text).width <= width) return text;
+  let lo = 0, hi = text.length;
+  while (lo < hi) { // the longest prefix that fits with its ellipsis
+    const mid = (lo + hi + 1) >> 1;
+    if (ctx.measureText(`${text.slice(0, mid)}…`).width <= width) lo = mid; else hi = mid - 1;
+  }
+  return `${text.slice(0, lo).trimEnd()}…`;
+}

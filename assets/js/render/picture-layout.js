@@ -32,14 +32,20 @@ export function assignRows(s, e) {
   return { row, rows, rowCount };
 }
 
+// The rows' area has one height whatever the number of rows, so the picture (and the sliders under
+// it) never change height while a slider is dragged (issue 23): fewer rows get taller bars. Phones
+// get a lower one, so the verdict, the picture and the sliders still fit one screen.
+export const rowsArea = (width) => (width < 520 ? 60 : 96);
+
 /** Where everything goes for a canvas `width` px wide: the rank lane on top, the rows of bars, the
- * document strip, the axis; `height` is what that needs. */
+ * document strip, the axis; `height` is the same for any rowCount. */
 export function geometry(width, rowCount, docLength) {
-  const rowH = rowCount <= 4 ? 22 : Math.max(7, Math.floor(96 / rowCount));
-  const lane = 16, gap = rowCount <= 4 ? 4 : 2, stripH = 18, axis = 16, pad = 8;
+  const gap = rowCount <= 4 ? 4 : 2, area = rowsArea(width);
+  const rowH = Math.min(28, Math.max(3, Math.floor(area / rowCount) - gap));
+  const lane = 16, stripH = 18, axis = 16, pad = 8;
   const rowsTop = lane + 4;
   const rowsBottom = rowsTop + rowCount * (rowH + gap);
-  const stripTop = rowsBottom + 12; // the gap holds the ticks of boundaries without overlap
+  const stripTop = rowsTop + Math.max(area, rowsBottom - rowsTop) + 12; // the gap holds the ticks of boundaries without overlap
   return { width, height: stripTop + stripH + axis + 4, docLength, pad, lane, rowH, gap, rowsTop, rowsBottom,
     stripTop, stripH, axisTop: stripTop + stripH + 2, plotW: width - 2 * pad };
 }

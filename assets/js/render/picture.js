@@ -10,7 +10,7 @@
 import { int, plural } from "../format.js";
 import { offsetMap } from "../offsets.js";
 import { sentenceAt } from "../spans.js";
-import { COLORS, onSchemeChange } from "./palette.js";
+import { COLORS, onSchemeChange, touchScreen } from "./palette.js";
 import { paintUnread } from "./dense-words.js";
 import { assignRows, bandOf, barOf, faintBars, geometry, hitChunk, inStrip, noOverlapTicks, offsetAt, placeLabels, xOf } from "./picture-layout.js";
 
@@ -220,7 +220,8 @@ export class Picture {
     const [head, body] = i >= 0 && i < C.n ? chunkDetail(this.cols.object(C.a + i), C.s[i], C.e[i], this.total, this.snap)
       : this.hoverSentence ? ["Click to mark this sentence as the answer:",
         this.snap.doc.slice(this.hoverSentence.start, Math.min(this.hoverSentence.end, this.hoverSentence.start + DETAIL_CHARS))]
-        : ["Hover over a chunk, or focus the picture and use the arrow keys; Enter marks the focused chunk's first sentence.", ""];
+        : [touchScreen() ? "Tap a chunk to read it, a sentence in the grey strip to mark it."
+          : "Hover over a chunk, or focus the picture and use the arrow keys; Enter marks the focused chunk's first sentence.", ""];
     if (this.head.textContent !== head) this.head.textContent = head;
     if (this.body.textContent !== body) this.body.textContent = body;
   }
@@ -310,7 +311,8 @@ function paintStrip(ctx, { L, hoverSentence }) {
   }
   ctx.fillStyle = COLORS.text;
   ctx.font = FONTS.strip;
-  const label = ["document: click a sentence to mark it as the answer", "click a sentence to mark it", ""]
+  const verb = touchScreen() ? "tap" : "click";
+  const label = [`document: ${verb} a sentence to mark it as the answer`, `${verb} a sentence to mark it`, ""]
     .find((t) => ctx.measureText(t).width + 12 <= L.plotW); // the longest that fits (phones)
   ctx.fillText(label, L.pad + 6, L.stripTop + L.stripH / 2);
 }

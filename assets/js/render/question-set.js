@@ -68,15 +68,21 @@ function renderBadges(results) {
     const r = byId.get(li.dataset.id);
     const badge = li.querySelector(".qs-verdict");
     badge.dataset.verdict = r ? r.verdict : "";
-    badge.textContent = r ? VERDICT_WORDS[r.verdict] + (r.verdict === "ranked_out" && r.needed_k ? ` (needs k = ${r.needed_k})` : "") : "not scored";
+    badge.textContent = r ? verdictWord(r) + (r.verdict === "ranked_out" && r.needed_k ? ` (needs k = ${r.needed_k})` : "") : "not scored";
   }
+}
+
+/** A question's verdict; "cut" beside a recall of 1.00 says why: every piece was sent, none whole. */
+function verdictWord(r) {
+  if (r.verdict === "cut" && r.recall != null && r.recall >= 0.995) return "cut: all its pieces sent, none whole";
+  return VERDICT_WORDS[r.verdict];
 }
 
 function questionRow(r, q) {
   const tr = document.createElement("tr");
   tr.dataset.id = r.id;
   tr.append(cell("th", `${r.id}. ${q.length > 60 ? `${q.slice(0, 59)}…` : q}`, { scope: "row", title: q }),
-    cell("td", VERDICT_WORDS[r.verdict], { "data-kind": r.verdict }),
+    cell("td", verdictWord(r), { "data-kind": r.verdict }),
     cell("td", r.needed_k == null ? "–" : String(r.needed_k)),
     cell("td", fixed(r.recall)), cell("td", fixed(r.precision)), cell("td", fixed(r.iou)),
     cell("td", fixed(r.precision_omega)), cell("td", int(r.context_tokens)));

@@ -2,6 +2,7 @@
 // picture when overlap was asked for and some boundary got none.
 
 import { $ } from "../dom.js";
+import { announceWhenRested } from "./announce.js";
 import { cap, int, money, plural } from "../format.js";
 import { SPLITTERS, unitName } from "../params.js";
 
@@ -95,11 +96,12 @@ export function renderStats(response, snap, ms) {
 export function renderOverlapNotice(response, snap) {
   const el = $("overlap-notice");
   const missed = response.stats.boundaries_without_overlap || 0;
-  if (!(snap.overlap > 0 && missed > 0)) { el.hidden = true; el.textContent = ""; return; }
+  if (!(snap.overlap > 0 && missed > 0)) { el.hidden = true; el.textContent = ""; announceWhenRested("overlap", ""); return; }
   const of = boundaryCount(response);
   // why the splitter may share nothing across a boundary although overlap was asked for (its registration)
   const reason = (SPLITTERS[snap.strategy] || {}).overlap_note || "the splitter's pieces did not allow it.";
   el.textContent = `You asked for ${int(snap.overlap)} ${unitName(snap)} of overlap, but ${int(missed)} of ${int(of)} ` +
     `${plural(of, "boundary", "boundaries")} ${plural(missed, "shares", "share")} nothing: ${reason}`;
   el.hidden = false;
+  announceWhenRested("overlap", el.textContent); // spoken with the verdict once a drag rests, not at each step
 }

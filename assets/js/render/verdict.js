@@ -3,8 +3,9 @@
 // investigation panels.
 
 import { $ } from "../dom.js";
-import { listNumbers, plural } from "../format.js";
+import { chunkList } from "../format.js";
 import { announceWhenRested } from "./announce.js";
+import { touchScreen } from "./palette.js";
 import { denseSentences } from "./dense-words.js";
 import { answerVerdictWords } from "./question-set.js";
 
@@ -15,7 +16,7 @@ export function verdictWords(response, snap) {
   const total = response.stats.chunks;
   if (!snap.span || !v || !v.kind) {
     return ["", "No answer marked",
-      "Select the answer sentence in the document and press “Mark selection as answer”, or click a sentence in the picture."];
+      `Select the answer sentence in the document and press “Mark selection as answer”, or ${touchScreen() ? "tap" : "click"} a sentence in the picture.`];
   }
   const several = answerVerdictWords(response, snap); // a loaded question whose answer needs several places
   if (several) return several;
@@ -33,16 +34,17 @@ export function verdictWords(response, snap) {
   return ["cut", "Cut in half", `No chunk holds the whole sentence: ${cutSentence(response)}`];
 }
 
-/** Which chunks hold a piece of the cut answer, and which of them were sent. */
+/** Which chunks hold a piece of the cut answer, and which of them were sent: as ranges and counts
+ * ("chunks 208–226, 19 of them"), so the sentence stays short at any chunk size. */
 function cutSentence(response) {
   const cols = response.cols, parts = cols.holding("part");
   const nums = parts.map((p) => p + 1);
   const sent = parts.filter((p) => cols.retrieved(p)).map((p) => p + 1);
   if (parts.length === 1) return `only chunk ${nums[0]} holds part of it, and it was ${sent.length ? "" : "not "}sent.`;
-  const split = `it is split across chunks ${listNumbers(nums)}, and `;
+  const split = `it is split across ${chunkList(nums)}, and `;
   if (sent.length === 0) return split + (parts.length === 2 ? "neither was sent." : "none of them was sent.");
   if (sent.length === parts.length) return split + (parts.length === 2 ? "both were sent, each with only a piece of it." : "all of them were sent, each with only a piece of it.");
-  return split + `only ${plural(sent.length, "chunk", "chunks")} ${listNumbers(sent)} ${plural(sent.length, "was", "were")} sent.`;
+  return split + `only ${chunkList(sent)} ${sent.length === 1 ? "was" : "were"} sent.`;
 }
 
 export function renderVerdict(response, snap) {
@@ -73,6 +75,16 @@ export function renderQuestion(query, snap) {
     q.textContent = text;
     return [...(i ? [document.createElement("br")] : []), document.createTextNode(label), q];
   }));
+}
+
+/** The verdict box when no result is on screen and the input cannot be computed (a setting the core
+ * refuses, after a reload or a link): what is wrong and what to change, not "Waiting for Python". */
+export function renderVerdictProblem(problem) {
+  const box = $("verdict");
+  box.dataset.verdict = "refused";
+  box.hidden = false;
+  $("verdict-headline").textContent = "No verdict for these settings";
+  $("verdict-text").textContent = `${problem} Change that and the verdict appears here.`;
 }
 
 /** The verdict box while Python cannot run. */
