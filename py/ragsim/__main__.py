@@ -10,9 +10,9 @@ import sys
 import ragsim.host  # noqa: F401  (CPython's hosts: rank files from disk, the onnxruntime model)
 from ragsim import limits
 from ragsim.errors import RequestError
-from ragsim.host import audit_cli, eval_cli
+from ragsim.host import audit_cli, console, eval_cli
 from ragsim.wire import jsonio
-from ragsim.wire.api import simulate
+from ragsim.wire.api import simulate_plain
 
 
 def show_help(argv) -> int:
@@ -44,7 +44,7 @@ def run_request() -> int:
         say(f"ragsim: {e}")
         return 1
     try:
-        response = simulate(request)
+        response = simulate_plain(request)
     except (MemoryError, RecursionError) as e:
         say(f"ragsim: the request needs more {'memory' if isinstance(e, MemoryError) else 'stack'} than this "
             "machine gives; send smaller documents or larger chunks.")
@@ -75,10 +75,7 @@ def read_request(stream):
         raise ValueError(e.message) from None
 
 
-def say(line: str) -> None:
-    """One line on stderr, whatever characters it holds."""
-    sys.stderr.buffer.write(line.encode("utf-8", "backslashreplace") + b"\n")
-    sys.stderr.flush()
+say = console.say  # one line on stderr, whatever characters it holds
 
 
 if __name__ == "__main__":

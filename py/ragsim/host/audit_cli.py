@@ -10,15 +10,14 @@ ragsim.limits); a file is read no further than its limit, so /dev/zero is refuse
 
 import argparse
 import pathlib
-import sys
 
-from ragsim.host import cli_retrieval, pdf
-from ragsim.wire import jsonio
+from ragsim.host import cli_retrieval, console, pdf
 from ragsim import limits, split as splitters
 from ragsim.wire.audit import DEFAULT_OVERLAPS, audit
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
 from ragsim.split.windows import UNITS
+from ragsim.fields import shown
 
 
 def read_text_file(path: str) -> str:
@@ -44,9 +43,9 @@ def check_settings(args) -> str | None:
     if args.top < 1:
         return f"--top must be at least 1 (got {args.top})."
     if args.strategy not in splitters.STRATEGIES:
-        return f"--strategy must be one of {', '.join(splitters.STRATEGIES)} (got {args.strategy!r})."
+        return f"--strategy must be one of {', '.join(splitters.STRATEGIES)} (got {shown(args.strategy)})."
     if args.strategy in ("window", "sentences") and args.unit not in UNITS:
-        return f"--unit must be one of {', '.join(UNITS)} (got {args.unit!r})."
+        return f"--unit must be one of {', '.join(UNITS)} (got {shown(args.unit)})."
     try:  # anything else the splitter itself refuses, on an empty text at overlap 0
         splitters.split(DocIndex.build(""), {**_chunking(args), "overlap": 0})
     except RequestError as e:
@@ -91,12 +90,12 @@ def main(argv) -> int:
     args = parser.parse_args(argv)
     problem = check_settings(args)
     if problem:
-        print(f"ragsim audit: {problem}", file=sys.stderr)
+        console.say(f"ragsim audit: {problem}")
         return 2
     try:
         overlaps = [int(o) for o in args.overlaps.split(",") if o.strip()]
     except ValueError:
-        print(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {args.overlaps!r}).", file=sys.stderr)
+        console.say(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {shown(args.overlaps)}).")
         return 2
     documents, total = [], 0
     for path in args.files:
@@ -104,26 +103,26 @@ def main(argv) -> int:
             docs = (pdf.load(path, args.pdf_mode, limits.MAX_FILE_BYTES) if pdf.is_pdf(path)
                     else [{"id": path, "title": pathlib.Path(path).name, "text": read_text_file(path)}])
         except (OSError, ValueError) as e:
-            print(f"ragsim audit: {str(e).rstrip('.')}.", file=sys.stderr)
+            console.say(f"ragsim audit: {str(e).rstrip('.')}.")
             return 1
         total += sum(len(d["text"]) for d in docs)
         if total > limits.MAX_CHARS:
-            print(f"ragsim audit: the files hold more than {limits.MAX_CHARS:,} characters together, the most one "
-                  "audit takes; audit fewer files at a time.", file=sys.stderr)
+            console.say(f"ragsim audit: the files hold more than {limits.MAX_CHARS:,} characters together, the most "
+                        "one audit takes; audit fewer files at a time.")
             return 1
         documents.extend(docs)
     chunking = _chunking(args)
     result = audit({"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top,
                     "retrieval": cli_retrieval.retrieval_fields(args)})
     if "error" in result:
-        print(f"ragsim audit: {result['error']['field']}: {result['error']['message']}", file=sys.stderr)
+        console.say(f"ragsim audit: {result['error']['field']}: {result['error']['message']}")
         return 2
     if all(row.get("error") for row in result["rows"]):  # nothing audited: say why, as a refusal
-        print(f"ragsim audit: every overlap was refused; the first: {result['rows'][0]['error']}", file=sys.stderr)
+        console.say(f"ragsim audit: every overlap was refused; the first: {result['rows'][0]['error']}")
         return 2
     if args.json:
-        sys.stdout.buffer.write(jsonio.dumps(result, indent=1).encode("utf-8") + b"\n")
+        console.out_json(result, indent=1)
     else:
-        print(f"{len(documents)} documents, {len(result['facts'])} facts, {args.strategy} {args.unit if 'unit' in chunking else ''} size {args.size}")
-        print(table(result))
+        console.out(f"{len(documents)} documents, {len(result['facts'])} facts, {args.strategy} {args.unit if 'unit' in chunking else ''} size {args.size}")
+        console.out(table(result))
     return 0

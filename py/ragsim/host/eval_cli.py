@@ -9,15 +9,15 @@ that cannot be read.
 """
 
 import argparse
-import json
 import pathlib
 import sys
 
-from ragsim.host import cli_retrieval, pdf
+from ragsim.host import cli_retrieval, console, pdf
 from ragsim.wire.api import simulate
 from ragsim.host.audit_cli import read_text_file
 from ragsim.errors import RequestError
 from ragsim.wire.question_io import read_set, to_request
+from ragsim.fields import shown
 
 PROG = "ragsim eval"
 
@@ -30,7 +30,7 @@ def _numbers(text: str, option: str) -> list[int]:
     try:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise _Refused(f"{option} takes whole numbers separated by commas (got {text!r}).") from None
+        raise _Refused(f"{option} takes whole numbers separated by commas (got {shown(text)}).") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -112,20 +112,23 @@ def main(argv) -> int:
             documents.append({"id": path, "title": pathlib.Path(path).name, "text": read_text_file(path)})
         questions_text = read_text_file(args.questions)
     except (OSError, ValueError) as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
+        console.say(f"{PROG}: {e}")
         return 1
     try:
         request = build_request(args, documents, questions_text, args.questions)
     except _Refused as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
+        console.say(f"{PROG}: {e}")
         return 2
     response = simulate(request)
     if "error" in response:
-        print(f"{PROG}: {response['error']['field']}: {response['error']['message']}", file=sys.stderr)
+        console.say(f"{PROG}: {response['error']['field']}: {response['error']['message']}")
         return 2
     response.pop("chunk_columns", None)  # the chunks themselves: ask `python -m ragsim` for them
     try:
-        print(json.dumps(response, ensure_ascii=False, indent=1) if args.json else table(response, args))
+        if args.json:
+            console.out_json(response, indent=1)
+        else:
+            console.out(table(response, args))
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
         sys.stderr.close()
     return 0

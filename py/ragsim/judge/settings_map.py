@@ -11,6 +11,7 @@ from ragsim.judge.pipeline import context_tokens as exact_tokens
 from ragsim.judge.questions import Question, chroma_scores, context_tokens, evaluate, judge, rank_question, read_question_set
 from ragsim.rank.dense import QuestionRanker
 from ragsim.rank.queries import Setting, Words, collection_paused
+from ragsim.fields import shown
 
 MAX_CELLS = 400
 # The fields of a splitter that a map cell sets; a refusal naming one of them makes the cell null.
@@ -23,7 +24,7 @@ def _whole_numbers(value, field: str, minimum: int) -> list[int]:
     out = []
     for v in value:
         if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-            raise RequestError(field, f"Every entry of {field} must be a whole number of at least {minimum} (got {v!r}).")
+            raise RequestError(field, f"Every entry of {field} must be a whole number of at least {minimum} (got {shown(v)}).")
         if v not in out:
             out.append(v)
     return out

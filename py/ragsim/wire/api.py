@@ -40,16 +40,19 @@ def simulate(request: dict, session: Session | None = None) -> dict:
         return e.as_response()
 
 
-def simulate_json(request_json: str, session: Session | None = None) -> str:
-    """`simulate`, string to string (a `"wire": "binary"` response's bytes as base64 in `chunk_bytes.data`)."""
-    def run(request, session):
-        out = simulate(request, session)
-        data = encode.take_data(out)
-        if data is not None:
-            out["chunk_bytes"]["data"] = base64.b64encode(data).decode("ascii")
-        return out
+def simulate_plain(request, session: Session | None = None) -> dict:
+    """`simulate` with nothing but JSON in the answer: a `"wire": "binary"` response's bytes go as
+    base64 in `chunk_bytes.data` (the JSON text and the command line answer this way)."""
+    out = simulate(request, session)
+    data = encode.take_data(out)
+    if data is not None:
+        out["chunk_bytes"]["data"] = base64.b64encode(data).decode("ascii")
+    return out
 
-    return json_call(run, request_json, session)
+
+def simulate_json(request_json: str, session: Session | None = None) -> str:
+    """`simulate_plain`, string to string."""
+    return json_call(simulate_plain, request_json, session)
 
 
 def simulate_packed(request_json: str, session: Session | None = None,

@@ -15,7 +15,7 @@ from ragsim.split.session import Session
 from ragsim.wire.jsonio import json_call
 from ragsim.wire.request import query_terms_for, read_documents, read_retrieval_options
 from ragsim.errors import RequestError
-from ragsim.fields import get_int
+from ragsim.fields import get_int, shown
 from ragsim.text.index import DocIndex
 
 DEFAULT_OVERLAPS = (0, 25, 50, 100, 150, 300)
@@ -28,7 +28,7 @@ def _read_overlaps(request: dict) -> list[int]:
     out = []
     for i, o in enumerate(overlaps):
         if isinstance(o, bool) or not isinstance(o, int) or o < 0:
-            raise RequestError("overlaps", f"Every overlap must be a whole number of at least 0 (got {o!r}).")
+            raise RequestError("overlaps", f"Every overlap must be a whole number of at least 0 (got {shown(o)}).")
         if o not in out:
             out.append(o)
     return out
