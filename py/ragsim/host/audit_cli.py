@@ -10,10 +10,12 @@ ragsim.limits); a file is read no further than its limit, so /dev/zero is refuse
 
 import argparse
 import pathlib
+import time
 
 from ragsim.host import cli_retrieval, console, pdf
 from ragsim import limits, split as splitters
-from ragsim.wire.audit import DEFAULT_OVERLAPS, audit
+from ragsim.wire import cost
+from ragsim.wire.audit import DEFAULT_OVERLAPS, audit, estimate
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
 from ragsim.split.windows import UNITS
@@ -112,8 +114,15 @@ def main(argv) -> int:
             return 1
         documents.extend(docs)
     chunking = _chunking(args)
-    result = audit({"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top,
-                    "retrieval": cli_retrieval.retrieval_fields(args)})
+    request = {"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top,
+               "retrieval": cli_retrieval.retrieval_fields(args)}
+    console.say(f"ragsim audit: estimated {estimate(request, documents).sentence()}")
+
+    def progress(done: int, total: int, row: dict) -> None:
+        console.say(f"ragsim audit: overlap {row['overlap']} done ({done} of {total}, {time.perf_counter() - began:.1f} s)")
+
+    began = time.perf_counter()
+    result = audit(request, budget=cost.BATCH, progress=progress)
     if "error" in result:
         console.say(f"ragsim audit: {result['error']['field']}: {result['error']['message']}")
         return 2

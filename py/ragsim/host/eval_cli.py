@@ -10,9 +10,11 @@ that cannot be read.
 
 import argparse
 import pathlib
+import time
 import sys
 
 from ragsim.host import cli_retrieval, console, pdf
+from ragsim.wire import cost
 from ragsim.wire.api import simulate
 from ragsim.host.audit_cli import read_text_file
 from ragsim.errors import RequestError
@@ -119,7 +121,10 @@ def main(argv) -> int:
     except _Refused as e:
         console.say(f"{PROG}: {e}")
         return 2
-    response = simulate(request)
+    console.say(f"{PROG}: estimated {cost.estimate(request, documents).sentence()}")
+    began = time.perf_counter()
+    response = simulate(request, budget=cost.BATCH)  # issue 22: refused only what could not finish in memory
+    console.say(f"{PROG}: done in {time.perf_counter() - began:.1f} s")
     if "error" in response:
         console.say(f"{PROG}: {response['error']['field']}: {response['error']['message']}")
         return 2

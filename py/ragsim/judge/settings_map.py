@@ -21,13 +21,10 @@ GRID_FIELDS = ("chunking.size", "chunking.overlap")
 def _whole_numbers(value, field: str, minimum: int) -> list[int]:
     if not isinstance(value, list) or not value:
         raise RequestError(field, f"Give {field} as a non-empty list of whole numbers.")
-    out = []
     for v in value:
         if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
             raise RequestError(field, f"Every entry of {field} must be a whole number of at least {minimum} (got {shown(v)}).")
-        if v not in out:
-            out.append(v)
-    return out
+    return list(dict.fromkeys(value))  # in order, duplicates dropped, in O(n) (issue 22)
 
 
 def read_map(request: dict):

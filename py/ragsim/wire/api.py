@@ -14,15 +14,16 @@ import json
 
 from ragsim.judge import pipeline, settings_map
 from ragsim.rank import dense
-from ragsim.wire import encode, investigate
+from ragsim.wire import cost, encode, investigate
 from ragsim.wire.jsonio import json_call
 from ragsim.errors import RequestError
 from ragsim.split.session import Fresh, Session  # noqa: F401  (callers take Session from here)
 from ragsim.wire.request import DEFAULT_PRICE, WIRES, query_terms_for, read_questions, read_request, read_retrieval_options  # noqa: F401
 
 
-def _simulate(request, session: Session) -> dict:
+def _simulate(request, session: Session, budget: cost.Budget) -> dict:
     req = read_request(request)
+    cost.guard(cost.estimate(request, req.docs), budget)  # issue 22: refused before the work, not during
     session.hold(len(req.docs))
     judged = pipeline.run(req, session)
     response = encode.response(req, judged)
@@ -32,10 +33,11 @@ def _simulate(request, session: Session) -> dict:
     return response
 
 
-def simulate(request: dict, session: Session | None = None) -> dict:
-    """Request -> response (SPEC section 6); a request that breaks the contract gets `{"error": ...}`."""
+def simulate(request: dict, session: Session | None = None, budget: cost.Budget = cost.INTERACTIVE) -> dict:
+    """Request -> response (SPEC section 6); a request that breaks the contract, or would cost more
+    than `budget` (ragsim.wire.cost: about 30 s or 1 GB for one request), gets `{"error": ...}`."""
     try:
-        return _simulate(request, session if session is not None else Fresh())
+        return _simulate(request, session if session is not None else Fresh(), budget)
     except RequestError as e:
         return e.as_response()
 

@@ -8,10 +8,12 @@ name as the query, whether a chunk that answers it ranks in the top `precision_k
 
 from bisect import bisect_left, bisect_right
 
+from ragsim import limits, split as splitters
 from ragsim.rank import bm25
 from ragsim.rank import ranking
 from ragsim.judge import facts as fact_rules
 from ragsim.split.session import Session
+from ragsim.wire import cost
 from ragsim.wire.jsonio import json_call
 from ragsim.wire.request import query_terms_for, read_documents, read_retrieval_options
 from ragsim.errors import RequestError
@@ -25,12 +27,13 @@ def _read_overlaps(request: dict) -> list[int]:
     overlaps = request.get("overlaps", list(DEFAULT_OVERLAPS))
     if not isinstance(overlaps, list) or not overlaps:
         raise RequestError("overlaps", "Give overlaps as a list of whole numbers, e.g. [0, 25, 50].")
-    out = []
-    for i, o in enumerate(overlaps):
+    for o in overlaps:
         if isinstance(o, bool) or not isinstance(o, int) or o < 0:
             raise RequestError("overlaps", f"Every overlap must be a whole number of at least 0 (got {shown(o)}).")
-        if o not in out:
-            out.append(o)
+    out = list(dict.fromkeys(overlaps))  # in order, duplicates dropped, in O(n)
+    if len(out) > limits.MAX_OVERLAPS:
+        raise RequestError("overlaps", f"An audit runs at most {limits.MAX_OVERLAPS} overlaps (got {len(out):,}); "
+                           "give fewer.")
     return out
 
 
@@ -62,15 +65,26 @@ def facts_of(index: DocIndex) -> list[fact_rules.Fact]:
     return index.memo["facts"]
 
 
-def audit(request: dict, session: Session | None = None) -> dict:
-    """Audit request -> table; `{"error": ...}` for a request that breaks the contract."""
+def audit(request: dict, session: Session | None = None, budget: cost.Budget = cost.INTERACTIVE,
+          progress=None) -> dict:
+    """Audit request -> table; `{"error": ...}` for a request that breaks the contract or would cost
+    more than `budget` (ragsim.wire.cost). `progress(done, overlaps, row)`, when given, is called
+    after each overlap (the command line shows it)."""
     try:
-        return _audit(request, session if session is not None else Session())
+        return _audit(request, session if session is not None else Session(), budget, progress)
     except RequestError as e:
         return e.as_response()
 
 
-def _audit(request: dict, session: Session) -> dict:
+def estimate(request: dict, docs: list[dict]) -> cost.Cost:
+    """What an audit costs: each overlap splits and ranks every document again (a sweep of them)."""
+    overlaps = request.get("overlaps", list(DEFAULT_OVERLAPS))
+    chunking = request.get("chunking") if isinstance(request.get("chunking"), dict) else {}
+    return cost.estimate({"chunking": chunking, "retrieval": {"k": 1}, "sweep": overlaps[: limits.MAX_OVERLAPS]
+                          if isinstance(overlaps, list) else []}, docs)
+
+
+def _audit(request: dict, session: Session, budget: cost.Budget, progress) -> dict:
     if not isinstance(request, dict):
         raise RequestError("request", "The request must be a JSON object.")
     docs = read_documents(request)
@@ -79,6 +93,7 @@ def _audit(request: dict, session: Session) -> dict:
     if not isinstance(chunking, dict):
         raise RequestError("chunking", "Give chunking as an object with unit and size.")
     overlaps = _read_overlaps(request)
+    cost.guard(estimate(request, docs), budget)
     retrieval = read_retrieval_options(request.get("retrieval") or {})
     ranker = _dense_ranker(request.get("retrieval") or {}, docs, session)  # None for BM25
     precision_k = get_int(request, "precision_k", "precision_k", default=3, minimum=1)
@@ -95,11 +110,15 @@ def _audit(request: dict, session: Session) -> dict:
                                                  ranker)
         except RequestError as e:
             rows.append({"overlap": o, "error": e.message})
+            if progress is not None:
+                progress(len(rows), len(overlaps), rows[-1])
             continue
         if baseline_found is None:
             baseline_found = in_top
         row["dropped_top_k"] = sum(1 for i in baseline_found if i not in in_top and answered[i])
         rows.append(row)
+        if progress is not None:
+            progress(len(rows), len(overlaps), row)
         for i, numbers in enumerate(answered):
             per_fact[i]["answering"][str(o)] = numbers
             if not numbers:
@@ -146,7 +165,9 @@ def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, sess
     starts, ends, lengths, first = [], [], [], []
     layouts, unit, units_stored = [], None, 0
     for index in indexes:
+        limits.check_chunks(len(lengths) + splitters.estimate(index, chunking))  # issue 22: before the work
         split, layout = session.split(index, chunking)
+        limits.check_chunks(len(lengths) + len(split))  # the strategies that cannot be counted before
         first.append(len(lengths))  # global position of the document's first chunk
         starts.append(split.starts)
         ends.append(split.ends)
