@@ -28,6 +28,7 @@ def campaign(count: int, seed: int, limit: float, dense: float = 0.15, report=pr
     """Counts by kind: response, error, malformed, hang, and one per uncaught exception type."""
     counts: collections.Counter = collections.Counter()
     shown = 0
+    fuzz_requests.warm()
     began = time.perf_counter()
     for i in range(seed, seed + count):
         request = fuzz_requests.make(random.Random(i), dense)

@@ -34,8 +34,18 @@ class Malformed(AssertionError):
     """A response or refusal that breaks the contract."""
 
 
-class Hang(Exception):
-    """A request ran past its time limit."""
+class Hang(BaseException):
+    """A request ran past its time limit (a BaseException, as KeyboardInterrupt is, so that no `except
+    Exception` in the code under test can turn it into an answer)."""
+
+
+def warm() -> None:
+    """Load what the first request of a kind would load (the dense model, the rank files), untimed."""
+    doc = [{"id": "d", "title": "", "text": "warm the model up"}]
+    for extra in ({"retrieval": {"k": 1, "method": "hybrid"}}, {"tokenizer": "cl100k_base"},
+                  {"tokenizer": "o200k_base"}):
+        simulate({"documents": doc, "query": "warm", "chunking": {"size": 2, "overlap": 0}, "retrieval": {"k": 1},
+                  **extra})
 
 
 def any_json(rng: random.Random, depth: int = 0):
