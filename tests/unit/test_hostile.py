@@ -299,12 +299,16 @@ def test_the_estimate_of_an_ordinary_request_is_small_and_the_page_default_passe
     assert estimate.seconds < 30 and estimate.bytes < 2**30, estimate.sentence()
 
 
-def test_eval_and_audit_print_the_estimate(eval_files, tmp_path):
-    doc, questions = eval_files
-    done = ragsim("eval", os.fsencode(doc).decode("utf-8", "surrogateescape"), "--questions", questions, "--size", "8")
-    assert "estimated about" in done.stderr.decode()
-    plain = tmp_path / "plain.txt"
-    plain.write_text("The fee is 40 dollars. The port opens at 9 am. " * 20)
-    done = ragsim("audit", plain, "--overlaps", "0,5", "--size", "60")
+def test_eval_and_audit_print_the_estimate_and_progress_past_a_second(tmp_path):
+    text = "The fee is 40 dollars. The port opens at 9 am. " * 26_000  # 1.2 M characters
+    big = tmp_path / "big.txt"
+    big.write_text(text)
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps({"questions": [{"id": "fee", "query": "fee", "references": [
+        {"doc": str(big), "start": 0, "end": 22}]}]}))
+    done = ragsim("eval", big, "--questions", questions, "--size", "400")
     err = done.stderr.decode()
-    assert done.returncode == 0 and "estimated about" in err and "overlap 5 done (2 of 2" in err
+    assert done.returncode == 0 and "estimated about" in err and "done in" in err, err
+    done = ragsim("audit", big, "--overlaps", "0,5", "--size", "4000")
+    err = done.stderr.decode()
+    assert done.returncode == 0 and "estimated about" in err and "overlap 5 done (2 of 2" in err, err

@@ -116,13 +116,16 @@ def main(argv) -> int:
     chunking = _chunking(args)
     request = {"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top,
                "retrieval": cli_retrieval.retrieval_fields(args)}
-    console.say(f"ragsim audit: estimated {estimate(request, documents).sentence()}")
+    cost_of = estimate(request, documents)
+    show = cost_of.seconds >= console.SHOW_AFTER
+    if show:
+        console.say(f"ragsim audit: estimated {cost_of.sentence()}")
 
     def progress(done: int, total: int, row: dict) -> None:
         console.say(f"ragsim audit: overlap {row['overlap']} done ({done} of {total}, {time.perf_counter() - began:.1f} s)")
 
     began = time.perf_counter()
-    result = audit(request, budget=cost.BATCH, progress=progress)
+    result = audit(request, budget=cost.BATCH, progress=progress if show else None)
     if "error" in result:
         console.say(f"ragsim audit: {result['error']['field']}: {result['error']['message']}")
         return 2

@@ -17,6 +17,11 @@ def _write(stream, text: str) -> None:
     stream.flush()
 
 
+# The commands say what a request will cost, and show its progress, only past this many seconds of
+# estimate: a quick run's output (and a refusal's one line) stays as it was.
+SHOW_AFTER = 1.0
+
+
 def out(text: str) -> None:
     """A line (or several) on stdout."""
     _write(sys.stdout, text)

@@ -121,10 +121,14 @@ def main(argv) -> int:
     except _Refused as e:
         console.say(f"{PROG}: {e}")
         return 2
-    console.say(f"{PROG}: estimated {cost.estimate(request, documents).sentence()}")
+    estimate = cost.estimate(request, documents)
+    show = estimate.seconds >= console.SHOW_AFTER
+    if show:
+        console.say(f"{PROG}: estimated {estimate.sentence()}")
     began = time.perf_counter()
     response = simulate(request, budget=cost.BATCH)  # issue 22: refused only what could not finish in memory
-    console.say(f"{PROG}: done in {time.perf_counter() - began:.1f} s")
+    if show and "error" not in response:
+        console.say(f"{PROG}: done in {time.perf_counter() - began:.1f} s")
     if "error" in response:
         console.say(f"{PROG}: {response['error']['field']}: {response['error']['message']}")
         return 2
