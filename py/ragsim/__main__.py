@@ -11,9 +11,9 @@ import sys
 import ragsim.host  # noqa: F401  (CPython's hosts: rank files from disk, the onnxruntime model)
 from ragsim import limits
 from ragsim.errors import RequestError
-from ragsim.host import ask_cli, audit_cli, eval_cli, inspect_cli
+from ragsim.host import ask_cli, audit_cli, console, eval_cli, inspect_cli
 from ragsim.wire import jsonio, state_file
-from ragsim.wire.api import simulate
+from ragsim.wire.api import simulate, simulate_plain
 
 
 # What each command does and one example (the help lists every command of COMMANDS; one without
@@ -103,7 +103,7 @@ def run_request() -> int:
             say(f"ragsim: {e.field}: {e.message}")
             return 2
     try:
-        response = simulate(request)
+        response = simulate_plain(request)
     except (MemoryError, RecursionError) as e:
         say(f"ragsim: the request needs more {'memory' if isinstance(e, MemoryError) else 'stack'} than this "
             "machine gives; send smaller documents or larger chunks.")
@@ -134,10 +134,7 @@ def read_request(stream):
         raise ValueError(e.message) from None
 
 
-def say(line: str) -> None:
-    """One line on stderr, whatever characters it holds."""
-    sys.stderr.buffer.write(line.encode("utf-8", "backslashreplace") + b"\n")
-    sys.stderr.flush()
+say = console.say  # one line on stderr, whatever characters it holds
 
 
 if __name__ == "__main__":

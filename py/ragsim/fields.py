@@ -5,10 +5,15 @@ from ragsim.errors import RequestError
 _MISSING = object()
 
 
-def shown(value, limit: int = 40) -> str:
-    """`repr(value)` for a message, cut short: a wrong value may be a megabyte of anything."""
+# The most characters of a value a message quotes (issue 22): a wrong value may be a megabyte of anything.
+SHOWN = 60
+
+
+def shown(value, limit: int = SHOWN) -> str:
+    """`repr(value)` for a message, cut short with "…" (a string's repr keeps a lone surrogate as its
+    escape, so the excerpt is always printable)."""
     text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def get_int(obj: dict, key: str, field: str, default=_MISSING, minimum: int | None = None) -> int:

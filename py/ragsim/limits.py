@@ -14,6 +14,11 @@ MAX_CHARS = 10_000_000
 MAX_DOCUMENTS = 10_000
 # Chunks one request may make over all its documents: size 1 over megabytes would make millions.
 MAX_CHUNKS = 200_000
+# The context one answer may assemble (k chunks joined), code points: k 200,000 at overlap 9,950
+# would join 2 billion characters (6 GB). Checked on the top k's lengths before joining (wire.encode).
+MAX_CONTEXT_CHARS = MAX_CHARS
+# The overlaps one audit runs (each splits and ranks every document again), as the sweep's 50.
+MAX_OVERLAPS = 50
 # The query, in code points (question sets carry their own questions).
 MAX_QUERY_CHARS = 100_000
 # LangChain separators: how many, and how long one regular expression may be.
@@ -51,3 +56,9 @@ def check_chunks(chunks: int, field: str = "chunking.size") -> None:
     if chunks > MAX_CHUNKS:
         raise RequestError(field, f"These settings would make {chunks:,} chunks or more, over the limit of "
                            f"{MAX_CHUNKS:,}; raise chunking.size or lower chunking.overlap.")
+
+
+def check_context(chars: int) -> None:
+    if chars > MAX_CONTEXT_CHARS:
+        raise RequestError("retrieval.k", f"The top k chunks hold {chars:,} characters together, more than the "
+                           f"{MAX_CONTEXT_CHARS:,} one context may hold; lower retrieval.k or chunking.overlap.")

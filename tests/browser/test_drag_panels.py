@@ -19,25 +19,39 @@ SETTLED = """() => {
 }"""
 
 # Every simulate request the page posts, as parsed JSON, in order; a request asking for the cuts is
-# held back `window.holdPanels` ms when that is set.
+# held back `window.holdPanels` ms when that is set, its worker and id kept in `window.held`; those of
+# every answer a worker sends are kept in `window.answered` (heard before the page's own listener).
 RECORD = """
 (() => {
   const post = Worker.prototype.postMessage;
   window.simulations = [];
   window.holdPanels = 0;
+  window.held = [];
+  window.answered = [];
   Worker.prototype.postMessage = function (message, transfer) {
     if (message && message.type === "simulate" && typeof message.request === "string") {
       const request = JSON.parse(message.request);
       window.simulations.push(request);
       if (request.cuts && window.holdPanels) {
+        window.held.push({ worker: this, id: message.id });
         setTimeout(() => post.call(this, message, transfer), window.holdPanels);
         return;
       }
     }
     return post.call(this, message, transfer);
   };
+  const Native = window.Worker;
+  window.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (e) => { if (e.data && e.data.id !== undefined) window.answered.push({ worker: this, id: e.data.id }); });
+    }
+  };
 })();
 """
+
+# Two frames after the page's own handlers: whatever an answer makes the page draw is drawn.
+TWO_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +121,11 @@ def test_a_late_panel_answer_never_paints_over_a_newer_result(page, page_errors)
     # size 20's own panels are drawn), and is not drawn.
     page.wait_for_function("() => window.simulations.filter((r) => r.cuts).length >= 2")
     settle(page)
-    page.wait_for_timeout(1800)  # long past the held request's answer
+    # the held request's own answer has come back (not a guess at how long it takes), and was handled
+    page.wait_for_function("() => window.held.length > 0 && window.held.every((h) => window.answered.some("
+                           "(a) => a.worker === h.worker && a.id === h.id))", timeout=30_000)
+    page.evaluate(TWO_FRAMES)
+    settle(page)
     assert page.evaluate("window.ragsim.shownRequest().chunking.size") == 20
     assert page.evaluate("window.ragsim.panelsShown()")
     text = cuts_total(page)

@@ -51,8 +51,24 @@ def verdict(page):
             page.locator("#verdict-text").inner_text())
 
 
+# When the page last rewrote its address (history.replaceState) and when a control last changed (an
+# input or change event, heard in the capture phase before the page's own handlers): installed once.
+WATCH_WRITES = """() => {
+  if (window.__watchWrites) return;
+  window.__watchWrites = true;
+  window.__writtenAt = -1;
+  window.__changedAt = 0;
+  const replace = history.replaceState.bind(history);
+  history.replaceState = (...args) => { replace(...args); window.__writtenAt = performance.now(); };
+  for (const type of ["input", "change"]) {
+    document.addEventListener(type, () => { window.__changedAt = performance.now(); }, true);
+  }
+}"""
+
+
 def restore(page, fragment=""):
     """Back to the example (or a fragment) through the URL, as a person opening a link would."""
+    page.evaluate(WATCH_WRITES)
     page.evaluate("h => { location.hash = h; }", fragment or "size=24")
     page.evaluate("h => { location.hash = h; }", fragment)
     settle(page)
@@ -257,8 +273,9 @@ def reopen(context, url):
 
 
 def written_hash(page):
-    page.wait_for_function("() => location.hash.length > 1")
-    page.wait_for_timeout(400)  # the fragment is written 300 ms after the last change
+    """The fragment the page writes once the controls rest: waited for as that write itself, the first
+    after the last change (not a guess at the page's 300 ms)."""
+    page.wait_for_function("() => window.__writtenAt > window.__changedAt && location.hash.length > 1")
     return page.evaluate("location.hash")
 
 
@@ -333,7 +350,10 @@ def test_hostile_text_in_document_question_and_url_runs_nothing(page, dialogs):
     page.locator("#picture").focus()
     page.keyboard.press("ArrowRight")
     assert "onerror" in page.locator("#detail-text").inner_text()
-    page.wait_for_timeout(300)
+    # had the text become markup, its image would fail to load and its onerror open a dialog: wait
+    # until every image has loaded or failed, and two frames have passed, instead of a fixed time
+    page.wait_for_function("() => [...document.images].every((i) => i.complete)")
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     assert dialogs == []
     assert document_is_clean(page)
     restore(page)

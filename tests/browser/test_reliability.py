@@ -50,6 +50,17 @@ def open_fragment(page, fragment):
     page.evaluate("h => { location.hash = 'k=3'; location.hash = h; }", fragment)
 
 
+def panels_asked(page):
+    """The code panel shows the current request's code and the sweep has its answer: both panels have
+    asked their questions, so the next request the page sends is the one a test means."""
+    from ragsim.wire import api
+
+    code = json.loads(api.equivalent_code_json(json.dumps(page.evaluate("window.ragsim.request()"))))["code"]
+    page.wait_for_function("text => document.getElementById('code').textContent === text", arg=code, timeout=60_000)
+    page.wait_for_function("() => window.ragsim.panelsShown() && document.getElementById('sweep').dataset.state "
+                           "!== 'computing'", timeout=60_000)
+
+
 def message(page):
     el = page.locator("#message")
     return el.inner_text() if el.is_visible() else ""
@@ -98,7 +109,7 @@ def test_a_hostile_separator_link_is_refused_with_a_sentence_and_the_page_recove
 def test_a_missed_deadline_restarts_the_worker_says_so_and_shows_the_old_result_as_stale(page, tmp_path):
     open_fragment(page, "size=30")
     settle(page)
-    page.wait_for_timeout(800)  # let the code panel and the sweep ask their questions first
+    panels_asked(page)
     before = page.locator("#verdict-headline").inner_text()
     restarts = page.evaluate("window.ragsim.restarts()")
     page.evaluate("window.ragsim.setDeadline(1)")  # test-only: every request now misses its deadline
@@ -127,7 +138,7 @@ def test_a_missed_deadline_restarts_the_worker_says_so_and_shows_the_old_result_
 def test_a_restart_says_why_while_python_loads_then_runs_the_interrupted_audit_again(page):
     open_fragment(page, "size=24")
     settle(page)
-    page.wait_for_timeout(800)  # the code panel and the sweep ask their questions first
+    panels_asked(page)
     restarts = page.evaluate("window.ragsim.restarts()")
     page.evaluate("""() => { window.__boot = []; window.__audit = [];
       const watch = (id, list) => new MutationObserver(() => list.push(document.getElementById(id).textContent))
@@ -358,7 +369,7 @@ def test_a_5_megabyte_paste_stays_out_of_the_box_shows_progress_and_never_blocks
     clipboard(page, "'Compaction merges hourly snapshots. '.padEnd(40).repeat(500_000)")
     watch_long_tasks_and_progress(page)
     paste_clipboard(page)
-    page.wait_for_timeout(500)
+    page.wait_for_function("() => (document.getElementById('message').textContent || '').includes('The paste was not inserted')")
     longest = page.evaluate("Math.max(0, ...window.__long)")
     print(f"long tasks during a 20 MB paste: {page.evaluate('window.__long')} ms (longest {longest})")
     assert longest < LONG_TASK_MS

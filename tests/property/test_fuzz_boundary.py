@@ -6,10 +6,17 @@ For every request: no exception escapes; an error names a field and says in a se
 do; a response keeps SPEC's invariants (extents inside their document, ranks a permutation of 1..N,
 retrieved = min(k, N)); and the JSON text is valid UTF-8 whatever the strings held. Bounded:
 a few hundred examples of small texts, deadline=None.
+
+Then issue 22's seeded campaign: 3,000 hostile requests from tests/fuzz_requests.py (every strategy,
+retriever, unit, question set and map field, values at and past their bounds) through `simulate`, the
+JSON boundary and `simulate_packed`, each within 20 s; the same seeds every run, so a failure names
+the seed that reproduces it. tests/fuzz_long.py runs the same at 50,000.
 """
 
 import json
+import random
 
+import fuzz_requests
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ragsim.wire.api import Session, equivalent_code, equivalent_code_json, simulate, simulate_json
@@ -161,3 +168,20 @@ def test_any_json_at_all_is_answered_or_refused(request):
     assert "error" in r  # without documents as objects no request is whole
     check_error(r["error"])
     simulate_json(json.dumps(request)).encode("utf-8")
+
+
+# Seeds 0..2,999, a share of dense and hybrid requests small enough for CI (the model runs on the CPU):
+# about 40 s of CPU on an idle 2-core machine.
+CAMPAIGN = 3_000
+
+
+def test_a_seeded_campaign_of_hostile_requests_is_answered_or_refused():
+    failures, kinds = [], {"response": 0, "error": 0}
+    fuzz_requests.warm()
+    for seed in range(CAMPAIGN):
+        try:
+            kinds[fuzz_requests.run(fuzz_requests.make(random.Random(seed), dense=0.02), seconds=20)] += 1
+        except (Exception, fuzz_requests.Hang) as e:  # noqa: BLE001  (malformed, a hang, anything that escaped)
+            failures.append(f"seed {seed}: {type(e).__name__}: {str(e)[:300]}")
+    assert not failures, failures[:5]
+    assert kinds["response"] > CAMPAIGN // 4 and kinds["error"] > CAMPAIGN // 4, kinds  # both kinds exercised

@@ -87,3 +87,26 @@ def test_overlap_achieved_in_characters():
     assert r["stats"]["boundaries_without_overlap"] == 0
     zero = simulate(make_request(TEXT, size=4, overlap=0, k=1))["stats"]
     assert zero["overlap_max"] == 0 and zero["boundaries_without_overlap"] == 2
+
+
+def test_overlap_prev_is_clamped_at_zero_across_gaps_and_equals_the_stats():
+    """Issue 22: pinned, not left to a property test's luck. Word windows at overlap 0 leave the gap
+    between two words (prev.end - next.start = -1, -3) and must report 0, never a negative count; a
+    shared word reports its characters; a document's first chunk has none. The stats are these numbers."""
+    docs = [{"id": "a", "title": "", "text": "one two   three four"}, {"id": "b", "title": "", "text": "alpha beta gamma delta"}]
+    splits = [{"unit": "words", "size": 2, "overlap": 0},  # fixed windows
+              {"strategy": "langchain-character", "separator": "   ", "size": 10, "overlap": 0},  # the generic clamp
+              {"strategy": "sentences", "unit": "words", "size": 2, "overlap": 0}]
+    for wire, chunking in [(w, c) for w in ("objects", "columns") for c in splits]:
+        gaps = simulate({"documents": [docs[0], {**docs[1], "text": "alpha beta   gamma delta"}], "query": "two",
+                         "chunking": chunking, "retrieval": {"k": 1}, "wire": wire})
+        shared = (gaps["chunk_columns"]["overlap_prev"] if wire == "columns" else
+                  [c["overlap_prev"] for c in gaps["chunks"]])
+        assert shared == [None, 0, None, 0]
+        assert (gaps["stats"]["overlap_min"], gaps["stats"]["overlap_max"]) == (0, 0)
+        assert gaps["stats"]["boundaries_without_overlap"] == 2
+    words = simulate({"documents": docs[1:], "query": "beta", "chunking": {"unit": "words", "size": 3, "overlap": 1},
+                      "retrieval": {"k": 1}})
+    assert [c["overlap_prev"] for c in words["chunks"]] == [None, len("gamma")]
+    assert (words["stats"]["overlap_min"], words["stats"]["overlap_median"], words["stats"]["overlap_max"],
+            words["stats"]["boundaries_without_overlap"]) == (5, 5, 5, 0)

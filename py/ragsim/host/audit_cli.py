@@ -12,16 +12,19 @@ import argparse
 import pathlib
 import sys
 import textwrap
+import time
 
 from ragsim.host.cli_common import read_text_file
-from ragsim.host import cli_retrieval, pdf
+from ragsim.host import cli_retrieval, console, pdf
 from ragsim.wire import jsonio
 from ragsim import limits, split as splitters
-from ragsim.wire.audit import DEFAULT_OVERLAPS, audit
+from ragsim.wire import cost
+from ragsim.wire.audit import DEFAULT_OVERLAPS, audit, estimate
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
 from ragsim.split import registry
 from ragsim.split.windows import UNITS
+from ragsim.fields import shown
 
 
 DESCRIPTION = ("Run the corpus audit over text files: every name-value fact the core detects, checked at each "
@@ -35,9 +38,9 @@ def check_settings(args) -> str | None:
     if args.top < 1:
         return f"--top must be at least 1 (got {args.top})."
     if args.strategy not in splitters.STRATEGIES:
-        return f"--strategy must be one of {', '.join(splitters.STRATEGIES)} (got {args.strategy!r})."
+        return f"--strategy must be one of {', '.join(splitters.STRATEGIES)} (got {shown(args.strategy)})."
     if _picks_unit(args) and args.unit not in UNITS:
-        return f"--unit must be one of {', '.join(UNITS)} (got {args.unit!r})."
+        return f"--unit must be one of {', '.join(UNITS)} (got {shown(args.unit)})."
     try:  # anything else the splitter itself refuses, on an empty text at overlap 0
         splitters.split(DocIndex.build(""), {**_chunking(args), "overlap": 0})
     except RequestError as e:
@@ -108,7 +111,7 @@ def heading(documents: list, result: dict, args, chunking: dict) -> str:
             f"{args.strategy}{unit} size {args.size}")
 
 
-def main(argv) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ragsim audit", description=DESCRIPTION)
     parser.add_argument("files", nargs="+", help="text or Markdown files, one document each; PDFs as PyPDFLoader reads them")
     parser.add_argument("--strategy", default="window", help="splitter (default: window)")
@@ -120,15 +123,20 @@ def main(argv) -> int:
     parser.add_argument("--top", type=int, default=3, help="the k of the precision check (default 3)")
     parser.add_argument("--json", action="store_true", help="print the data as JSON")
     cli_retrieval.add_arguments(parser)
+    return parser
+
+
+def main(argv) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     problem = check_settings(args)
     if problem:
-        print(f"ragsim audit: {problem}", file=sys.stderr)
+        console.say(f"ragsim audit: {problem}")
         return 2
     try:
         overlaps = [int(o) for o in args.overlaps.split(",") if o.strip()]
     except ValueError:
-        print(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {args.overlaps!r}).", file=sys.stderr)
+        console.say(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {shown(args.overlaps)}).")
         return 2
     documents, total = [], 0
     for path in args.files:
@@ -136,28 +144,38 @@ def main(argv) -> int:
             docs = (pdf.load(path, args.pdf_mode, limits.MAX_FILE_BYTES) if pdf.is_pdf(path)
                     else [{"id": path, "title": pathlib.Path(path).name, "text": read_text_file(path)}])
         except (OSError, ValueError) as e:
-            print(f"ragsim audit: {str(e).rstrip('.')}.", file=sys.stderr)
+            console.say(f"ragsim audit: {str(e).rstrip('.')}.")
             return 1
         total += sum(len(d["text"]) for d in docs)
         if total > limits.MAX_CHARS:
-            print(f"ragsim audit: the files hold more than {limits.MAX_CHARS:,} characters together, the most one "
-                  "audit takes; audit fewer files at a time.", file=sys.stderr)
+            console.say(f"ragsim audit: the files hold more than {limits.MAX_CHARS:,} characters together, the most "
+                        "one audit takes; audit fewer files at a time.")
             return 1
         documents.extend(docs)
     chunking = _chunking(args)
-    result = audit({"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top,
-                    "retrieval": cli_retrieval.retrieval_fields(args)})
+    request = {"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top,
+               "retrieval": cli_retrieval.retrieval_fields(args)}
+    cost_of = estimate(request, documents)
+    show = cost_of.seconds >= console.SHOW_AFTER
+    if show:
+        console.say(f"ragsim audit: estimated {cost_of.sentence()}")
+
+    def progress(done: int, total: int, row: dict) -> None:
+        console.say(f"ragsim audit: overlap {row['overlap']} done ({done} of {total}, {time.perf_counter() - began:.1f} s)")
+
+    began = time.perf_counter()
+    result = audit(request, budget=cost.BATCH, progress=progress if show else None)
     if "error" in result:
-        print(f"ragsim audit: {result['error']['field']}: {result['error']['message']}", file=sys.stderr)
+        console.say(f"ragsim audit: {result['error']['field']}: {result['error']['message']}")
         return 2
     if all(row.get("error") for row in result["rows"]):  # nothing audited: say why, as a refusal
-        print(f"ragsim audit: every overlap was refused; the first: {result['rows'][0]['error']}", file=sys.stderr)
+        console.say(f"ragsim audit: every overlap was refused; the first: {result['rows'][0]['error']}")
         return 2
     if args.json:
-        sys.stdout.buffer.write(jsonio.dumps(result, indent=1).encode("utf-8") + b"\n")
+        console.out_json(result, indent=1)
     else:
-        print(heading(documents, result, args, chunking))
-        print(table(result))
-        print()
-        print(destroyed_facts(result))
+        console.out(heading(documents, result, args, chunking))
+        console.out(table(result))
+        console.out("")
+        console.out(destroyed_facts(result))
     return 0

@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -95,6 +96,16 @@ def model_dir(make: bool = True) -> Path:
     return target
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def readable(text: str) -> str:
+    """The text as `tokenizers` can take it (issue 22): a lone surrogate (legal in a JSON string, a
+    file name's stray byte) becomes U+FFFD, which BertNormalizer drops as it drops the surrogate
+    itself in the core's WordPiece (wordpiece._normal), so both read the same pieces."""
+    return text if text.isascii() or not _SURROGATE.search(text) else _SURROGATE.sub("\ufffd", text)
+
+
 class Embedder:
     """Sentence embeddings as sentence-transformers computes them for this model: WordPiece
     truncated to 256 pieces, last hidden state mean-pooled over the attention mask, L2-normalised.
@@ -126,7 +137,7 @@ class Embedder:
 
     def _run(self, texts: list[str]):
         np = self.np
-        encodings = self.tokenizer.encode_batch(texts)
+        encodings = self.tokenizer.encode_batch([readable(t) for t in texts])
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(texts), width), dtype=np.int64)
         mask = np.zeros_like(ids)

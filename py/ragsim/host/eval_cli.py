@@ -12,16 +12,17 @@ the question or field), 1 for files that cannot be read.
 """
 
 import argparse
-import json
 import pathlib
+import time
 import sys
 
-from ragsim.host import ask_cli, cli_retrieval, pdf
+from ragsim.host import ask_cli, cli_retrieval, console, pdf
 from ragsim.host.cli_common import read_text_file
-from ragsim.wire import state_file
+from ragsim.wire import cost, state_file
 from ragsim.wire.api import simulate
 from ragsim.errors import RequestError
 from ragsim.wire.question_io import read_set, to_request
+from ragsim.fields import shown
 
 PROG = "ragsim eval"
 DESCRIPTION = ("Score a question set over text files at one setting (and, with --map-sizes and --map-overlaps, "
@@ -37,7 +38,7 @@ def _numbers(text: str, option: str) -> list[int]:
     try:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise _Refused(f"{option} takes whole numbers separated by commas (got {text!r}).") from None
+        raise _Refused(f"{option} takes whole numbers separated by commas (got {shown(text)}).") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -178,7 +179,7 @@ def main(argv) -> int:
         documents, base = read_documents(args)
         questions_text = read_text_file(args.questions) if args.questions is not None else None
     except (OSError, ValueError) as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
+        console.say(f"{PROG}: {e}")
         return 1
     except _Refused as e:
         print(f"{PROG}: {e}", file=sys.stderr)
@@ -188,17 +189,27 @@ def main(argv) -> int:
             raise _Refused("--ask needs --endpoint URL and --model NAME (the model to ask each question).")
         request = build_request(args, documents, questions_text, args.questions, base)
     except _Refused as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
+        console.say(f"{PROG}: {e}")
         return 2
-    response = simulate(request)
+    estimate = cost.estimate(request, documents)
+    show = estimate.seconds >= console.SHOW_AFTER
+    if show:
+        console.say(f"{PROG}: estimated {estimate.sentence()}")
+    began = time.perf_counter()
+    response = simulate(request, budget=cost.BATCH)  # issue 22: refused only what could not finish in memory
+    if show and "error" not in response:
+        console.say(f"{PROG}: done in {time.perf_counter() - began:.1f} s")
     if "error" in response:
-        print(f"{PROG}: {response['error']['field']}: {response['error']['message']}", file=sys.stderr)
+        console.say(f"{PROG}: {response['error']['field']}: {response['error']['message']}")
         return 2
     response.pop("chunk_columns", None)  # the chunks themselves: ask `python -m ragsim` for them
     if args.ask:
         return ask_cli.ask_set(args, request, response, None if args.json else table(response, request))
     try:
-        print(json.dumps(response, ensure_ascii=False, indent=1) if args.json else table(response, request))
+        if args.json:
+            console.out_json(response, indent=1)
+        else:
+            console.out(table(response, request))
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
         sys.stderr.close()
     return 0

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ragsim.judge import spans
 from ragsim.errors import RequestError
-from ragsim.fields import get_int, get_str
+from ragsim.fields import get_int, get_str, shown
 from ragsim.text.index import terms as bm25_terms
 from ragsim.rank.queries import Query, Setting, Words, collection_paused
 
@@ -45,7 +45,7 @@ def _doc_position(docs: list[dict], doc_id, where: str) -> int:
     for i, d in enumerate(docs):
         if d["id"] == doc_id:
             return i
-    raise RequestError(where, f"{where} names no document ({doc_id!r}); use one of the documents' ids.")
+    raise RequestError(where, f"{where} names no document ({shown(doc_id)}); use one of the documents' ids.")
 
 
 def _short(s, n: int = 40) -> str:
@@ -72,7 +72,7 @@ def read_reference(ref, docs: list[dict], where: str) -> tuple[tuple, tuple]:
     content = ref.get("content")
     if content is not None and content != text[start:end]:
         raise RequestError(where, f"{where}: the content {_short(content)} is not the text at {start}-{end} of "
-                                  f"{docs[d]['id']!r}, which reads {_short(text[start:end])}; fix the offsets or the content.")
+                                  f"{shown(docs[d]['id'])}, which reads {_short(text[start:end])}; fix the offsets or the content.")
     s, t = spans.trim(text, start, end, where)
     return (d, start, end), (d, s, t)
 
@@ -88,7 +88,7 @@ def read_question(q, docs: list[dict], where: str, fallback_id: str) -> Question
     refs = q.get("references")
     if not isinstance(refs, list) or not refs:
         raise RequestError(f"{where}.references",
-                           f"Question {qid!r} has no references; mark at least one answer span for it.")
+                           f"Question {shown(qid)} has no references; mark at least one answer span for it.")
     read = [read_reference(r, docs, f"{where}.references[{j}]") for j, r in enumerate(refs)]
     return Question(qid, query, tuple(r for r, _ in read), tuple(s for _, s in read))
 
@@ -104,7 +104,7 @@ def read_question_set(value, docs: list[dict], field: str = "questions") -> list
         where = f"{field}[{i}]"
         question = read_question(q, docs, where, str(i + 1))
         if question.id in seen:
-            raise RequestError(f"{where}.id", f"Question ids must be unique; {question.id!r} is used by "
+            raise RequestError(f"{where}.id", f"Question ids must be unique; {shown(question.id)} is used by "
                                               f"{field}[{seen[question.id]}] and {where}.")
         seen[question.id] = i
         out.append(question)

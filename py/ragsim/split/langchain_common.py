@@ -70,17 +70,15 @@ def compile_separator(pattern: str, field: str, regex: bool = True) -> re.Patter
     LangChain wraps the separator in one group and pairs `re.split`'s output two by two, so a
     pattern with groups of its own would scramble its pieces; use `(?:...)` instead.
     """
-    if regex and len(pattern) > limits.MAX_PATTERN_CHARS:
-        raise RequestError(field, f"A separator pattern may be at most {limits.MAX_PATTERN_CHARS} characters long "
-                           f"(got {len(pattern):,}); shorten it.")
-    try:
+    if regex:
+        return safe_regex.compile_pattern(pattern, field, "separator")
+    try:  # a plain separator, escaped by LangChain: it compiles (re.escape) unless it is too long
         compiled = re.compile(pattern)
-    except re.error as e:
-        raise RequestError(field, f"The separator {shown(pattern)} is not a valid regular expression ({e}).") from None
+    except (re.error, RecursionError, OverflowError, MemoryError) as e:
+        raise RequestError(field, f"The separator {shown(pattern)} cannot be searched for ({type(e).__name__}); "
+                           "shorten it.") from None
     if compiled.groups:
         raise RequestError(field, f"The separator {shown(pattern)} has a capturing group; write (?:...) instead.")
-    if regex:
-        safe_regex.check(pattern, field)
     return compiled
 
 

@@ -28,6 +28,7 @@ from ragsim.split.windows import token_windows
 from ragsim.split import langchain_common as lc
 from ragsim.split import langchain_recursive
 from ragsim.split.langchain_recursive import read_separators
+from ragsim.fields import shown
 
 LENGTHS = ("chars", "tokens")
 
@@ -47,7 +48,7 @@ def split(doc, chunking: dict) -> Split:
 def read_length(chunking: dict) -> str:
     value = chunking.get("length", "chars")
     if value not in LENGTHS:
-        raise RequestError("chunking.length", f"chunking.length must be \"chars\" or \"tokens\" (got {value!r}).")
+        raise RequestError("chunking.length", f"chunking.length must be \"chars\" or \"tokens\" (got {shown(value)}).")
     return value
 
 

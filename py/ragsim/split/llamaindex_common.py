@@ -30,6 +30,17 @@ class SingleTokenTooLarge(Exception):
         self.start, self.end, self.tokens = start, end, tokens
 
 
+class TooDeep(Exception):
+    """`_split` would recurse more than MAX_DEPTH levels, or without end: a cut that yields the piece
+    itself beside empty ones (`secondary_chunking_regex` ".?" over a character above the size, where
+    LlamaIndex recurses until Python's recursion limit stops it)."""
+
+
+# Levels of cutting a piece again that `flatten` follows (LlamaIndex's own cuts need a handful; only a
+# pattern that peels one character a level goes deeper), kept well inside any Python's recursion limit.
+MAX_DEPTH = 100
+
+
 class Pieces:
     """A text, its token counter, and the cuts already made with each piece's count.
 
@@ -74,13 +85,15 @@ class Pieces:
                 got = cache[(a, b)] = ([x for x, _ in parts], [y for _, y in parts], cs, max(cs, default=0))
             return got
 
-        def walk(a: int, b: int, n: int) -> None:
+        def walk(a: int, b: int, n: int, depth: int = 0) -> None:
             if n <= size:
                 starts.append(a)
                 ends.append(b)
                 counts.append(n)
                 return
             s, e, c, top = children(a, b)
+            if depth >= MAX_DEPTH or (len(s) > 1 and (a, b) in zip(s, e)):
+                raise TooDeep(a, b)
             if top <= size or len(s) == 1:
                 starts.extend(s)
                 ends.extend(e)
@@ -92,7 +105,7 @@ class Pieces:
                 starts.extend(s[done:i])
                 ends.extend(e[done:i])
                 counts.extend(c[done:i])
-                walk(s[i], e[i], c[i])
+                walk(s[i], e[i], c[i], depth + 1)
                 done = i + 1
             starts.extend(s[done:])
             ends.extend(e[done:])

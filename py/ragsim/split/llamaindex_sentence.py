@@ -51,6 +51,11 @@ def split(doc, chunking: dict) -> Split:
         extents = split_pieces(pieces, chunk_size, overlap, separator, paragraph_separator, regex)
     except li.SingleTokenTooLarge as e:
         raise li.too_large_error(doc.text, e, chunk_size) from None
+    except li.TooDeep as e:
+        field = "chunking.secondary_chunking_regex" if regex is not None else "chunking.size"
+        raise RequestError(field, f"LlamaIndex's SentenceSplitter recurses without end here: {field} cuts the piece at "
+                           f"{e.args[0]:,}-{e.args[1]:,} again and again (LlamaIndex stops at Python's recursion limit); "
+                           "use a pattern whose matches are never empty, or raise chunking.size.") from None
     return Split(extents, "tokens", pieces.count(0, len(doc.text)))
 
 
@@ -62,17 +67,8 @@ def read_regex(chunking: dict) -> re.Pattern | None:
     if not isinstance(value, str):
         raise RequestError("chunking.secondary_chunking_regex",
                            f"chunking.secondary_chunking_regex must be text or null (got {type(value).__name__}).")
-    try:
-        pattern = re.compile(value)
-    except re.error as e:
-        raise RequestError("chunking.secondary_chunking_regex",
-                           f"The pattern {value!r} is not a valid regular expression ({e}).") from None
-    if pattern.groups:
-        # findall would return the groups' text, not the pieces LlamaIndex means to keep.
-        raise RequestError("chunking.secondary_chunking_regex",
-                           f"The pattern {value!r} has a capturing group; write (?:...) instead.")
-    safe_regex.check(value, "chunking.secondary_chunking_regex")  # issue 9: an untrusted pattern
-    return pattern
+    # issue 9 and 22: an untrusted pattern (findall would return a group's text, not the pieces)
+    return safe_regex.compile_pattern(value, "chunking.secondary_chunking_regex")
 
 
 def split_text(text: str, count, size: int = li.DEFAULT_CHUNK_SIZE, overlap: int = SENTENCE_CHUNK_OVERLAP,

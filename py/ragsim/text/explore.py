@@ -83,6 +83,11 @@ def expand(order_top, starts, ends, doc_of, first_chunk, chunk_count, texts, nei
     the place of its best-ranked member. O(k log k + sections) for k retrieved chunks."""
     wanted = []  # (doc, start, end, rank position)
     bounds = {}
+    # issue 22: k chunks of 2 * neighbours + 1 each, sliced one by one, is k x neighbours; past the
+    # chunks themselves, a table of extremes answers each range at once.
+    reach = None
+    if not section and len(order_top) * (2 * neighbours + 1) > 8 * len(starts):
+        reach = Extremes(starts, min), Extremes(ends, max)
     for r, p in enumerate(order_top):
         d = doc_of[p]
         if section:
@@ -95,8 +100,8 @@ def expand(order_top, starts, ends, doc_of, first_chunk, chunk_count, texts, nei
         else:
             lo = max(first_chunk[d], p - neighbours)
             hi = min(first_chunk[d] + chunk_count[d] - 1, p + neighbours)
-            a = min(starts[lo : hi + 1])
-            z = max(ends[lo : hi + 1])
+            a = min(starts[lo : hi + 1]) if reach is None else reach[0].over(lo, hi)
+            z = max(ends[lo : hi + 1]) if reach is None else reach[1].over(lo, hi)
         wanted.append((d, a, z, r))
     merged: list[list[int]] = []  # [doc, start, end, best rank position]
     for d, a, z, r in sorted(wanted):
@@ -107,3 +112,22 @@ def expand(order_top, starts, ends, doc_of, first_chunk, chunk_count, texts, nei
             merged.append([d, a, z, r])
     merged.sort(key=lambda piece: piece[3])
     return [[d, a, z] for d, a, z, _ in merged]
+
+
+class Extremes:
+    """`fn` (min or max) of `values[lo : hi + 1]` for any range, each in O(1) after O(n log n) (a sparse
+    table: level j holds fn over every run of 2**j values, built at C speed with `map`)."""
+
+    def __init__(self, values, fn):
+        self.fn = fn
+        self.levels = [list(values)]
+        width = 1
+        while width * 2 <= len(values):
+            prev = self.levels[-1]
+            self.levels.append(list(map(fn, prev, prev[width:])))
+            width *= 2
+
+    def over(self, lo: int, hi: int):
+        j = (hi - lo + 1).bit_length() - 1
+        level = self.levels[j]
+        return self.fn(level[lo], level[hi - (1 << j) + 1])

@@ -3,7 +3,7 @@
 A LangChain separator with `is_separator_regex` comes from whoever made the link. Python's `re`
 backtracks, so `(?:a+)+b` over "aaaa...a!" tries exponentially many ways and never returns. This
 module walks the parsed pattern (`re._parser`, the tree `re.compile` itself builds) and refuses
-three shapes, the known causes of exponential or high-polynomial searches:
+four shapes, the known causes of exponential or high-polynomial searches:
 
 1. **Nested repetition**: a repetition that may run more than once around a part whose width
    varies (`(?:a+)+`, `(?:\\w+\\s?)*`, `(?:a{1,3}){2,}`).
@@ -13,14 +13,22 @@ three shapes, the known causes of exponential or high-polynomial searches:
 3. **Overlapping repetitions in a row**: two unbounded repetitions that can take the same
    characters, with only such characters between them, followed by something that can fail
    (`\\s*\\s*x`, `\\d+\\.?\\d+x`); at the very end of the pattern they cannot fail, so `\\n+\\s*` passes.
+4. **A long repetition a search can start inside**: a repetition of unbounded (or over 63) count
+   whose characters can begin a match, with something after it that can fail (`" *x"`, `a+b`,
+   `.*x`). A failed search starts again at the next character, so over a long run of those
+   characters each start walks the rest of the run: quadratic (75 s over 200,000 spaces for `" *x"`).
+   One the search reaches only after a character it cannot start with is linear (`\\n\\*\\*+\\n`).
 
 Character classes are compared on a sample alphabet (Latin, Greek, Cyrillic, digits and spaces of
 several scripts, CJK, an emoji), so an overlap only outside it goes unseen. The check is
 conservative: it may refuse a pattern that is in fact harmless, never with a vague reason. A page
-worker's deadline remains the backstop (a single `a+b` over a long run of `a` is still quadratic).
+worker's deadline remains the backstop, and `compile_pattern` is the one way in for a pattern from a
+request: its length bounded, its syntax, its nesting (a recursion limit in the parser or in this
+walk is a refusal naming the field, issue 22) and its shape checked.
 """
 
 import re
+import warnings
 from functools import lru_cache
 
 try:
@@ -29,8 +37,12 @@ except ImportError:  # Python before 3.11
     import sre_constants as C  # type: ignore[no-redef]
     import sre_parse as P  # type: ignore[no-redef]
 
+from ragsim import limits
 from ragsim.errors import RequestError
 from ragsim.fields import shown
+
+# A repetition this long counts as unbounded for shape 4 (a{1,64} walks up to 64 characters a start).
+_LONG = 64
 
 _SAMPLE = tuple(sorted(
     set(range(0x250))
@@ -50,16 +62,47 @@ _REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT)  # those that backtrack (possessive ones
 _UNBOUNDED = C.MAXREPEAT
 
 
+def compile_pattern(pattern: str, field: str, noun: str = "pattern") -> re.Pattern:
+    """A regular expression from a request, compiled, or RequestError on `field`: too long, not valid,
+    nested too deeply to parse, with a capturing group (LangChain's split and LlamaIndex's findall
+    would return the group's text), or of a shape that searches slowly (`check`)."""
+    if len(pattern) > limits.MAX_PATTERN_CHARS:
+        raise RequestError(field, f"A {noun} may be at most {limits.MAX_PATTERN_CHARS} characters long "
+                           f"(got {len(pattern):,}); shorten it.")
+    try:
+        with warnings.catch_warnings():  # "possible nested set": a warning on stderr is no answer
+            warnings.simplefilter("ignore")
+            compiled = re.compile(pattern)
+    except re.error as e:
+        raise RequestError(field, f"The {noun} {shown(pattern)} is not a valid regular expression ({e}).") from None
+    except (RecursionError, OverflowError, MemoryError):
+        raise RequestError(field, f"The {noun} {shown(pattern)} is nested too deeply or repeats too often to "
+                           "compile; write a flatter pattern.") from None
+    if compiled.groups:
+        raise RequestError(field, f"The {noun} {shown(pattern)} has a capturing group; write (?:...) instead.")
+    check(pattern, field)
+    return compiled
+
+
 def check(pattern: str, field: str) -> None:
-    """Raise RequestError (on `field`) if `pattern`, a valid expression, can backtrack catastrophically."""
-    problem = _problem(pattern)
+    """Raise RequestError (on `field`) if `pattern`, a valid expression, can backtrack catastrophically
+    or search in quadratic time."""
+    try:
+        problem = _problem(pattern)
+    except (RecursionError, OverflowError, MemoryError):
+        problem = "is nested too deeply to check; write a flatter pattern"
     if problem:
-        raise RequestError(field, f"The pattern {shown(pattern)} backtracks catastrophically: {problem}.")
+        raise RequestError(field, f"The pattern {shown(pattern)} {problem}.")
 
 
 @lru_cache(maxsize=256)
 def _problem(pattern: str) -> str | None:
-    return _walk(P.parse(pattern), tail_can_fail=False)
+    seq = P.parse(pattern)
+    problem = _walk(seq, tail_can_fail=False)
+    if problem:
+        return f"backtracks catastrophically: {problem}"
+    problem = _restarts(seq, _first(seq)[0], tail_can_fail=False)
+    return f"searches in quadratic time: {problem}" if problem else None
 
 
 # --- characters ----------------------------------------------------------------------------------
@@ -235,3 +278,21 @@ def _unbounded(seq, node) -> bool:
 def _can_fail(seq, node) -> bool:
     """Whether matching `node` can fail (anything but a part that may match empty text)."""
     return node[0] in (C.AT, C.ASSERT, C.ASSERT_NOT) or _width(seq, node)[0] > 0
+
+
+def _restarts(seq, starts: frozenset, tail_can_fail: bool) -> str | None:
+    """Shape 4: a long repetition over characters a search can start with (`starts`, the pattern's
+    first characters), followed by something that can fail."""
+    nodes = seq.data
+    for i, (op, av) in enumerate(nodes):
+        after_can_fail = tail_can_fail or any(_can_fail(seq, n) for n in nodes[i + 1:])
+        lo, hi = _width(seq, (op, av))
+        if after_can_fail and hi != lo and hi >= _LONG and _chars(op, av) & starts:
+            return ("a search that fails starts again at the next character and walks the same run again, "
+                    "quadratic over a long run of the repeated characters; begin the pattern with a character "
+                    "the repetition cannot take, or end it with the repetition")
+        for child in _children(op, av):
+            problem = _restarts(child, starts, after_can_fail)
+            if problem:
+                return problem
+    return None

@@ -14,16 +14,17 @@ import json
 
 from ragsim.judge import pipeline, settings_map
 from ragsim.rank import dense
-from ragsim.wire import encode, investigate, keys
+from ragsim.wire import cost, encode, investigate, keys
 from ragsim.wire.jsonio import json_call
 from ragsim.errors import RequestError
 from ragsim.split.session import Fresh, Session  # noqa: F401  (callers take Session from here)
 from ragsim.wire.request import DEFAULT_PRICE, WIRES, query_terms_for, read_questions, read_request, read_retrieval_options  # noqa: F401
 
 
-def _simulate(request, session: Session) -> dict:
+def _simulate(request, session: Session, budget: cost.Budget) -> dict:
     keys.check(request)  # a misspelt key is refused, never ignored
     req = read_request(request)
+    cost.guard(cost.estimate(request, req.docs), budget)  # issue 22: refused before the work, not during
     session.hold(len(req.docs))
     judged = pipeline.run(req, session)
     response = encode.response(req, judged)
@@ -33,24 +34,28 @@ def _simulate(request, session: Session) -> dict:
     return response
 
 
-def simulate(request: dict, session: Session | None = None) -> dict:
-    """Request -> response (SPEC section 6); a request that breaks the contract gets `{"error": ...}`."""
+def simulate(request: dict, session: Session | None = None, budget: cost.Budget = cost.INTERACTIVE) -> dict:
+    """Request -> response (SPEC section 6); a request that breaks the contract, or would cost more
+    than `budget` (ragsim.wire.cost: about 30 s or 1 GB for one request), gets `{"error": ...}`."""
     try:
-        return _simulate(request, session if session is not None else Fresh())
+        return _simulate(request, session if session is not None else Fresh(), budget)
     except RequestError as e:
         return e.as_response()
 
 
-def simulate_json(request_json: str, session: Session | None = None) -> str:
-    """`simulate`, string to string (a `"wire": "binary"` response's bytes as base64 in `chunk_bytes.data`)."""
-    def run(request, session):
-        out = simulate(request, session)
-        data = encode.take_data(out)
-        if data is not None:
-            out["chunk_bytes"]["data"] = base64.b64encode(data).decode("ascii")
-        return out
+def simulate_plain(request, session: Session | None = None) -> dict:
+    """`simulate` with nothing but JSON in the answer: a `"wire": "binary"` response's bytes go as
+    base64 in `chunk_bytes.data` (the JSON text and the command line answer this way)."""
+    out = simulate(request, session)
+    data = encode.take_data(out)
+    if data is not None:
+        out["chunk_bytes"]["data"] = base64.b64encode(data).decode("ascii")
+    return out
 
-    return json_call(run, request_json, session)
+
+def simulate_json(request_json: str, session: Session | None = None) -> str:
+    """`simulate_plain`, string to string."""
+    return json_call(simulate_plain, request_json, session)
 
 
 def simulate_packed(request_json: str, session: Session | None = None,

@@ -8,16 +8,17 @@ name as the query, whether a chunk that answers it ranks in the top `precision_k
 
 from bisect import bisect_left, bisect_right
 
+from ragsim import limits, split as splitters
 from ragsim.rank import bm25
 from ragsim.rank import ranking
 from ragsim.judge import facts as fact_rules
 from ragsim.rank.corpus import rankable
 from ragsim.split.session import Session
-from ragsim.wire import keys
+from ragsim.wire import cost, keys
 from ragsim.wire.jsonio import json_call
 from ragsim.wire.request import query_terms_for, read_documents, read_given, read_retrieval_options
 from ragsim.errors import RequestError
-from ragsim.fields import get_int
+from ragsim.fields import get_int, shown
 from ragsim.text.index import DocIndex
 
 DEFAULT_OVERLAPS = (0, 25, 50, 100, 150, 300)
@@ -27,12 +28,13 @@ def _read_overlaps(request: dict) -> list[int]:
     overlaps = request.get("overlaps", list(DEFAULT_OVERLAPS))
     if not isinstance(overlaps, list) or not overlaps:
         raise RequestError("overlaps", "Give overlaps as a list of whole numbers, e.g. [0, 25, 50].")
-    out = []
-    for i, o in enumerate(overlaps):
+    for o in overlaps:
         if isinstance(o, bool) or not isinstance(o, int) or o < 0:
-            raise RequestError("overlaps", f"Every overlap must be a whole number of at least 0 (got {o!r}).")
-        if o not in out:
-            out.append(o)
+            raise RequestError("overlaps", f"Every overlap must be a whole number of at least 0 (got {shown(o)}).")
+    out = list(dict.fromkeys(overlaps))  # in order, duplicates dropped, in O(n)
+    if len(out) > limits.MAX_OVERLAPS:
+        raise RequestError("overlaps", f"An audit runs at most {limits.MAX_OVERLAPS} overlaps (got {len(out):,}); "
+                           "give fewer.")
     return out
 
 
@@ -64,15 +66,26 @@ def facts_of(index: DocIndex) -> list[fact_rules.Fact]:
     return index.memo["facts"]
 
 
-def audit(request: dict, session: Session | None = None) -> dict:
-    """Audit request -> table; `{"error": ...}` for a request that breaks the contract."""
+def audit(request: dict, session: Session | None = None, budget: cost.Budget = cost.INTERACTIVE,
+          progress=None) -> dict:
+    """Audit request -> table; `{"error": ...}` for a request that breaks the contract or would cost
+    more than `budget` (ragsim.wire.cost). `progress(done, overlaps, row)`, when given, is called
+    after each overlap (the command line shows it)."""
     try:
-        return _audit(request, session if session is not None else Session())
+        return _audit(request, session if session is not None else Session(), budget, progress)
     except RequestError as e:
         return e.as_response()
 
 
-def _audit(request: dict, session: Session) -> dict:
+def estimate(request: dict, docs: list[dict]) -> cost.Cost:
+    """What an audit costs: each overlap splits and ranks every document again (a sweep of them)."""
+    overlaps = request.get("overlaps", list(DEFAULT_OVERLAPS))
+    chunking = request.get("chunking") if isinstance(request.get("chunking"), dict) else {}
+    return cost.estimate({"chunking": chunking, "retrieval": {"k": 1}, "sweep": overlaps[: limits.MAX_OVERLAPS]
+                          if isinstance(overlaps, list) else []}, docs)
+
+
+def _audit(request: dict, session: Session, budget: cost.Budget, progress) -> dict:
     if not isinstance(request, dict):
         raise RequestError("request", "The request must be a JSON object.")
     keys.check(request, keys.AUDIT_REQUEST)
@@ -82,6 +95,7 @@ def _audit(request: dict, session: Session) -> dict:
     if not isinstance(chunking, dict):
         raise RequestError("chunking", "Give chunking as an object with unit and size.")
     overlaps = _read_overlaps(request)
+    cost.guard(estimate(request, docs), budget)
     given = read_given(chunking, docs)  # chunks read back from an index (SPEC 11): one split, no sweep
     if given is not None:
         overlaps = overlaps[:1]
@@ -101,11 +115,15 @@ def _audit(request: dict, session: Session) -> dict:
                                                  ranker, given)
         except RequestError as e:
             rows.append({"overlap": o, "error": e.message})
+            if progress is not None:
+                progress(len(rows), len(overlaps), rows[-1])
             continue
         if baseline_found is None:
             baseline_found = in_top
         row["dropped_top_k"] = sum(1 for i in baseline_found if i not in in_top and answered[i])
         rows.append(row)
+        if progress is not None:
+            progress(len(rows), len(overlaps), row)
         for i, numbers in enumerate(answered):
             per_fact[i]["answering"][str(o)] = numbers
             if not numbers:
@@ -113,10 +131,20 @@ def _audit(request: dict, session: Session) -> dict:
             if i in in_top:
                 per_fact[i]["found_at"].append(o)
 
-    facts_out = []
+    facts_out = _facts_table(docs, texts, found, per_fact)
+    out = {"facts": facts_out, "rows": rows, "precision_k": precision_k, "overlaps": overlaps}
+    if ranker is not None:
+        ranker.report(out)
+    return out
+
+
+def _facts_table(docs, texts, found, per_fact) -> list[dict]:
+    """Each fact found: where its name and value are, their texts, and at which overlaps it was
+    destroyed or found."""
+    out = []
     for (di, f), extra in zip(found, per_fact):
         a, z = f.stretch
-        facts_out.append({
+        out.append({
             "doc": docs[di]["id"],
             "name": list(f.name),
             "value": list(f.value),
@@ -125,9 +153,6 @@ def _audit(request: dict, session: Session) -> dict:
             "stretch": [a, z],
             **extra,
         })
-    out = {"facts": facts_out, "rows": rows, "precision_k": precision_k, "overlaps": overlaps}
-    if ranker is not None:
-        ranker.report(out)
     return out
 
 

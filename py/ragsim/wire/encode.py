@@ -14,6 +14,7 @@ import struct
 import sys
 from collections import Counter
 
+from ragsim import limits
 from ragsim.rank import dense
 from ragsim.text import explore
 from ragsim.judge.pipeline import Judged, context, context_tokens, fact_verdict, overlap_stats, tokens_of, verdict, whole_ranks  # noqa: F401
@@ -22,6 +23,8 @@ from ragsim.wire.request import Request
 
 def response(req: Request, judged: Judged) -> dict:
     """The response to `req` from its judged corpus (without the optional questions' fields)."""
+    c = judged.corpus
+    limits.check_context(sum(c.ends[p] - c.starts[p] for p in judged.top))  # issue 22: before joining them
     sent = context(req, judged)
     v = verdict(req, judged)
     out = {

@@ -18,6 +18,7 @@ import pathlib
 
 from ragsim.errors import RequestError
 from ragsim.judge.questions import Question, read_question
+from ragsim.fields import shown
 
 FORMATS = ("json", "csv")
 MODES = ("strict", "skip")
@@ -45,16 +46,16 @@ def find_corpus(docs: list[dict], corpus_id: str, where: str) -> int:
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
-            raise RequestError(where, f"corpus_id {corpus_id!r} fits {len(found)} documents "
-                                      f"({docs[found[0]]['id']!r}, {docs[found[1]]['id']!r}); name one by its id.")
-    raise RequestError(where, f"corpus_id {corpus_id!r} names no document; give the id, title, file name or path of one "
+            raise RequestError(where, f"corpus_id {shown(corpus_id)} fits {len(found)} documents "
+                                      f"({shown(docs[found[0]]['id'])}, {shown(docs[found[1]]['id'])}); name one by its id.")
+    raise RequestError(where, f"corpus_id {shown(corpus_id)} names no document; give the id, title, file name or path of one "
                               f"of {valid_ids(docs)}.")
 
 
-def valid_ids(docs: list[dict], shown: int = 10) -> str:
+def valid_ids(docs: list[dict], count: int = 10) -> str:
     """The documents' ids for a message: `'a.txt', 'b.txt'` (the first ten, and how many more)."""
-    ids = ", ".join(repr(d["id"]) for d in docs[:shown])
-    return ids + (f" and {len(docs) - shown} more" if len(docs) > shown else "")
+    ids = ", ".join(shown(d["id"]) for d in docs[:count])
+    return ids + (f" and {len(docs) - count} more" if len(docs) > count else "")
 
 
 def export_name(docs: list[dict], d: int) -> str:
@@ -83,7 +84,7 @@ def resolve_references(q, docs: list[dict], where: str):
             except RequestError as e:
                 if "names no" not in e.message:  # it fits two documents: that message names them
                     raise
-                raise RequestError(rwhere, f"{rwhere} {r['doc']!r} names no document; give the id, title, file "
+                raise RequestError(rwhere, f"{rwhere} {shown(r['doc'])} names no document; give the id, title, file "
                                            f"name or path of one of {valid_ids(docs)}.") from None
         refs.append(r)
     return {**q, "references": refs}
@@ -93,7 +94,7 @@ def _offset(value, where: str) -> int:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RequestError(where, f"{where} must be a whole number (got {value!r}).")
+        raise RequestError(where, f"{where} must be a whole number (got {shown(value)}).")
     return value
 
 
@@ -181,7 +182,7 @@ def read_set(text: str, docs: list[dict], fmt: str = "auto", mode: str = "strict
     if fmt == "auto":
         fmt = "json" if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[") else "csv"
     if fmt not in FORMATS or mode not in MODES:
-        raise RequestError("format", f"Read question sets as 'json' or 'csv', strict or skip (got {fmt!r}, {mode!r}).")
+        raise RequestError("format", f"Read question sets as 'json' or 'csv', strict or skip (got {shown(fmt)}, {shown(mode)}).")
     if fmt == "csv":
         items = [(n, (lambda row=row, n=n, line=line: _csv_row(row, docs, n, line)))
                  for n, (line, row) in enumerate(_csv_rows(text), 1)]
@@ -194,7 +195,7 @@ def read_set(text: str, docs: list[dict], fmt: str = "auto", mode: str = "strict
         try:
             q = read()
             if q.id in seen:
-                raise RequestError(f"question {row}", f"Question ids must be unique; {q.id!r} is the id of questions "
+                raise RequestError(f"question {row}", f"Question ids must be unique; {shown(q.id)} is the id of questions "
                                                       f"{seen[q.id]} and {row}.")
         except RequestError as e:
             if mode == "strict":
@@ -237,7 +238,7 @@ def write_csv(questions: list[Question], docs: list[dict]) -> str:
     for q in questions:
         doc_set = {d for d, _, _ in q.refs}
         if len(doc_set) != 1:
-            raise RequestError("questions", f"Question {q.id!r} has references in {len(doc_set)} documents; "
+            raise RequestError("questions", f"Question {shown(q.id)} has references in {len(doc_set)} documents; "
                                             "Chroma's CSV holds one document per question, so export it as JSON.")
         d = doc_set.pop()
         refs = [{"content": docs[d]["text"][a:b], "start_index": a, "end_index": b} for _, a, b in q.refs]
@@ -272,7 +273,7 @@ def export_questions(payload: dict) -> dict:
         questions = read_question_set(payload.get("questions"), docs)
         fmt = payload.get("format", "json")
         if fmt not in FORMATS:
-            raise RequestError("format", f"format must be 'json' or 'csv' (got {fmt!r}).")
+            raise RequestError("format", f"format must be 'json' or 'csv' (got {shown(fmt)}).")
         return {"text": write_json(questions, docs) if fmt == "json" else write_csv(questions, docs)}
     except RequestError as e:
         return e.as_response()

@@ -25,6 +25,11 @@ WIRES = ("objects", "columns", "binary")
 # On the binary wire, "top" leaves the score column out: only the top k's and the ranked chunks'
 # scores are sent, so a move scores only the chunks a rarer query term is in (ranking.Pruned).
 SCORES = ("all", "top")
+# The least k1 above 0 (issue 22): k1 times the length norm (1 - b + b * dl / avgdl, at least about
+# 1e-7 for a chunk with a term among 10 million characters) must not underflow to 0, or BM25+'s
+# tfc divides 0 by 0 for a chunk without the term (5e-324 did). No one tunes k1 below 0.000001; b and
+# delta are never alone in a denominator (b = 1 with an empty chunk is refused by bm25.check_lengths).
+MIN_K1 = 1e-6
 
 
 @dataclass
@@ -168,6 +173,10 @@ def read_retrieval_options(r: dict) -> dict:
         "delta": get_number(r, "delta", "retrieval.delta", default=0.5, minimum=0, maximum=1000),
         "analyzer": analyzers.read_terms(r),
     }
+    if 0 < out["k1"] < MIN_K1:
+        raise RequestError("retrieval.k1", f"retrieval.k1 must be 0 or at least {MIN_K1:g} (got {out['k1']:g}): a "
+                           "smaller k1 times a chunk's length norm rounds to 0 and the formula divides by it; "
+                           "raise k1 or set it to 0.")
     bm25.check_parameters(out["variant"], out["k1"], out["b"], out["delta"])
     return out
 

@@ -19,6 +19,7 @@ import hashlib
 from ragsim.errors import RequestError
 from ragsim.text.tokens.encoding import Encoding
 from ragsim.text.tokens.patterns import UNICODE_VERSION
+from ragsim.fields import shown
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
@@ -58,7 +59,7 @@ def check_name(name, field: str) -> str:
     """`name` if it is a known encoding; else a RequestError for `field` that lists the names."""
     if not isinstance(name, str) or name not in ENCODINGS:  # a list or object is not hashable
         listed = ", ".join(repr(n) for n in ENCODINGS)
-        raise RequestError(field, f"{field} must be one of {listed} (got {name!r}).")
+        raise RequestError(field, f"{field} must be one of {listed} (got {shown(name)}).")
     return name
 
 

@@ -1,0 +1,314 @@
+"""Hostile requests (issue 22): each representative the fuzz campaign found, then the class it stands for.
+
+No traceback, no hang, no gigabyte: every request gets a response or `{"error": {field, message}}`
+with a short message, the commands write valid UTF-8 and exit 2 naming the field, and work that would
+take minutes or gigabytes is refused before it starts (ragsim.wire.cost), or made linear.
+"""
+
+import base64
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import pytest
+
+from helpers import make_request
+from ragsim import fields, limits
+from ragsim.errors import MAX_MESSAGE, RequestError
+from ragsim.text import safe_regex
+from ragsim.wire import cost
+from ragsim.wire.api import simulate, simulate_json, simulate_packed
+from ragsim.wire.audit import audit
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TEXT = "The harbour opens at dawn. Ships wait outside when fog rolls in; the pilot boat leaves at nine."
+VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+
+
+def ragsim(*args, stdin: bytes = b"", cwd=ROOT / "py"):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
+    return subprocess.run([sys.executable, "-m", "ragsim", *map(str, args)], input=stdin, capture_output=True,
+                          cwd=cwd, env=env, timeout=120)
+
+
+def error_of(response: dict) -> dict:
+    assert "error" in response, "expected a refusal"
+    err = response["error"]
+    assert set(err) == {"field", "message"} and len(err["message"]) <= MAX_MESSAGE
+    return err
+
+
+def request(**extra):
+    return make_request(TEXT, query="fog ships", unit="words", size=6, overlap=2, k=2, **extra)
+
+
+# --- 1. the binary wire on the command line ------------------------------------------------------
+
+def test_1_the_command_line_answers_the_binary_wire_as_base64():
+    done = ragsim(stdin=json.dumps(request(wire="binary")).encode())
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    out = json.loads(done.stdout)
+    data = base64.b64decode(out["chunk_bytes"]["data"])
+    _, packed = simulate_packed(json.dumps(request(wire="binary")))
+    assert data == packed and json.loads(simulate_json(json.dumps(request(wire="binary")))) == out
+
+
+# --- 2. a lone surrogate everywhere it can go ----------------------------------------------------
+
+def test_2_dense_and_hybrid_take_a_lone_surrogate_in_the_text_and_the_query():
+    pytest.importorskip("onnxruntime")
+    for method in ("dense", "hybrid"):
+        for where in ("text", "query"):
+            req = make_request("\ud83d" + TEXT if where == "text" else TEXT, query="fog \udcff", size=6, overlap=2,
+                               retrieval={"k": 2, "method": method})
+            r = simulate(req)
+            assert "error" not in r, r
+            assert len(r["chunks"]) == r["stats"]["chunks"] > 0
+            simulate_json(json.dumps(req)).encode("utf-8")
+
+
+def test_2_the_tokenizer_reads_a_surrogate_as_the_replacement_character_both_hosts_drop():
+    from ragsim.host import embed_onnx
+    from ragsim.text import wordpiece
+
+    assert embed_onnx.readable("a\ud83db\udfff") == "a\ufffdb\ufffd"
+    assert embed_onnx.readable("plain") == "plain"
+    # the core's WordPiece drops both, so truncation is reported where the model stops
+    long = "\ud83d " + " ".join(["word"] * 400)
+    assert wordpiece.read_end(long) == wordpiece.read_end("\ufffd " + " ".join(["word"] * 400))
+
+
+# --- 3. every formula's denominator at the bounds ------------------------------------------------
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_3_a_subnormal_k1_is_refused_naming_it_and_the_least_allowed_k1_scores(variant):
+    text = "the cat sat on the mat and the dog ran far away today x"
+    questions = [{"id": "q", "query": "cat dog", "references": [{"doc": "d", "start": 4, "end": 7}]}]
+    for k1 in (5e-324, 1e-300, 9.99e-7):
+        for b in (0.75, 1.0):
+            req = make_request(text, query="cat", size=5, overlap=0, retrieval={"k": 2, "variant": variant,
+                                                                                "k1": k1, "b": b})
+            assert error_of(simulate(req))["field"] == "retrieval.k1"
+    for k1, b, delta in ((1e-6, 1.0, 0.0), (1e-6, 0.75, 1e-300), (0.0, 0.5, 0.5), (1000, 5e-324, 1000)):
+        if variant == "bm25+" and k1 == 0:
+            continue  # refused by bm25.check_parameters: 0 / 0 for every chunk (tests/unit/test_bm25.py)
+        req = make_request(text, query="cat", size=5, overlap=0, questions=questions,
+                           map={"sizes": [3, 5], "overlaps": [0, 1]},
+                           retrieval={"k": 2, "variant": variant, "k1": k1, "b": b, "delta": delta})
+        r = simulate(req)
+        assert "error" not in r, r
+        assert all(c["score"] == c["score"] and c["score"] >= 0 for c in r["chunks"])
+
+
+# --- 4 and the class: every pattern a user gives -------------------------------------------------
+
+def test_4_a_secondary_regex_that_recurses_without_end_is_refused_on_its_field():
+    for text in ("鼠鼠 hello", "😀 😀", "Ω" * 300):
+        req = make_request(text, size=1, overlap=0, chunking={"strategy": "llamaindex-sentence", "size": 1,
+                                                              "overlap": 0, "secondary_chunking_regex": ".?"})
+        assert error_of(simulate(req))["field"] == "chunking.secondary_chunking_regex"
+
+
+@pytest.mark.parametrize("pattern", ["(" * 400, "(?:" * 200 + "a" + ")" * 200, "a{99999999999}", "[" * 300,
+                                     "x" * 600])
+@pytest.mark.parametrize("where", ["separator", "separators", "secondary_chunking_regex"])
+def test_patterns_nested_too_deeply_too_long_or_invalid_name_their_field(pattern, where):
+    chunking = {"separator": {"strategy": "langchain-character", "separator": pattern, "is_separator_regex": True},
+                "separators": {"strategy": "langchain-recursive", "separators": [pattern], "is_separator_regex": True},
+                "secondary_chunking_regex": {"strategy": "llamaindex-sentence", "secondary_chunking_regex": pattern},
+                }[where]
+    err = error_of(simulate(make_request(TEXT, chunking={**chunking, "size": 20, "overlap": 0})))
+    assert err["field"] == f"chunking.{where}"
+    assert len(err["message"]) < 300
+
+
+@pytest.mark.parametrize("pattern", [" *x", "a+b", ".*x", "\\s*\\n", "a{1,100}b", "(?:ab)*c"])
+def test_8_a_pattern_a_search_restarts_inside_is_refused_as_quadratic(pattern):
+    with pytest.raises(RequestError, match="quadratic"):
+        safe_regex.compile_pattern(pattern, "chunking.separators")
+    start = time.perf_counter()
+    req = make_request(" " * 200_000 + "ab" * 10, chunking={"strategy": "langchain-recursive", "size": 50, "overlap": 0,
+                                                           "separators": [pattern], "is_separator_regex": True})
+    assert error_of(simulate(req))["field"] == "chunking.separators"
+    assert time.perf_counter() - start < 2
+
+
+@pytest.mark.parametrize("pattern", ["\\n\\*\\*\\*+\\n", "\\n+\\s*", "(?<=\\. )", "\\n#{1,6} ", "[.!?]\\s+", "\n\n",
+                                     "[^,.;。？！]+[,.;。？！]?|[,.;。？！]"])
+def test_linear_patterns_pass(pattern):
+    safe_regex.compile_pattern(pattern, "chunking.separators")
+
+
+def test_every_language_preset_passes_the_check():
+    from ragsim.split.langchain_recursive import LANGUAGES
+
+    for separators in LANGUAGES.values():
+        for s in separators:
+            safe_regex.compile_pattern(s, "chunking.separators")
+
+
+# --- 5. every message quotes a short excerpt -----------------------------------------------------
+
+HUGE = "x" * 1_000_000
+
+
+@pytest.mark.parametrize("change", [
+    {"tokenizer": HUGE},
+    {"chunking": {"unit": "tokens", "size": 5, "overlap": 0, "tokenizer": HUGE}},
+    {"chunking": {"strategy": "langchain-recursive", "length": HUGE, "size": 5, "overlap": 0}},
+    {"chunking": {"strategy": "llamaindex-sentence", "secondary_chunking_regex": "(" + HUGE}},
+    {"chunking": {"strategy": HUGE}},
+    {"questions": [{"id": "q", "query": "fog", "references": [{"doc": HUGE, "start": 0, "end": 3}]}]},
+    {"questions": [{"id": HUGE, "query": "fog", "references": [{"doc": "d", "start": 0, "end": 3}]}] * 2},
+    {"documents": [{"id": HUGE, "title": "", "text": "a"}] * 2},
+    {"span": {"doc": HUGE, "start": 0, "end": 2}},
+    {"retrieval": {"k": 2, "variant": HUGE}},
+    {"retrieval": {"k": HUGE}},
+    {"retrieval": {"k": 2, "terms": {"stopwords": HUGE}}},
+    {"wire": HUGE},
+])
+def test_5_a_message_quotes_at_most_a_short_excerpt(change):
+    err = error_of(simulate({**request(), **change}))
+    assert "x" * (fields.SHOWN + 1) not in err["message"]
+    assert len(err["message"]) < 300
+
+
+def test_shown_cuts_with_an_ellipsis_and_request_error_bounds_any_message():
+    assert fields.shown("y" * 100) == repr("y" * 100)[: fields.SHOWN - 1] + "…"
+    assert fields.shown("short") == "'short'"
+    e = RequestError("f", "start " + "z" * 5000 + " do this.")
+    assert len(e.message) <= MAX_MESSAGE and e.message.startswith("start ") and e.message.endswith(" do this.")
+
+
+# --- 6. output that cannot be printed ------------------------------------------------------------
+
+@pytest.fixture()
+def eval_files(tmp_path):
+    doc = tmp_path / "harbour\udcff.txt"  # a name holding the byte \xff (surrogateescape)
+    doc.write_bytes(TEXT.encode())
+    fog = TEXT.index("Ships wait")
+    qs = {"questions": [{"id": "fog\ud800", "query": "fog \udcff ships",
+                         "references": [{"doc": str(doc), "start": fog, "end": fog + 30}]}]}
+    (tmp_path / "q.json").write_text(json.dumps(qs), encoding="utf-8")
+    return doc, tmp_path / "q.json"
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_6_eval_prints_lone_surrogates_and_odd_file_names_as_valid_utf8(eval_files, as_json):
+    doc, questions = eval_files
+    done = ragsim("eval", os.fsencode(doc).decode("utf-8", "surrogateescape"), "--questions", questions,
+                  "--size", "8", *(["--json"] if as_json else []))
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.decode("utf-8")  # strict: raises on anything that is not UTF-8
+    assert "Traceback" not in done.stderr.decode("utf-8")
+    if as_json:
+        out = json.loads(text)
+        assert out["questions"][0]["id"] == "fog\ud800"
+    else:
+        assert "fog\\ud800" in text
+
+
+def test_6_a_users_pattern_over_the_recursion_limit_names_the_field_with_exit_2():
+    req = make_request("鼠鼠 hello", chunking={"strategy": "llamaindex-sentence", "size": 1, "overlap": 0,
+                                              "secondary_chunking_regex": ".?"})
+    done = ragsim(stdin=json.dumps(req).encode())
+    assert done.returncode == 2
+    line = done.stderr.decode("utf-8").strip()
+    assert line.startswith("ragsim: chunking.secondary_chunking_regex:") and "\n" not in line
+
+
+# --- 7. limits applied before the work -----------------------------------------------------------
+
+def quick(fn, seconds: float = 3.0):
+    start = time.perf_counter()
+    out = fn()
+    assert time.perf_counter() - start < seconds, "the refusal came after the work"
+    return out
+
+
+def test_7_audit_applies_the_chunk_limit_before_splitting():
+    text = "word " * 60_000  # 300,000 characters: size 1 would make 300,000 chunks
+    r = quick(lambda: audit({"documents": [{"id": "d", "text": text}], "chunking": {"unit": "chars", "size": 1},
+                             "overlaps": [0]}))
+    assert r["rows"][0]["error"].startswith("These settings would make")
+
+
+def test_7_audit_caps_the_number_of_overlaps_and_deduplicates_in_linear_time():
+    doc = [{"id": "d", "text": TEXT}]
+    err = error_of(quick(lambda: audit({"documents": doc, "chunking": {"unit": "chars", "size": 900},
+                                        "overlaps": list(range(900))})))
+    assert err["field"] == "overlaps" and str(limits.MAX_OVERLAPS) in err["message"]
+    r = quick(lambda: audit({"documents": doc, "chunking": {"unit": "chars", "size": 900}, "overlaps": [0, 3] * 50_000}))
+    assert r["overlaps"] == [0, 3]
+
+
+def test_7_a_huge_k_is_refused_before_the_context_is_assembled():
+    text = "lorem ipsum dolor sit amet " * 40_000  # about 1 M characters
+    req = make_request(text, unit="chars", size=10_000, overlap=9_990, k=100_000)
+    err = error_of(quick(lambda: simulate(req)))
+    assert err["field"] == "retrieval.k" and "GB" in err["message"]
+    # the exact check on the top k's lengths, whatever the budget
+    with pytest.raises(RequestError, match="one context may hold"):
+        limits.check_context(limits.MAX_CONTEXT_CHARS + 1)
+
+
+def test_7_a_long_sizes_list_is_deduplicated_in_linear_time_before_the_cell_check():
+    sizes = list(range(1, 100_001))
+    req = request(questions=[{"id": "q", "query": "fog", "references": [{"doc": "d", "start": 0, "end": 3}]}],
+                  map={"sizes": sizes, "overlaps": [0, 1]})
+    assert error_of(quick(lambda: simulate(req)))["field"] == "map"
+    req["map"]["sizes"] = [4, 8] * 50_000
+    r = quick(lambda: simulate(req))
+    assert r["map"]["sizes"] == [4, 8]
+
+
+def test_8_neighbours_over_many_chunks_are_linear():
+    text = " ".join(f"w{i}" for i in range(50_000))
+    req = make_request(text, query="w1 w2", unit="words", size=1, overlap=0, k=20_000,
+                       expand={"neighbours": 20_000})
+    r = quick(lambda: simulate(req), 20)
+    # every chunk ties at 0 but w1 and w2: the top k are chunks 1..20,000, each bringing 20,000 more
+    assert r["expanded"]["pieces"] == [[0, 0, len(" ".join(f"w{i}" for i in range(40_000)))]]
+
+
+# --- the cost guard ------------------------------------------------------------------------------
+
+def test_the_guard_refuses_a_request_over_30_seconds_with_its_estimate():
+    text = "lorem ipsum dolor sit amet. " * 180_000  # 5 MB
+    questions = [{"id": f"q{i}", "query": "lorem dolor", "references": [{"doc": "d", "start": 0, "end": 5}]}
+                 for i in range(20)]
+    req = make_request(text, unit="chars", size=200, overlap=0, questions=questions,
+                       map={"sizes": list(range(100, 2100, 100)), "overlaps": list(range(0, 100, 5))})
+    err = error_of(quick(lambda: simulate(req)))
+    assert err["field"] == "map" and "would take about" in err["message"] and "map cells" in err["message"]
+    # the same request costs what it costs; under the commands' budget only memory refuses
+    estimate = cost.estimate(req, req["documents"])
+    assert estimate.seconds > 30
+    cost.guard(estimate, cost.BATCH)
+
+
+def test_the_estimate_of_an_ordinary_request_is_small_and_the_page_default_passes():
+    req = request()
+    estimate = cost.estimate(req, req["documents"])
+    assert estimate.seconds < 0.1 and estimate.bytes < 50 * 2**20
+    big = make_request("lorem ipsum dolor sit amet " * 370_000, size=200, overlap=20, k=5)  # 10 M characters
+    estimate = cost.estimate(big, big["documents"])
+    assert estimate.seconds < 30 and estimate.bytes < 2**30, estimate.sentence()
+
+
+def test_eval_and_audit_print_the_estimate_and_progress_past_a_second(tmp_path):
+    text = "The fee is 40 dollars. The port opens at 9 am. " * 26_000  # 1.2 M characters
+    big = tmp_path / "big.txt"
+    big.write_text(text)
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps({"questions": [{"id": "fee", "query": "fee", "references": [
+        {"doc": str(big), "start": 0, "end": 22}]}]}))
+    done = ragsim("eval", big, "--questions", questions, "--size", "400")
+    err = done.stderr.decode()
+    assert done.returncode == 0 and "estimated about" in err and "done in" in err, err
+    done = ragsim("audit", big, "--overlaps", "0,5", "--size", "4000")
+    err = done.stderr.decode()
+    assert done.returncode == 0 and "estimated about" in err and "overlap 5 done (2 of 2" in err, err
