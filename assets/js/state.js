@@ -14,6 +14,9 @@
 //   state.questions    the question set (issue 11): [{id, query, refs: [{doc, start, end}]}], UTF-16
 //   state.mapSizes, .mapOverlaps   the settings map's grid; null means the splitter's default
 //   state.map          show the settings map even without a question set (`map=1`)
+//   state.index        your index's chunks (issue 21, your-index.js): {name, extents: {doc id:
+//                      [[start, end], ...] code points}, result: inspect's object}, or null
+//   state.indexMode    "index" (the picture and verdict on the stored chunks) or "simulated"
 //
 // The renderers never see this object: they get a snapshot (below) taken when the request is sent.
 
@@ -46,6 +49,8 @@ export function defaultState() {
   state.mapSizes = null;
   state.mapOverlaps = null;
   state.map = false;
+  state.index = null;
+  state.indexMode = "simulated";
   return state;
 }
 
@@ -109,5 +114,7 @@ export function snapshot(s, request) {
     findDefault: markedText(s, (id) => texts[id] ?? ""),
     unitName: unitName(s),
     overlaps: sweepOverlaps(s), // the overlaps the sweep compares
+    stored: request.chunking.strategy === "stored", // the bars are your index's chunks, not a splitter's
+    index: s.index, // your index's inspection (issue 21), or null; replaced whole, never changed in place
   };
 }

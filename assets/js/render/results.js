@@ -39,6 +39,7 @@ export class Results {
     if (this.embed) renderQuestion(last.request.query, snap);
     mark("verdict");
     this.picture.setData(response, snap);
+    if (this.index) this.index.render(last); // issue 21: your index's panel (nothing without one)
     mark("picture");
     renderOverlapNotice(response, snap);
     renderStats(response, snap, ms);
