@@ -18,6 +18,8 @@
 //       order of request.documents, whose texts are left empty; handed over, not copied)
 //   {id, type: "audit", request} and {id, type: "code", request}: the same shape, answered by
 //       ragsim.audit.audit_json and ragsim.api.equivalent_code_json
+//   {id, type: "inspect", request}: the same shape, answered by ragsim.wire.inspect.inspect_json (stored
+//       chunks as records or a chunk file's text, placed, checked and ranked: SPEC section 11)
 //   {id, type: "ask", request}: the same shape, answered by ragsim.wire.ask_checks.page_json (the prompt
 //       filled in, each model answer's two checks; the page itself sends the prompt to the model)
 //   {id, type: "install", package: "snowballstemmer"}      (on demand, from this site only)
@@ -70,6 +72,10 @@ def _ragsim_audit(request_json):
     from ragsim.wire import audit
     return audit.audit_json(request_json, _ragsim_session)
 
+def _ragsim_inspect(request_json):
+    from ragsim.wire import inspect
+    return inspect.inspect_json(request_json)
+
 def _ragsim_code(request_json):
     return _ragsim_api.equivalent_code_json(request_json)
 
@@ -109,7 +115,7 @@ async function boot() {
   const audit = pyodide.globals.get("_ragsim_audit");
   const code = pyodide.globals.get("_ragsim_code");
   status("ready", { versions: { pyodide: pyodide.version, ragsim: config.ragsimVersion }, boot: { path: how.path, ms: how.ms } });
-  return { pyodide, simulate, simulatePacked: pyodide.globals.get("_ragsim_simulate_packed"), holdText: pyodide.globals.get("_ragsim_hold_text"), audit, code, ask: pyodide.globals.get("_ragsim_ask"), tokenizer: pyodide.globals.get("_ragsim_tokenizer"), pdf: pyodide.globals.get("_ragsim_pdf") };
+  return { pyodide, simulate, simulatePacked: pyodide.globals.get("_ragsim_simulate_packed"), holdText: pyodide.globals.get("_ragsim_hold_text"), audit, code, ask: pyodide.globals.get("_ragsim_ask"), inspect: pyodide.globals.get("_ragsim_inspect"), tokenizer: pyodide.globals.get("_ragsim_tokenizer"), pdf: pyodide.globals.get("_ragsim_pdf") };
 }
 
 // One line for the page; the full text (a Python traceback, usually) for the console.
@@ -284,6 +290,7 @@ const progressOf = (msg) => (extra) => self.postMessage({ type: "progress", id: 
 const handlers = {
   simulate: simulatePacked, // {id, type: "simulate", request} -> the response of api.simulate (+ columns)
   audit: jsonCall("audit"), // {id, type: "audit", request} -> the table of ragsim.audit.audit
+  inspect: jsonCall("inspect"), // {id, type: "inspect", request} -> SPEC 11's object of ragsim.wire.inspect (issue 21)
   code: jsonCall("code"), // {id, type: "code", request} -> {"code": "..."} from ragsim.wire.codegen
   ask: jsonCall("ask"), // {id, type: "ask", request} -> {"prompt", "checks"} from ragsim.wire.ask_checks (issue 27)
   // Question sets in and out (issue 11): {id, type: "questions", op: "import" | "export", request}

@@ -14,7 +14,8 @@ import pytest
 from store_helpers import DIM, HashEmbeddings, langchain_chunks, offline_chroma_model, source_texts, vector
 from ragsim.host import embed_onnx
 from ragsim.errors import RequestError
-from ragsim.host import store_records, stores
+from ragsim.host import stores
+from ragsim.wire import chunk_records
 from ragsim.host.stores import chroma_query, read_store
 
 import chromadb  # noqa: E402  (after store_helpers, which turns chroma's telemetry off)
@@ -112,7 +113,7 @@ def test_chroma_embeddings_without_documents_say_so(tmp_path):
 def test_chroma_too_many_chunks_refused_before_reading(tmp_path, lc_docs, monkeypatch):
     Chroma(collection_name="big", embedding_function=HashEmbeddings(),
            persist_directory=str(tmp_path)).add_documents(lc_docs)
-    monkeypatch.setattr(store_records, "MAX_CHUNKS", 5)
+    monkeypatch.setattr(chunk_records, "MAX_CHUNKS", 5)
     monkeypatch.setattr(stores, "PAGE", 1)
     pages = []
     e = error(read_store, f"chroma:{tmp_path}", progress=lambda *a: pages.append(a))
@@ -386,7 +387,7 @@ def test_more_than_200000_chunks(tmp_path, monkeypatch):
     e = error(read_store, str(path))
     assert e.field == "store" and "200,001 chunks" in e.message and "200,000" in e.message
     assert "--collection" in e.message
-    monkeypatch.setattr(store_records, "MAX_CHUNKS", 3)  # the limit itself is allowed
+    monkeypatch.setattr(chunk_records, "MAX_CHUNKS", 3)  # the limit itself is allowed
     path.write_text('\n{"text": "x"}\n\n' * 3)
     assert read_store(str(path))["store"]["chunks"] == 3
     (tmp_path / "many.json").write_text(json.dumps([{"text": "x"}] * 4))

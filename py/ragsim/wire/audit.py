@@ -14,7 +14,7 @@ from ragsim.judge import facts as fact_rules
 from ragsim.rank.corpus import rankable
 from ragsim.split.session import Session
 from ragsim.wire.jsonio import json_call
-from ragsim.wire.request import query_terms_for, read_documents, read_retrieval_options
+from ragsim.wire.request import query_terms_for, read_documents, read_given, read_retrieval_options
 from ragsim.errors import RequestError
 from ragsim.fields import get_int
 from ragsim.text.index import DocIndex
@@ -80,6 +80,9 @@ def _audit(request: dict, session: Session) -> dict:
     if not isinstance(chunking, dict):
         raise RequestError("chunking", "Give chunking as an object with unit and size.")
     overlaps = _read_overlaps(request)
+    given = read_given(chunking, docs)  # chunks read back from an index (SPEC 11): one split, no sweep
+    if given is not None:
+        overlaps = overlaps[:1]
     retrieval = read_retrieval_options(request.get("retrieval") or {})
     ranker = _dense_ranker(request.get("retrieval") or {}, docs, session)  # None for BM25
     precision_k = get_int(request, "precision_k", "precision_k", default=3, minimum=1)
@@ -93,7 +96,7 @@ def _audit(request: dict, session: Session) -> dict:
     for o in overlaps:
         try:
             row, answered, in_top = _one_overlap(indexes, found, dict(chunking, overlap=o), o, retrieval, precision_k, session,
-                                                 ranker)
+                                                 ranker, given)
         except RequestError as e:
             rows.append({"overlap": o, "error": e.message})
             continue
@@ -142,9 +145,10 @@ def _dense_ranker(r: dict, docs: list[dict], session):
     return dense.QuestionRanker(Req, session)
 
 
-def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, session, ranker=None):
-    """One row of the table, the chunk numbers answering each fact, and the facts found in the top k."""
-    corpus = rankable(indexes, list(range(len(indexes))), session, chunking)
+def _one_overlap(indexes, found, chunking, overlap, retrieval, precision_k, session, ranker=None, given=None):
+    """One row of the table, the chunk numbers answering each fact, and the facts found in the top k
+    (`given`: each document's stored chunks as a Split, SPEC section 11, instead of splitting)."""
+    corpus = rankable(indexes, list(range(len(indexes))), session, chunking, given)
     columns = [corpus.doc_columns(d) for d in range(len(indexes))]
     answered, destroyed, destroyed_within = [], 0, 0
     for di, f in found:

@@ -1,0 +1,171 @@
+"""Chunk files from their text (SPEC section 11), pure, so the page's worker reads them as the command
+line does: JSON Lines of LangChain Documents, a JSON list, CSV with a text column, LlamaIndex's
+docstore.json as `StorageContext.persist()` writes it, and ragsim's own `export` (records with a
+top-level `doc`, `start`, `end` and `placement`, whose document and extent are taken as written).
+
+    parse("chunks.jsonl", text) -> ("jsonl", [{"id", "text", "doc", "metadata", "start", "end"}])
+
+No file I/O: `host.store_files` reads the file (and Parquet, which needs pyarrow) and calls `parse`.
+"""
+
+import csv
+import io
+import json
+
+from ragsim.errors import RequestError
+from ragsim.wire.chunk_records import check_count, document_of, from_row, offsets
+
+MAX_FILE_BYTES = 200_000_000
+KINDS = ("jsonl", "json", "csv")
+# Fields of a record holding the chunk text, first found wins: LangChain's Document (page_content),
+# then the usual column names of a table of chunks.
+RECORD_TEXT = ("page_content", "text", "document", "chunk")
+OFFSET_COLUMNS = ("start_index", "start_char_idx", "end_char_idx", "start", "end")  # numbers in CSV text
+# A KVDocumentStore persisted by SimpleDocumentStore: {"docstore/data": {node id: {"__type__": ...,
+# "__data__": node}}, ...}. Type "4" is a whole Document (an ingestion pipeline keeps them), not a chunk.
+DOCUMENT_TYPE = "4"
+
+
+def kind_of(name: str) -> str | None:
+    """The file kind a name says: "llamaindex" for a docstore.json, else its suffix's kind (or None)."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if base == "docstore.json":
+        return "llamaindex"
+    suffix = base.rsplit(".", 1)[-1] if "." in base else ""
+    return suffix if suffix in KINDS else None
+
+
+def parse(name: str, text: str, *, text_field=None, doc_field=None, progress=None) -> tuple[str, list[dict]]:
+    """(kind, chunks) of a chunk file's text: kind "jsonl", "json", "csv" or "llamaindex"."""
+    if not isinstance(text, str):
+        raise RequestError("file", "file.text must be the file's text.")
+    if len(text) > MAX_FILE_BYTES:
+        raise RequestError("store", f"{name} is over the {MAX_FILE_BYTES // 1_000_000} MB ragsim reads: "
+                                    f"split it, or export one document's chunks.")
+    kind = kind_of(name)
+    if kind is None:
+        raise RequestError("store", f"{name} is no chunk file ragsim reads: give a .jsonl, .json or .csv file "
+                                    f"or a LlamaIndex docstore.json.")
+    if kind == "jsonl":
+        return "jsonl", _chunks(_jsonl_rows(name, text), text_field, doc_field, progress)
+    if kind == "csv":
+        return "csv", _chunks(_csv_rows(name, text), text_field, doc_field, progress)
+    data = load_json(name, text)
+    if kind == "llamaindex" or (isinstance(data, dict) and "docstore/data" in data):
+        return "llamaindex", read_docstore(data, name, doc_field=doc_field, progress=progress)
+    if not isinstance(data, list):
+        raise RequestError("store", f"{name} holds a JSON {type(data).__name__}, not a list of chunks "
+                                    f"(LangChain Documents or {{\"text\": ...}} objects) nor a LlamaIndex "
+                                    f"docstore.json.")
+    check_count(len(data), name)
+    rows = [(f"Item {i} of {name}", row) for i, row in enumerate(data)]
+    return "json", _chunks(rows, text_field, doc_field, progress)
+
+
+def _chunks(rows, text_field, doc_field, progress) -> list[dict]:
+    chunks = []
+    for where, row in rows:
+        if not isinstance(row, dict):
+            raise RequestError("store", f"{where} is not an object with the chunk's text: each chunk is one "
+                                        f"JSON object such as {{\"page_content\": ..., \"metadata\": {{...}}}}.")
+        if row.get("lc") == 1 and isinstance(row.get("kwargs"), dict):
+            row = row["kwargs"]  # LangChain's dumpd() of a Document
+        chunk = from_row(row, str(len(chunks)), candidates=RECORD_TEXT, text_field=text_field,
+                         doc_field=doc_field, where=where)
+        chunks.append(exported(row, chunk) if doc_field is None else chunk)
+        check_count(len(chunks), "The file", counted_so_far=True)
+    if progress is not None:
+        progress(len(chunks), len(chunks))
+    return chunks
+
+
+def exported(row: dict, chunk: dict) -> dict:
+    """A record of ragsim's `export` keeps its own document and extent (the aligned ones)."""
+    if not (isinstance(row.get("doc"), str) and "placement" in row):
+        return chunk
+    start, end = row.get("start"), row.get("end")
+    ok = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (start, end))
+    return {**chunk, "doc": row["doc"], "start": start if ok else None, "end": end if ok else None}
+
+
+def load_json(name: str, text: str):
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise RequestError("store", f"{name} is nested too deeply to be a chunk file.") from None
+    except ValueError as exc:
+        raise RequestError("store", f"{name} is not valid JSON ({exc}): fix it or export the chunks again.") from None
+
+
+def _jsonl_rows(name: str, text: str):
+    lines = text.split("\n")  # not splitlines: a JSON string may hold U+2028 unescaped
+    check_count(sum(1 for line in lines if line.strip()), name)  # refused before any is parsed
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise RequestError("store", f"Line {number} of {name} is not JSON ({exc}): each line "
+                                        f"of a .jsonl file is one chunk object.") from None
+        yield f"Line {number} of {name}", row
+
+
+def _number(value):
+    return int(value) if isinstance(value, str) and value.strip().lstrip("-").isdigit() else value
+
+
+def _csv_rows(name: str, text: str):
+    csv.field_size_limit(MAX_FILE_BYTES)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    for number, row in enumerate(reader, start=2):  # line 1 is the header
+        for key in OFFSET_COLUMNS:
+            if key in row:
+                row[key] = _number(row[key])
+        if "placement" in row and "metadata" in row and isinstance(row["metadata"], str):
+            try:  # an export written as CSV keeps its metadata as JSON text
+                row["metadata"] = json.loads(row["metadata"])
+            except ValueError:
+                pass
+        yield f"Row {number} of {name}", {k: v for k, v in row.items() if k is not None}
+
+
+def read_docstore(data, name: str, *, doc_field=None, progress=None) -> list[dict]:
+    """The nodes of a LlamaIndex docstore.json (its parsed JSON), in their order; Documents skipped."""
+    entries = data.get("docstore/data") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        found = ", ".join(sorted(map(str, data))[:8]) if isinstance(data, dict) else type(data).__name__
+        raise RequestError("store", f"{name} is not a docstore.json as LlamaIndex's StorageContext.persist() "
+                                    f"writes it (no \"docstore/data\"; it holds {found or 'nothing'}): give the "
+                                    f"persist directory of a LlamaIndex index.")
+    nodes = [(key, entry) for key, entry in entries.items()
+             if isinstance(entry, dict) and str(entry.get("__type__")) != DOCUMENT_TYPE]
+    check_count(len(nodes), f"{name}")
+    chunks = []
+    for key, entry in nodes:
+        node = entry.get("__data__")
+        if isinstance(node, str):  # older LlamaIndex wrote the node as a JSON string
+            try:
+                node = json.loads(node)
+            except ValueError:
+                node = None
+        if not isinstance(node, dict) or not isinstance(node.get("text"), str):
+            raise RequestError("store", f"Node {key!r} in {name} has no text (\"__data__\": {{\"text\": ...}}): "
+                                        f"this is not a docstore.json of LlamaIndex's layout; persist the index again.")
+        chunks.append(_node_chunk(str(node.get("id_") or key), node, name, doc_field))
+    if progress is not None:
+        progress(len(chunks), len(chunks))
+    return chunks
+
+
+def _node_chunk(node_id: str, node: dict, name: str, doc_field) -> dict:
+    text = node["text"]
+    metadata = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
+    source = (node.get("relationships") or {}).get("1")  # NodeRelationship.SOURCE: the document's id
+    ref_doc = source.get("node_id") if isinstance(source, dict) else None
+    start, end = offsets(text, metadata, node.get("start_char_idx"), node.get("end_char_idx"))
+    where = f"Node {node_id!r} in {name.replace(chr(92), '/').rsplit('/', 1)[-1]}"
+    return {"id": node_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
+            "metadata": metadata, "start": start, "end": end}

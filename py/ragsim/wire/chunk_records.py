@@ -1,0 +1,157 @@
+"""One stored record -> one chunk of StoredChunks (SPEC section 11): the rules every reader shares.
+
+Which document a chunk came from, which field holds its text, which offsets the store holds, the
+shape LlamaIndex gives its nodes in a vector store (`_node_content`), and the chunk limit.
+Pure (standard library, no I/O): the host readers (`host.stores`, `host.store_files`) and the page's
+worker (`wire.chunk_files`) hand it plain dicts.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ragsim.errors import RequestError
+
+MAX_CHUNKS = 200_000
+# Payload fields holding the chunk text, first found wins: LangChain's vector stores (page_content),
+# LlamaIndex's and LangChain's LanceDB (text), LlamaIndex's serialised node (a JSON string whose
+# "text" is the chunk, and which carries its offsets and metadata).
+PAYLOAD_TEXT = ("page_content", "text", "_node_content")
+# Metadata keys naming the source document, first found wins: LangChain loaders (source),
+# LlamaIndex's SimpleDirectoryReader (file_path), LlamaIndex's vector stores (ref_doc_id, doc_id).
+DOC_FIELDS = ("source", "file_path", "ref_doc_id", "doc_id")
+ONE_DOCUMENT = "document"
+# LlamaIndex's bookkeeping in a flat payload: not the user's metadata.
+_NODE_KEYS = ("_node_content", "_node_type")
+
+
+def check_count(total: int, what: str, counted_so_far: bool = False) -> None:
+    """More than MAX_CHUNKS is refused before they are read (or, in a file, once one too many is)."""
+    if total > MAX_CHUNKS:
+        held = f"more than {MAX_CHUNKS:,}" if counted_so_far else f"{total:,}"
+        raise RequestError("store", f"{what} holds {held} chunks, over the {MAX_CHUNKS:,} ragsim reads "
+                                    f"at once: name a smaller collection with --collection, or export one "
+                                    f"document's chunks to a file and read that.")
+
+
+def _offset(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def offsets(text: str, metadata: dict, start=None, end=None) -> tuple[int | None, int | None]:
+    """The extent the store holds for a chunk: its own start/end (a LlamaIndex node's), else metadata
+    start_char_idx/end_char_idx, else LangChain's start_index (add_start_index=True: the chunk's
+    first character; -1 when LangChain could not find it). None when it holds none."""
+    start, end = _offset(start), _offset(end)
+    if start is None:
+        start, end = _offset(metadata.get("start_char_idx")), _offset(metadata.get("end_char_idx"))
+    if start is None:
+        start, end = _offset(metadata.get("start_index")), None
+    if start is None:
+        return None, None
+    return start, end if end is not None else start + len(text)
+
+
+def document_of(metadata: dict, doc_field: str | None, ref_doc: str | None, where: str) -> str:
+    """The document a chunk came from: the key the user names, else the first of DOC_FIELDS, else
+    the store's own reference (a LlamaIndex node's SOURCE), else the one document."""
+    if doc_field is not None:
+        if metadata.get(doc_field) in (None, ""):
+            keys = ", ".join(sorted(metadata)) or "none"
+            raise RequestError("doc_field", f"{where} has no metadata key {doc_field!r} (its keys: {keys}): "
+                                            f"name the key that says which document it came from.")
+        return str(metadata[doc_field])
+    for key in DOC_FIELDS:
+        if metadata.get(key) not in (None, ""):
+            return str(metadata[key])
+    return str(ref_doc) if ref_doc else ONE_DOCUMENT
+
+
+def node_content(row: dict) -> dict | None:
+    """LlamaIndex's serialised node (`node_to_metadata_dict`): `_node_content` at the top of a payload
+    or inside its `metadata` (LanceDB's metadata column)."""
+    for holder in (row, row.get("metadata") if isinstance(row.get("metadata"), dict) else {}):
+        raw = holder.get("_node_content")
+        if isinstance(raw, str):
+            try:
+                node = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(node, dict):
+                return node
+    return None
+
+
+def _source_of(node: dict | None) -> str | None:
+    source = ((node or {}).get("relationships") or {}).get("1")  # NodeRelationship.SOURCE
+    return source.get("node_id") if isinstance(source, dict) else None
+
+
+def _fields_message(row: dict, where: str, text_field: str | None, candidates) -> str:
+    fields = ", ".join(sorted(map(str, row))) or "none"
+    if text_field is not None:
+        return f"{where} has no text field {text_field!r} (its fields: {fields}): name the field with --text-field."
+    return (f"{where} has no text field ({', '.join(candidates)}); its fields are {fields}: name the one "
+            f"holding the chunk text with --text-field.")
+
+
+def _text(row: dict, node: dict | None, candidates, text_field: str | None, where: str) -> tuple[str, str]:
+    """(text, the field it came from)."""
+    for key in ((text_field,) if text_field is not None else candidates):
+        if key == "_node_content" and node is not None and isinstance(node.get("text"), str):
+            if node["text"] or text_field is not None:
+                return node["text"], key
+        elif key != "_node_content" and isinstance(row.get(key), str):
+            return row[key], key
+    raise RequestError("text_field", _fields_message(row, where, text_field, candidates))
+
+
+def from_row(row: dict, position: str, *, candidates, text_field=None, doc_field=None, where: str,
+             own_id: bool = False) -> dict:
+    """A chunk from a flat record: a Qdrant payload, a LanceDB/CSV/Parquet row, a JSON object.
+    Its id is the record's `id` (or LlamaIndex's `id_`), else `position`; with own_id, `position`
+    is the store's own id (a Qdrant point's)."""
+    node = node_content(row)
+    text, key = _text(row, node, candidates, text_field, where)
+    if isinstance(row.get("metadata"), dict):
+        metadata = {k: v for k, v in row["metadata"].items() if k not in _NODE_KEYS}
+    else:
+        skip = {key, "id", "id_", "metadata", *_NODE_KEYS}
+        metadata = {k: v for k, v in row.items() if k not in skip}
+    if node is not None:
+        metadata = {**(node.get("metadata") or {}), **metadata}
+    chunk_id = position
+    if not own_id:
+        for id_key in ("id", "id_"):
+            if isinstance(row.get(id_key), (str, int)) and not isinstance(row.get(id_key), bool):
+                chunk_id = str(row[id_key])
+                break
+        else:
+            if node is not None and isinstance(node.get("id_"), str):
+                chunk_id = node["id_"]
+    holder = node if node is not None else row
+    start, end = offsets(text, metadata, holder.get("start_char_idx"), holder.get("end_char_idx"))
+    ref_doc = _source_of(node) or _source_of(row)
+    return {"id": chunk_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
+            "metadata": metadata, "start": start, "end": end}
+
+
+def from_chroma(chunk_id, document, metadata, *, text_field=None, doc_field=None, where: str) -> dict:
+    """A chunk from Chroma's ids/documents/metadatas: the document is the text (or a metadata key the
+    user names); LlamaIndex's ChromaVectorStore adds its serialised node to the metadata."""
+    metadata = dict(metadata or {})
+    node = node_content(metadata)
+    if text_field is not None:
+        text, _ = _text(metadata, node, (), text_field, where)
+    elif isinstance(document, str):
+        text = document
+    else:
+        raise RequestError("text_field", f"{where} has no document (embeddings were stored without their "
+                                         f"texts): name the metadata key holding the text with --text-field.")
+    user = {k: v for k, v in metadata.items() if k not in _NODE_KEYS and k != text_field}
+    if node is not None:
+        user = {**(node.get("metadata") or {}), **user}
+    holder = node or {}
+    start, end = offsets(text, user, holder.get("start_char_idx"), holder.get("end_char_idx"))
+    return {"id": str(chunk_id), "text": text, "doc": document_of(user, doc_field, _source_of(node), where),
+            "metadata": user, "start": start, "end": end}
