@@ -91,7 +91,7 @@ export class YourIndex {
 
   async inspect(file, fresh) {
     const request = this.request(file, fresh);
-    const reply = await this.send({ type: "inspect", request });
+    const reply = await this.send({ type: "inspect", request: JSON.stringify(request) }); // strings cross the boundary
     if (!reply.ok) {
       const why = (reply.error && reply.error.message) || "the worker gave no reason.";
       this.problem(fresh ? `“${file.name}” was not opened: ${why}` : why);
@@ -172,7 +172,7 @@ export class YourIndex {
     if (!found || !found.strategy) return;
     const missing = useSplitter(s, found.strategy, found.fields || {}, this.store.memo);
     s.indexMode = "simulated";
-    this.info(`The controls are set to ${found.describe || found.strategy}${missing.length ? ` (the page has no control for ${missing.join(", ")})` : ""}; drag them and compare with “Your index”.`);
+    this.info(`The controls are set to ${(found.line || found.strategy).split(":")[0]}${missing.length ? ` (the page has no control for ${missing.join(", ")})` : ""}; drag them and compare with “Your index”.`);
     this.restructured();
   }
 

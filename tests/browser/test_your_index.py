@@ -57,6 +57,8 @@ def mark(page, phrase):
 
 def open_chunks(page, path):
     page.locator("#open-chunks").set_input_files(str(path))
+    page.wait_for_function(f"() => ({STORED})() || !document.getElementById('index-problem').hidden", polling=100)
+    assert page.locator("#index-problem").is_hidden(), page.locator("#index-problem").inner_text()
     page.wait_for_function(STORED, polling=100)
     return settle(page)
 

@@ -100,15 +100,12 @@ function renderSplitter(r, docId) {
   const line = $("index-splitter"), button = $("simulate-from-here");
   button.disabled = !(sp && sp.strategy);
   if (!sp) { line.textContent = "No splitter was searched for these chunks."; return; }
-  const name = sp.describe || sp.strategy;
+  // `line` is the core's sentence: "LangChain RecursiveCharacterTextSplitter(chunk_size=1000, ...): 412 of 412 chunks exactly"
+  const said = sp.line || `${sp.strategy}: ${int(sp.reproduced)} of ${int(sp.chunks)} chunks exactly`;
   const moves = sp.strategy ? ` This splitter ${sp.moves_with_overlap ? "moves its later cuts when only the overlap changes" : "keeps its cuts when only the overlap changes"}.` : "";
-  if (!sp.strategy) {
-    line.textContent = `No mirrored splitter reproduces half of these chunks${name ? `; the nearest, ${name}, reproduces ${int(sp.reproduced)} of ${int(sp.chunks)}` : ""}.`;
-  } else if (sp.reproduced === sp.chunks) {
-    line.textContent = `These match ${name}: ${int(sp.reproduced)} of ${int(sp.chunks)} chunks exactly.${moves}`;
-  } else {
-    line.textContent = `The nearest is ${name}: ${int(sp.reproduced)} of ${int(sp.chunks)} chunks exactly; the other ${int(sp.chunks - sp.reproduced)} differ in text or place.${moves}`;
-  }
+  if (!sp.strategy) line.textContent = `${said}.`; // the core's sentence names the nearest and what differs
+  else if (sp.reproduced === sp.chunks) line.textContent = `These match ${said}.${moves}`;
+  else line.textContent = `The nearest: ${said}.${moves}`;
 }
 
 function renderStats(st) {
