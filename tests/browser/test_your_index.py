@@ -97,6 +97,7 @@ def test_your_chunks_are_the_bars_and_the_verdict_is_the_core_s(page, export, pa
     assert expected["verdict"]["kind"] == "cut"
     assert page.locator("#verdict").get_attribute("data-verdict") == expected["verdict"]["kind"]
     assert page.locator("#index-verdict").inner_text().startswith("On your index's chunks: Cut in half.")
+    assert page.locator("#verdict-headline").inner_text() == "Your index: Cut in half"
     # The exact-phrase box: absent, with the boundary that cut it and the overlap that keeps it.
     absent = page.locator("#index-phrases p[data-verdict=absent]")
     assert absent.count() == 1 and "Absent: no chunk of your index holds" in absent.inner_text()
@@ -107,6 +108,9 @@ def test_your_chunks_are_the_bars_and_the_verdict_is_the_core_s(page, export, pa
     # A phrase a chunk holds: the box says present, with the chunk's id, and the verdict follows.
     mark(page, export["held"])
     page.wait_for_selector("#index-phrases p[data-verdict=present]")
+    i = next(i for i, (a, b) in enumerate(export["extents"]) if export["held"] in export["text"][a:b])
+    # the number the verdict gives it, and the id the store gave it (LangChain's export has none: its line)
+    assert f"chunk {i + 1} (id “{result['chunks'][i]['id']}”)" in page.locator("#index-phrases").inner_text()
     shown = page.evaluate("window.ragsim.shownRequest()")
     expected = api.simulate(stored_request(export, shown, export["held"]))
     assert page.locator("#verdict").get_attribute("data-verdict") == expected["verdict"]["kind"]

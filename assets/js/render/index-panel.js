@@ -29,6 +29,7 @@ export class IndexPanel {
     const index = snap.index;
     $("legend-stored").hidden = !snap.stored;
     if (!index) { // nothing opened: only a problem sentence (a file that was not chunks) may show
+      $("picture-heading").textContent = "Chunks along the document";
       this.storedVerdict = null;
       $("your-index").dataset.mode = "";
       $("your-index").hidden = $("index-problem").hidden;
@@ -44,8 +45,9 @@ export class IndexPanel {
     $("index-mode-index").setAttribute("aria-pressed", String(snap.stored));
     $("index-mode-simulated").setAttribute("aria-pressed", String(!snap.stored));
     $("index-source").textContent = sourceLine(index, r);
+    $("picture-heading").textContent = snap.stored ? "Your index's chunks along the document" : "Chunks along the document";
     this.renderVerdict(request, response, snap);
-    renderPhrases(r.phrases || []);
+    renderPhrases(r.phrases || [], chunkNumbers(r, snap.ids));
     renderSplitter(r, snap.docId);
     renderStats(r.stats);
     renderUnplaced(unplaced);
@@ -75,8 +77,23 @@ function sourceLine(index, r) {
   return `${quote(index.name)}: ${int(r.chunks.length)} ${plural(r.chunks.length, "chunk", "chunks")} in ${int(docs)} ${plural(docs, "document", "documents")}, ${where}${how.length ? ` (${how.join(", ")})` : ""}.`;
 }
 
+/** Each placed chunk's number as the verdict and the picture count them (1-based, the request's
+ * documents in order, each document's chunks by start), by the store's id. */
+function chunkNumbers(r, ids) {
+  const byDoc = {};
+  for (const c of r.chunks) if (c.placement !== "unplaced") (byDoc[c.doc] ??= []).push(c);
+  const out = new Map();
+  let n = 0;
+  for (const doc of ids) {
+    for (const c of (byDoc[doc] || []).sort((a, b) => a.start - b.start || a.end - b.end)) out.set(c.id, ++n);
+  }
+  return out;
+}
+
 /** "Search your index for the exact phrase": present with the chunk ids, or absent with the cuts. */
-function renderPhrases(phrases) {
+function renderPhrases(phrases, numbers) {
+  // "chunk 3 (id “2”)": the number the verdict uses, and the id your store gave it
+  const chunk = (id) => (numbers.has(id) ? `chunk ${numbers.get(id)} (id “${id}”)` : `the chunk with id “${id}”`);
   const box = $("index-phrases");
   if (!phrases.length) {
     box.replaceChildren(el("p", "Mark the answer (or type a phrase under “Find a phrase”) to search your index for it."));
@@ -85,10 +102,10 @@ function renderPhrases(phrases) {
   box.replaceChildren(...phrases.map((p) => {
     const li = el("p", "", { "data-verdict": p.verdict });
     if (p.verdict === "present") {
-      li.textContent = `Present: ${quote(p.text)} is held whole by ${plural(p.chunks.length, "chunk", "chunks")} ${p.chunks.join(", ")}.`;
+      li.textContent = `Present: ${quote(p.text)} is held whole by ${p.chunks.map(chunk).join(", ")}.`;
       return li;
     }
-    const cuts = (p.cut_by || []).map((b) => `chunk ${b.end_of} ends and chunk ${b.start_of} begins at character ${int(b.at)}`);
+    const cuts = (p.cut_by || []).map((b) => `${chunk(b.end_of)} ends and ${chunk(b.start_of)} begins at character ${int(b.at)}`);
     li.textContent = `Absent: no chunk of your index holds ${quote(p.text)} whole${cuts.length ? `; ${cuts.join("; ")}` : ""}. `
       + `An overlap of ${int(p.overlap_needed)} characters would have kept it: the answer was destroyed at chunking, before search.`;
     return li;
