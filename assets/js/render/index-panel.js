@@ -28,6 +28,7 @@ export class IndexPanel {
   render({ request, response, snap }) {
     const index = snap.index;
     $("legend-stored").hidden = !snap.stored;
+    $("dock-index-note").hidden = !snap.stored;
     if (!index) { // nothing opened: only a problem sentence (a file that was not chunks) may show
       $("picture-heading").textContent = "Chunks along the document";
       this.storedVerdict = null;
