@@ -10,7 +10,7 @@ import sys
 import ragsim.host  # noqa: F401  (CPython's hosts: rank files from disk, the onnxruntime model)
 from ragsim import limits
 from ragsim.errors import RequestError
-from ragsim.host import ask_cli, audit_cli, eval_cli
+from ragsim.host import ask_cli, audit_cli, eval_cli, inspect_cli
 from ragsim.wire import jsonio
 from ragsim.wire.api import simulate
 
@@ -25,6 +25,8 @@ COMMANDS = {
     "ask": ask_cli.main,
     "audit": audit_cli.main,
     "eval": eval_cli.main,
+    "export": inspect_cli.run_export,
+    "inspect": inspect_cli.run_inspect,
     "-h": show_help,
     "--help": show_help,
 }

@@ -85,7 +85,8 @@ def exported(row: dict, chunk: dict) -> dict:
         return chunk
     start, end = row.get("start"), row.get("end")
     ok = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (start, end))
-    return {**chunk, "doc": row["doc"], "start": start if ok else None, "end": end if ok else None}
+    return {**chunk, "doc": row["doc"], "start": start if ok else None, "end": end if ok else None,
+            "placement": row["placement"]}
 
 
 def load_json(name: str, text: str):

@@ -53,6 +53,7 @@ def _inspect(request) -> dict:
     phrases = _phrases(request.get("phrases"))
     tokenizer = request.get("tokenizer")
     out = stored_checks.report(al, phrases, tokenizer)
+    _exported_placements(records, out["chunks"])
     for entry in out["phrases"]:
         entry["source"] = "phrase"
     out["unplaced"] = [c.id for c in al.chunks if c.start is None]
@@ -66,6 +67,29 @@ def _inspect(request) -> dict:
     _judged(request, al, documents, questions, out)
     out["facts"] = facts(request, al, documents)
     return out
+
+
+def _exported_placements(records: list, chunks: list[dict]) -> None:
+    """A chunk read back from ragsim's export sits at the offsets it was exported with: it keeps the
+    placement it was found by then (its extent is the same), so an export reads back as the same report."""
+    for record, chunk in zip(records, chunks):
+        said = record.get("placement") if isinstance(record, dict) else None
+        if chunk["placement"] == "offsets" and said in ("exact", "whitespace") and \
+                (record.get("start"), record.get("end")) == (chunk["start"], chunk["end"]):
+            chunk["placement"] = said
+
+
+def export_records(request: dict) -> list[dict]:
+    """The aligned chunks as ragsim's export writes them, one record each, in store order:
+    `{id, doc, start, end, placement, text, metadata}` (the form the page and `inspect` read back)."""
+    records = read_records(request)
+    sources = read_sources(request.get("documents"))
+    stored = [_matched(c, sources, _page(r)) for c, r in zip(read_chunks(records), records)]
+    al = align(stored, {d["id"]: d["text"] for d in sources})
+    report = stored_checks.chunks_report(al)
+    _exported_placements(records, report)
+    return [{"id": c["id"], "doc": c["doc"], "start": c["start"], "end": c["end"], "placement": c["placement"],
+             "text": r["text"], "metadata": r.get("metadata") or {}} for c, r in zip(report, records)]
 
 
 def read_records(request: dict) -> list:
@@ -214,7 +238,9 @@ def _judged(request: dict, al, documents: list[dict], questions, out: dict) -> N
     if span is not None:
         out["verdict"] = got["verdict"]
     if questions is not None:
+        queries = {q.get("id"): q.get("query") for q in questions if isinstance(q, dict)}
         for q in got["questions"]:
+            q["query"] = queries.get(q["id"])
             q["retrieved_ids"] = [ids[n - 1] for n in q["retrieved"]]
         out["questions"], out["question_stats"] = got["questions"], got["question_stats"]
 

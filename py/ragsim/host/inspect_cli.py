@@ -1,0 +1,168 @@
+"""`python -m ragsim inspect STORE [--collection C] [--text-field F] [--doc-field F] [--source FILE...]
+[--phrase TEXT]... [--questions Q] [--method bm25|dense|hybrid] [--k N] [--json]` and
+`python -m ragsim export STORE -o chunks.jsonl`.
+
+Reads the chunks a real pipeline stored (STORE: chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR or
+a chunk file), places them in their source documents (given with --source, loaded as `eval` loads
+them; else rebuilt from the chunks) and reports SPEC section 11's checks (`ragsim.wire.inspect`):
+which splitter made them, the chunk sizes and overlaps, each phrase present or absent with the
+boundaries that cut it, the facts this index destroyed, and a question set's verdicts and metrics.
+For a Chroma collection with Chroma's default embedding function, `--method dense` also ranks by the
+collection's own query, side by side. `export` writes the aligned chunks, one JSON object a line.
+Exit status 0; 2 for bad input (one line); progress on stderr when it is a terminal or with --progress.
+"""
+
+import argparse
+import sys
+
+from ragsim.errors import RequestError
+from ragsim.host import pdf, stores
+from ragsim.host.cli_common import read_documents, read_text_file
+from ragsim.wire import inspect as inspection
+from ragsim.wire.jsonio import dumps
+
+METHODS = ("bm25", "dense", "hybrid")
+
+
+class Refused(Exception):
+    """Bad input, said in one line (exit 2)."""
+
+
+def _store_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("store", help="chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR, or a .jsonl, .json, "
+                        ".csv or .parquet file of chunks")
+    parser.add_argument("--collection", help="the Chroma or Qdrant collection, or LanceDB table")
+    parser.add_argument("--text-field", help="the field holding the chunk text")
+    parser.add_argument("--doc-field", help="the metadata key naming each chunk's document")
+    parser.add_argument("--source", nargs="+", action="extend", default=[], metavar="FILE",
+                        help="the source documents (text, Markdown or PDF, as eval reads them)")
+    parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode for PDFs")
+    parser.add_argument("--progress", action="store_true", help="show progress on stderr even when it is no terminal")
+
+
+def inspect_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ragsim inspect", description=__doc__.splitlines()[0])
+    _store_arguments(parser)
+    parser.add_argument("--phrase", action="append", default=[], help="a phrase to look for whole (repeatable)")
+    parser.add_argument("--questions", help="a question set: .json (ours) or .csv (Chroma's chunking_evaluation)")
+    parser.add_argument("--method", default="bm25", choices=METHODS, help="the retriever (default bm25)")
+    parser.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
+    parser.add_argument("--tokenizer", default=None, help="count tokens with this tiktoken encoding (cl100k_base)")
+    parser.add_argument("--json", action="store_true", help="print SPEC section 11's object as JSON")
+    return parser
+
+
+def export_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ragsim export",
+                                     description="Write a store's chunks, placed in their documents, as JSON Lines.")
+    _store_arguments(parser)
+    parser.add_argument("-o", "--output", required=True, help="the .jsonl file to write")
+    return parser
+
+
+def _progress(args):
+    if not (args.progress or sys.stderr.isatty()):
+        return None
+
+    def show(done, total):
+        sys.stderr.write(f"\rread {done:,} of {total:,} chunks")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def read(args) -> tuple[dict, list[dict]]:
+    """The store's chunks and the source documents (Refused or RequestError for bad input)."""
+    store = stores.read_store(args.store, collection=args.collection, text_field=args.text_field,
+                              doc_field=args.doc_field, progress=_progress(args))
+    try:
+        sources = read_documents(argparse.Namespace(files=args.source, pdf_mode=args.pdf_mode))
+    except OSError as e:
+        raise Refused(f"{e.filename} cannot be read ({e.strerror}): give the source documents' paths.") from None
+    except ValueError as e:
+        raise Refused(str(e).rstrip(".") + ".") from None
+    return store, sources
+
+
+def _request(args, store: dict, sources: list[dict]) -> dict:
+    request = {"chunks": store["chunks"], "phrases": args.phrase,
+               "retrieval": {"k": args.k, **({} if args.method == "bm25" else {"method": args.method})}}
+    if sources:
+        request["documents"] = sources
+    if args.tokenizer:
+        request["tokenizer"] = args.tokenizer
+    if args.questions:
+        try:
+            request["question_file"] = {"name": args.questions, "text": read_text_file(args.questions)}
+        except (OSError, ValueError) as e:
+            raise Refused(str(e).rstrip(".") + ".") from None
+    return request
+
+
+def own_query(args, store: dict, result: dict, questions: list[dict]) -> dict | None:
+    """The collection's own `query` (Chroma, all-MiniLM-L6-v2), for --method dense: per question its
+    top-k ids and their verdict; None where it does not apply."""
+    if args.method != "dense" or store["store"]["kind"] != "chroma" or not questions:
+        return None
+    queries = [q["query"] for q in questions]
+    try:
+        rankings = stores.chroma_query(args.store, store["store"]["collection"], queries, args.k)
+    except RequestError as e:  # another embedding function, or the model cannot run: said, not fatal
+        return {"note": e.message}
+    by_id = {q["id"]: ids for q, ids in zip(questions, rankings)}
+    verdicts = inspection.ranking_verdicts(result, by_id)
+    return {qid: {"retrieved_ids": ids, "verdict": verdicts[qid]} for qid, ids in by_id.items()}
+
+
+def run_inspect(argv) -> int:
+    args = inspect_parser().parse_args(argv)
+    try:
+        if args.k < 1:
+            raise Refused(f"--k must be at least 1 (got {args.k}).")
+        store, sources = read(args)
+        request = _request(args, store, sources)
+        result = inspection.inspect(request)
+        if "error" in result:
+            raise RequestError(result["error"]["field"], result["error"]["message"])
+        result = {"store": store["store"], **result}
+        chroma = own_query(args, store, result, result["questions"] or [])
+        if chroma is not None and "note" in chroma:
+            result["chroma_query_note"] = chroma["note"]
+        elif chroma is not None:
+            result["chroma_query"] = chroma
+    except (Refused, RequestError) as e:
+        return refuse("inspect", e)
+    from ragsim.host import inspect_report
+
+    try:
+        print(dumps(result, indent=1) if args.json else inspect_report.report(result, args))
+    except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
+        sys.stderr.close()
+    return 0
+
+
+def run_export(argv) -> int:
+    args = export_parser().parse_args(argv)
+    try:
+        store, sources = read(args)
+        request = {"chunks": store["chunks"], **({"documents": sources} if sources else {})}
+        records = inspection.export_records(request)
+        with open(args.output, "w", encoding="utf-8") as out:
+            for r in records:
+                out.write(dumps(r) + "\n")
+    except (Refused, RequestError) as e:
+        return refuse("export", e)
+    except OSError as e:
+        return refuse("export", Refused(f"{args.output} cannot be written ({e.strerror})."))
+    placed = sum(r["start"] is not None for r in records)
+    print(f"wrote {len(records):,} chunks ({placed:,} placed) to {args.output}", file=sys.stderr)
+    return 0
+
+
+def refuse(command: str, e) -> int:
+    message = e.message if isinstance(e, RequestError) else str(e)
+    sys.stderr.buffer.write(f"ragsim {command}: {message}\n".encode("utf-8", "backslashreplace"))
+    return 2
+
