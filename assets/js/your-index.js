@@ -11,6 +11,7 @@
 
 import { $ } from "./dom.js";
 import { plural } from "./format.js";
+import { offsetMap } from "./offsets.js";
 import { useSplitter } from "./params.js";
 import { stashSelected } from "./state.js";
 import { markedText } from "./spans.js";
@@ -25,8 +26,7 @@ export class YourIndex {
    * info(note): a line under the document. */
   constructor({ store, send, restructured, changed, onlyTheExample, info }) {
     Object.assign(this, { store, send, restructured, changed, onlyTheExample, info });
-    this.file = null; // {name, text}: the file last opened, kept to check a newly marked phrase
-    this.asked = ""; // the phrase the shown inspection checked
+    this.asked = null; // the phrase the shown inspection searched for (null: none asked yet)
     this.timer = 0;
     $("open-chunks").addEventListener("change", async (e) => { await this.open(e.target.files[0]); e.target.value = ""; });
     $("index-mode-index").addEventListener("click", () => this.setMode("index"));
@@ -62,23 +62,45 @@ export class YourIndex {
     $("open-chunks-label").dataset.busy = "1";
     this.info(`Reading your chunks from “${file.name}”…`);
     try {
-      await this.inspect({ name: file.name, text }, true);
+      await this.inspectFile({ name: file.name, text });
     } finally {
       delete $("open-chunks-label").dataset.busy;
     }
   }
 
-  /** The inspection's request: the file, the page's documents as sources (unless only the example
-   * is there: then the documents are rebuilt from the chunks), the marked phrase. */
-  request(file, fresh) {
+  /** A chunk file inspected: the page's documents as its sources (unless only the example is
+   * there: then the documents are rebuilt from the chunks), and the phrase to search for. */
+  async inspectFile(file) {
     const state = this.state;
     stashSelected(state);
     const request = { file };
-    const sources = fresh ? !this.onlyTheExample() : !state.index.rebuiltAll;
-    if (sources) request.documents = state.docs.map(({ id, text }) => ({ id, text }));
-    const phrase = sources || !fresh ? this.phrase() : "";
+    if (!this.onlyTheExample()) request.documents = state.docs.map(({ id, text }) => ({ id, text }));
+    const phrase = request.documents ? this.phrase() : "";
     if (phrase) request.phrases = [phrase];
-    return request;
+    const result = await this.call(request, (why) => `“${file.name}” was not opened: ${why}`);
+    if (!result) { this.info(""); return; }
+    this.asked = phrase;
+    this.adopt(file.name, result, !request.documents);
+  }
+
+  /** A phrase marked or typed since: searched for again in the placed chunks (their text is the
+   * page documents' own at their extents), and only the phrase box changes. */
+  async recheck(phrase) {
+    const state = this.state, index = state.index;
+    stashSelected(state);
+    const chunks = [];
+    for (const d of state.docs) {
+      const map = offsetMap(d.text);
+      for (const c of index.result.chunks) {
+        if (c.doc === d.id && c.placement !== "unplaced") chunks.push({ id: c.id, doc: c.doc, start: c.start, end: c.end, text: d.text.slice(map.toU16(c.start), map.toU16(c.end)) });
+      }
+    }
+    const request = { chunks, documents: state.docs.map(({ id, text }) => ({ id, text })), phrases: phrase ? [phrase] : [] };
+    this.asked = phrase;
+    const result = await this.call(request, (why) => why);
+    if (!result || state.index !== index) return; // refused, or another file opened meanwhile
+    state.index = { ...index, result: { ...index.result, phrases: result.phrases } };
+    this.changed();
   }
 
   /** The phrase to search the index for: the one typed in the find box, else the marked answer. */
@@ -89,24 +111,12 @@ export class YourIndex {
     return p.trim() ? p : "";
   }
 
-  async inspect(file, fresh) {
-    const request = this.request(file, fresh);
+  /** The worker's inspect: its object, or null with the refusal said in one sentence. */
+  async call(request, say) {
     const reply = await this.send({ type: "inspect", request: JSON.stringify(request) }); // strings cross the boundary
-    if (!reply.ok) {
-      const why = (reply.error && reply.error.message) || "the worker gave no reason.";
-      this.problem(fresh ? `“${file.name}” was not opened: ${why}` : why);
-      if (fresh) this.info("");
-      return;
-    }
-    const result = typeof reply.result === "string" ? JSON.parse(reply.result) : reply.result;
-    this.asked = (request.phrases || [""])[0];
-    if (!fresh) { // a new phrase checked: only the phrase box changes
-      this.state.index = { ...this.state.index, result };
-      this.changed();
-      return;
-    }
-    this.file = file;
-    this.adopt(file.name, result, !request.documents);
+    if (reply.ok) return typeof reply.result === "string" ? JSON.parse(reply.result) : reply.result;
+    this.problem(say((reply.error && reply.error.message) || "the worker gave no reason."));
+    return null;
   }
 
   /** The inspection into the state: rebuilt documents join (or replace the example), the placed
@@ -141,11 +151,11 @@ export class YourIndex {
    * off the drag's path). */
   follow() {
     const s = this.state;
-    if (!s.index || !this.file) return;
+    if (!s.index) return;
     const phrase = this.phrase();
     if (phrase === this.asked) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => { if (this.phrase() === phrase) this.inspect(this.file, false); }, 300);
+    this.timer = setTimeout(() => { if (this.phrase() === phrase && this.state.index) this.recheck(phrase); }, 300);
   }
 
   setMode(mode) {
@@ -180,7 +190,6 @@ export class YourIndex {
     const s = this.state;
     s.index = null;
     s.indexMode = "simulated";
-    this.file = null;
     this.problem("");
     $("your-index").hidden = true;
     this.changed();
@@ -191,4 +200,25 @@ export class YourIndex {
 export function splitterFor(result, doc) {
   const list = result.splitter || [];
   return list.find((x) => x.doc === doc && x.strategy) || list.find((x) => x.strategy) || list.find((x) => x.doc === doc) || list[0] || null;
+}
+
+/** Your index as a saved state holds it, checked before the page draws it (a state file is a
+ * user's file): {index, indexMode} for the state, else null with a note. */
+export function readSavedIndex(saved, docs, notes) {
+  const index = saved.index;
+  if (index == null) return null;
+  const lengths = Object.fromEntries(docs.map((d) => [d.id, offsetMap(d.text).cpLength]));
+  const r = index && index.result;
+  const pairOk = (n) => (x) => Array.isArray(x) && x.length === 2 && Number.isInteger(x[0]) && Number.isInteger(x[1]) && x[0] >= 0 && x[0] < x[1] && x[1] <= n;
+  const chunkOk = (c) => c && typeof c.id === "string" && typeof c.doc === "string" && typeof c.placement === "string"
+    && (c.placement === "unplaced" || (c.doc in lengths && pairOk(lengths[c.doc])([c.start, c.end])));
+  const ok = index && typeof index.name === "string" && index.extents && typeof index.extents === "object"
+    && Object.entries(index.extents).every(([doc, pairs]) => doc in lengths && Array.isArray(pairs) && pairs.every(pairOk(lengths[doc])))
+    && r && ["chunks", "documents", "splitter", "phrases"].every((k) => Array.isArray(r[k])) && r.chunks.every(chunkOk);
+  if (!ok) {
+    notes.push("The saved chunks of your index do not fit the saved documents, so they are left out; open them again.");
+    return null;
+  }
+  return { index: { name: index.name, extents: index.extents, result: r, rebuiltAll: Boolean(index.rebuiltAll) },
+    indexMode: saved.indexMode === "index" ? "index" : "simulated" };
 }

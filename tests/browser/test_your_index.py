@@ -157,6 +157,35 @@ def test_without_sources_the_documents_are_rebuilt(page, export, page_errors):
     assert not page_errors
 
 
+def test_a_chunk_not_in_the_source_is_listed_as_unplaced(page, export, tmp_path, page_errors):
+    restore(page)
+    page.locator("#add-files").set_input_files(str(export["source"]))
+    page.wait_for_function("(id) => window.ragsim.request().documents[0].id === id", arg=SOURCE.name)
+    stray = {"page_content": "This sentence is in no source at all.", "metadata": {"source": SOURCE.name}, "id": "stray-1"}
+    path = tmp_path / "with-stray.jsonl"
+    path.write_text(export["path"].read_text(encoding="utf-8") + json.dumps(stray) + "\n", encoding="utf-8")
+    open_chunks(page, path)
+    n = len(export["extents"])
+    assert f"your index's chunks ({n + 1}, placed {n}, unplaced 1)" in page.locator("#index-legend").inner_text()
+    assert page.evaluate("window.ragsim.picture()") == {"chunks": n, "stored": True}  # left out of the picture
+    assert "1 chunk could not be placed" in page.locator("#index-unplaced-summary").inner_text()
+    assert page.locator("#index-unplaced-list li").all_text_contents() == [f"stray-1 ({SOURCE.name}, 37 characters)"]
+    assert not page_errors
+
+
+def test_your_index_is_kept_with_the_page_state(page, export, booted_page, page_errors):
+    with_source(page, export)
+    page.evaluate("window.ragsim.stored()")  # resolves once the state is written
+    booted_page(INDEX, reload=True)
+    page.wait_for_function(STORED, polling=100)
+    settle(page)
+    assert page.evaluate("window.ragsim.picture()") == {"chunks": len(export["extents"]), "stored": True}
+    assert page.locator("#index-splitter").inner_text().startswith("These match LangChain RecursiveCharacterTextSplitter(")
+    page.get_by_role("button", name="Close your chunks").click()
+    page.wait_for_function("() => window.ragsim.shownRequest().chunking.strategy !== 'stored'", polling=100)
+    assert not page_errors
+
+
 def test_a_file_that_is_not_chunks_gets_one_sentence(page, tmp_path, page_errors):
     restore(page)
     before = page_request(page)
