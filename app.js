@@ -173,7 +173,8 @@ function showQuestions(last) {
   for (const [id, list] of [["map-sizes", grid && grid.sizes], ["map-overlaps", grid && grid.overlaps]]) {
     if (list && document.activeElement !== $(id)) $(id).value = list.join(", ");
   }
-  if (!grid) settingsMap.off("MarkdownNodeParser has no chunk size (a section is as long as it is), so there is no map.");
+  if (req.chunking.strategy === "stored") settingsMap.off("Your index's chunks have no size to vary: press “Simulate from here” to map the splitter that made them.");
+  else if (!grid) settingsMap.off("MarkdownNodeParser has no chunk size (a section is as long as it is), so there is no map.");
   else if (!count && !req.span) settingsMap.off("Mark an answer, or add questions to the question set, to map the settings.");
   else settingsMap.update(req, grid, count || 1, unitName(s));
 }

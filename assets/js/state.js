@@ -104,17 +104,20 @@ export function snapshot(s, request) {
   if (s.span) marks[s.span.doc ?? docId] = { start: s.span.start, end: s.span.end };
   const spans = answerSpans(s), bands = {}; // every span of the answer, by document (the picture's bands)
   for (const sp of spans) (bands[sp.doc] ??= []).push({ start: sp.start, end: sp.end });
+  // Your index's chunks (issue 21) are counted in characters and have no size or overlap asked for.
+  const stored = request.chunking.strategy === "stored";
+  const asked = stored ? { unit: "chars", size: 0, overlap: 0 } : { unit: s.unit, size: s.size, overlap: s.overlap };
   return {
     spans, bands,
-    doc: s.doc, span: s.span, k: s.k, unit: s.unit, size: s.size, overlap: s.overlap, strategy: s.strategy, split_by: s.split_by,
+    doc: s.doc, span: s.span, k: s.k, ...asked, strategy: s.strategy, split_by: s.split_by,
     docId, texts, marks, fact, factText,
     ids: request.documents.map((d) => d.id),
     titles: request.documents.map((d) => d.title || d.id),
     docCount: request.documents.length,
     findDefault: markedText(s, (id) => texts[id] ?? ""),
-    unitName: unitName(s),
+    unitName: unitName({ ...s, ...asked }),
     overlaps: sweepOverlaps(s), // the overlaps the sweep compares
-    stored: request.chunking.strategy === "stored", // the bars are your index's chunks, not a splitter's
+    stored, // the bars are your index's chunks, not a splitter's
     index: s.index, // your index's inspection (issue 21), or null; replaced whole, never changed in place
   };
 }

@@ -208,5 +208,8 @@ def test_screenshots_with_your_index_open(page, export, width, height):
         page.locator("#picture-heading").scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / f"your-index-{width}.png"))
         page.locator("#your-index").screenshot(path=str(SHOTS / f"your-index-{width}-panel.png"))
+        settle(page)
+        page.wait_for_function("() => window.ragsim.panelsShown()", polling=100)
+        page.screenshot(path=str(SHOTS / f"your-index-{width}-full.png"), full_page=True)
     finally:
         page.set_viewport_size({"width": 1280, "height": 720})
