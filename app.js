@@ -46,6 +46,8 @@ import { QuestionScores } from "./assets/js/question-scores.js";
 import { sendableSimulation } from "./assets/js/worker-client.js";
 import { SettingsMap, bestCell, defaultGrid, parseNumbers, MAX_CELLS } from "./assets/js/render/settings-map.js";
 import { AskPanel } from "./assets/js/ask-panel.js";
+import { YourIndex } from "./assets/js/your-index.js";
+import { IndexPanel } from "./assets/js/render/index-panel.js";
 import "./assets/js/offline.js"; // issue 14: the service worker, registered once Python is ready
 
 // state: what the controls set; embed: the page is embedded (#embed=1); memo: each splitter's
@@ -61,11 +63,12 @@ docInput.setAttribute("autocomplete", "off");
 const picture = new Picture({ canvas: $("picture"), wrap: $("picture-wrap"), head: $("detail-head"), body: $("detail-text"),
   onMarkSentence: (span, doc) => marks.markSentence(span, doc) });
 const results = new Results(picture);
+results.index = new IndexPanel(); // issue 21: your index's chunks, drawn with the verdict
 const share = new Share({ store, info: (note) => marks.info(note) });
 attachCopyCommand({ store, share });
 const computer = new Computer({
   store, controls,
-  onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); showQuestions(last); },
+  onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); showQuestions(last); yourIndex.follow(); },
   onProblem: (text) => {
     showMessage(text, store.last !== null);
     if (text && !store.last) renderVerdictProblem(text); // nothing computed yet: the verdict box says why
@@ -77,6 +80,11 @@ const marks = new Marks({ store, docInput, changed, sync, syncList: () => docume
   focusAfterRender: (doc, at) => results.focusAfterRender(doc, at) });
 const documents = new Documents({ store, sync, changed, docInput, info: (note) => marks.info(note),
   onList: () => { if (results.investigate) results.investigate.sync(store.state, sweepOverlaps(store.state)); marks.show(); } });
+
+// Issue 21: "Open your chunks…": a chunk file inspected in the worker, its placed chunks shown as the picture's bars.
+const yourIndex = new YourIndex({ store, changed, restructured: () => documents.restructured(), onlyTheExample: () => documents.onlyTheExample(),
+  info: (note) => marks.info(note),
+  send: (m) => (computer.gate ? computer.gate.send(m) : Promise.resolve({ ok: false, error: { message: "Python is still loading; try again in a moment." } })) });
 
 // A document over a million characters stays out of the Document box, which shows its start (big-text.js).
 const bigText = new BigText({ input: docInput, info: (note) => marks.info(note), onEdit: (text, caret) => editDocument(text, caret),
@@ -117,6 +125,8 @@ function onControl(p) {
   linkNotes.clear();
   if (p.name === "doc") { editDocument(); return; }
   const { value, error } = parseParam(p, controls.value(p), state);
+  // A splitter's control moved while your index is shown: from now on the splitter is simulated.
+  if (!error && p.field.startsWith("chunking.") && yourIndex.leaveIndex()) marks.info("Simulating the splitter now; press “Your index” to see your stored chunks again.");
   if (error) { // e.g. an empty price box: say so, keep the last good value and result
     controls.invalid(p.name);
     showMessage(error, store.last !== null);
@@ -173,7 +183,8 @@ function showQuestions(last) {
   for (const [id, list] of [["map-sizes", grid && grid.sizes], ["map-overlaps", grid && grid.overlaps]]) {
     if (list && document.activeElement !== $(id)) $(id).value = list.join(", ");
   }
-  if (!grid) settingsMap.off("MarkdownNodeParser has no chunk size (a section is as long as it is), so there is no map.");
+  if (req.chunking.strategy === "stored") settingsMap.off("Your index's chunks have no size to vary: press “Simulate from here” to map the splitter that made them.");
+  else if (!grid) settingsMap.off("MarkdownNodeParser has no chunk size (a section is as long as it is), so there is no map.");
   else if (!count && !req.span) settingsMap.off("Mark an answer, or add questions to the question set, to map the settings.");
   else settingsMap.update(req, grid, count || 1, unitName(s));
 }
@@ -377,6 +388,9 @@ window.ragsim = Object.freeze({
   // the set's scores, asked for after the drag's result: {state: "stale" | "fresh" | ..., response, log}
   questionScores: () => (questionScores ? { state: questionScores.state, response: questionScores.shown && questionScores.shown.response, log: questionScores.log.slice() } : null),
   bands: () => picture.scene().bands, // the picture's answer bands, [x0, x1] each
+  // issue 21: the picture's bars (the selected document's chunks) and whether they are your index's
+  picture: () => ({ chunks: picture.C.n, stored: picture.scene().stored }),
+  index: () => store.state.index && store.state.index.result,
   map: () => (settingsMap ? { state: settingsMap.state, done: settingsMap.done, grid: settingsMap.grid, cells: settingsMap.cells } : null),
   // issue 9: workers lost and restarted, the last sentence about it, a fixed deadline (ms; null for
   // the scaled one) for the tests of the deadline, and the state stored (resolves once written)

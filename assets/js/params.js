@@ -206,6 +206,22 @@ function switchStrategy(state, next, memo = {}) {
   forgetWanted(state);
 }
 
+/** A splitter named by the core (inspect's `strategy` and `fields`, request names) into the state:
+ * the strategy switched as the Splitter control would, then each field into its row, clamped.
+ * Returns the fields the page has no row for (none expected: every registered field has one). */
+export function useSplitter(state, strategy, fields, memo = {}) {
+  if (!SPLITTERS[strategy]) return Object.keys(fields);
+  switchStrategy(state, strategy, memo);
+  const missing = [];
+  for (const [name, value] of Object.entries(fields)) {
+    const p = FIELD_LABELS[`chunking.${name}`];
+    if (!p) { missing.push(name); continue; }
+    state[p.name] = p.kind === "check" ? Boolean(value) : p.kind === "range" || p.kind === "number" ? Number(value) : pageValue(p, value);
+  }
+  settle(state);
+  return missing;
+}
+
 /** The request for the core (SPEC section 6), built in exactly one place. The embedded page
  * (`embed`) shows none of the investigation panels, so it does not ask for what they draw. */
 export function buildRequest(state, { embed = false } = {}) {
@@ -215,10 +231,11 @@ export function buildRequest(state, { embed = false } = {}) {
   const spanDoc = state.span ? state.span.doc ?? docs[state.sel].id : null;
   const span = state.span ? cp(spanDoc, state.span) : null;
   const fact = factComplete(state.fact) ? { doc: state.fact.doc, name: cp(state.fact.doc, state.fact.name), value: cp(state.fact.doc, state.fact.value) } : null;
+  const stored = storedChunking(state, docs); // "Your index" (issue 21): the stored chunks' extents
   const request = {
     documents: docs.map(({ id, title, text }) => ({ id, title, text })),
     query: state.q,
-    chunking: fieldsUnder("chunking", state),
+    chunking: stored || fieldsUnder("chunking", state),
     retrieval: withWeights(fieldsUnder("retrieval", state)),
     span: span ? { doc: spanDoc, start: span[0], end: span[1] } : null,
     fact,
@@ -233,11 +250,22 @@ export function buildRequest(state, { embed = false } = {}) {
   // The questions of issue 5 (the investigation panels): the cuts, an exact phrase, context expansion.
   // The embed shows none of those panels, so it does not ask (the cuts cost a second split).
   if (embed) return request;
-  request.cuts = true;
+  if (!stored) request.cuts = true; // stored chunks have no overlap to change (the core refuses cuts)
   const phrase = state.find.trim() ? state.find : markedText(state, textOf);
   if (phrase.trim()) request.find = phrase;
   if (state.expand !== "none") request.expand = state.expand === "section" ? { section: true } : { neighbours: Number(state.expand) };
   return request;
+}
+
+/** The stored chunking (SPEC section 11) while "Your index" is shown: each page document's placed
+ * chunks, code points as inspect placed them; null when simulating. */
+export function storedChunking(state, docs = state.docs) {
+  const index = state.index;
+  if (!index || state.indexMode !== "index") return null;
+  const ids = new Set(docs.map((d) => d.id));
+  const chunks = {};
+  for (const [doc, pairs] of Object.entries(index.extents)) if (ids.has(doc)) chunks[doc] = pairs;
+  return { strategy: "stored", chunks };
 }
 
 /** A value for `param` from user or URL text, or an error sentence. Numbers are clamped to range. */

@@ -18,6 +18,7 @@
 import { PARAMS, settle } from "./params.js";
 import { downloadFile } from "./dom.js";
 import { defaultState } from "./state.js";
+import { readSavedIndex } from "./your-index.js";
 import { MAX_DOCUMENTS } from "./collection.js";
 import { settingsFromParams } from "./url-state.js";
 import { MAX_CHARS, totalChars } from "./limits.js";
@@ -39,6 +40,8 @@ export function toSaved(s) {
     example: s.example === "collection" ? "collection" : null,
     // The question set (UTF-16, as the state holds it) and the map's grid: any size, unlike a link.
     questions: s.questions, mapSizes: s.mapSizes, mapOverlaps: s.mapOverlaps, map: Boolean(s.map),
+    // issue 21: your index's chunks as placed (their extents and the inspection), and the mode
+    index: s.index, indexMode: s.indexMode,
   };
 }
 
@@ -92,6 +95,7 @@ export function fromSaved(obj) {
   }
   state.example = obj.example === "collection" ? "collection" : null;
   readSavedQuestions(state, obj, notes);
+  Object.assign(state, readSavedIndex(obj, state.docs, notes) || {});
   return { state, notes };
 }
 

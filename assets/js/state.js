@@ -14,6 +14,9 @@
 //   state.questions    the question set (issue 11): [{id, query, refs: [{doc, start, end}]}], UTF-16
 //   state.mapSizes, .mapOverlaps   the settings map's grid; null means the splitter's default
 //   state.map          show the settings map even without a question set (`map=1`)
+//   state.index        your index's chunks (issue 21, your-index.js): {name, extents: {doc id:
+//                      [[start, end], ...] code points}, result: inspect's object}, or null
+//   state.indexMode    "index" (the picture and verdict on the stored chunks) or "simulated"
 //
 // The renderers never see this object: they get a snapshot (below) taken when the request is sent.
 
@@ -47,6 +50,8 @@ export function defaultState() {
   state.mapOverlaps = null;
   state.map = false;
   state.wanted = {}; // the sliders as the user last set them (params.js settle)
+  state.index = null;
+  state.indexMode = "simulated";
   return state;
 }
 
@@ -101,15 +106,20 @@ export function snapshot(s, request) {
   if (s.span) marks[s.span.doc ?? docId] = { start: s.span.start, end: s.span.end };
   const spans = answerSpans(s), bands = {}; // every span of the answer, by document (the picture's bands)
   for (const sp of spans) (bands[sp.doc] ??= []).push({ start: sp.start, end: sp.end });
+  // Your index's chunks (issue 21) are counted in characters and have no size or overlap asked for.
+  const stored = request.chunking.strategy === "stored";
+  const asked = stored ? { unit: "chars", size: 0, overlap: 0 } : { unit: s.unit, size: s.size, overlap: s.overlap };
   return {
     spans, bands,
-    doc: s.doc, span: s.span, k: s.k, unit: s.unit, size: s.size, overlap: s.overlap, strategy: s.strategy, split_by: s.split_by,
+    doc: s.doc, span: s.span, k: s.k, ...asked, strategy: s.strategy, split_by: s.split_by,
     docId, texts, marks, fact, factText,
     ids: request.documents.map((d) => d.id),
     titles: request.documents.map((d) => d.title || d.id),
     docCount: request.documents.length,
     findDefault: markedText(s, (id) => texts[id] ?? ""),
-    unitName: unitName(s),
+    unitName: unitName({ ...s, ...asked }),
     overlaps: sweepOverlaps(s), // the overlaps the sweep compares
+    stored, // the bars are your index's chunks, not a splitter's
+    index: s.index, // your index's inspection (issue 21), or null; replaced whole, never changed in place
   };
 }

@@ -28,6 +28,15 @@ export class CodePanel {
     this.timer = setTimeout(() => this.fetch(requestJson), DEBOUNCE_MS);
   }
 
+  /** No code to show (your index's chunks: no splitter wrote them): the old code goes, a sentence says why. */
+  none(sentence) {
+    clearTimeout(this.timer);
+    this.seq++;
+    this.asked = null;
+    this.code.textContent = "";
+    this.say(sentence);
+  }
+
   async fetch(requestJson) {
     const seq = ++this.seq;
     this.asked = requestJson;

@@ -308,6 +308,13 @@ export class Investigate {
   // Item 7: the overlap sweep -----------------------------------------------------------------------
   requestSweep(last, overlaps) {
     const { request } = last;
+    if (request.chunking.strategy === "stored") { // your index's chunks (issue 21): one overlap, the stored one
+      clearTimeout(this.sweepTimer);
+      Object.assign(this, { sweepWanted: null, sweepAsked: null, sweepKey: null, sweepRows: null,
+        sweepError: "Your index's chunks have the one overlap they were stored with: press “Simulate from here” to sweep the overlap of the splitter that made them." });
+      this.renderSweep();
+      return;
+    }
     const base = { ...request, sweep: overlaps };
     for (const key of ["find", "cuts", "expand"]) delete base[key];
     // The key: the documents by identity (texts can be megabytes), everything else as JSON.

@@ -6,6 +6,7 @@ const NAMES = {
   retrieved: "--pic-retrieved", onRetrieved: "--pic-on-retrieved", faint: "--pic-faint", faintEdge: "--pic-faint-edge",
   band: "--pic-band", bandEdge: "--pic-band-edge", strip: "--pic-strip", stripHover: "--pic-strip-hover",
   focus: "--pic-focus", hover: "--pic-hover", text: "--pic-text", noOverlap: "--pic-no-overlap",
+  stored: "--pic-stored", storedEdge: "--pic-stored-edge", storedRetrieved: "--pic-stored-retrieved",
   lane: "--pic-lane", laneFaint: "--pic-lane-faint", laneBand: "--pic-lane-band", selected: "--pic-selected",
 };
 
@@ -14,6 +15,7 @@ export const COLORS = {
   retrieved: "#1f5fa8", onRetrieved: "#ffffff", faint: "rgba(214,223,233,0.7)", faintEdge: "#8797a8",
   band: "rgba(242,140,40,0.5)", bandEdge: "#c25e00", strip: "rgba(190,200,212,0.55)", stripHover: "rgba(194,94,0,0.6)",
   focus: "#6d28d9", hover: "#1d232b", text: "#56606b", noOverlap: "#b3261e",
+  stored: "rgba(46,140,90,0.28)", storedEdge: "#1f7a4a", storedRetrieved: "#1f7a4a",
   lane: "rgba(214,223,233,0.55)", laneFaint: "rgba(135,151,168,0.35)", laneBand: "rgba(242,140,40,0.75)", selected: "#1d232b",
 };
 

@@ -134,6 +134,7 @@ export class Picture {
       hover: this.hover >= 0 && this.hover < C.n ? barOf(L, C, this.hover) : null,
       focus: focused && this.focusIndex >= 0 && this.focusIndex < C.n ? barOf(L, C, this.focusIndex) : null,
       end: this.snap ? `end · ${int(offsetMap(this.snap.doc).cpLength)} characters` : null,
+      stored: Boolean(this.snap && this.snap.stored), // your index's chunks: green, solid outlines
     };
   }
 
@@ -283,20 +284,21 @@ function paint(ctx, s) {
 /** Faint bars with a dashed outline, retrieved bars solid, then their rank labels. */
 function paintBars(ctx, s) {
   ctx.font = FONTS.label;
-  ctx.fillStyle = COLORS.faint;
-  ctx.strokeStyle = COLORS.faintEdge;
+  ctx.fillStyle = s.stored ? COLORS.stored : COLORS.faint;
+  ctx.strokeStyle = s.stored ? COLORS.storedEdge : COLORS.faintEdge;
   ctx.lineWidth = 1;
-  ctx.setLineDash([3, 2]);
+  ctx.setLineDash(s.stored ? [] : [3, 2]);
   for (const [x, y, w, h] of s.faint.runs) ctx.fillRect(x, y, w, h); // bars narrower than 4 px, merged
   for (const [x, y, w, h] of s.faint.wide) {
     ctx.fillRect(x, y, w, h);
     ctx.strokeRect(x + 0.5, y + 0.5, w - 1, h - 1);
   }
   ctx.setLineDash([]);
-  ctx.fillStyle = COLORS.retrieved;
+  const solid = s.stored ? COLORS.storedRetrieved : COLORS.retrieved;
+  ctx.fillStyle = solid;
   for (const [x, y, w, h] of s.retrieved) ctx.fillRect(x, y, w, h);
   for (const label of s.labels) {
-    ctx.fillStyle = label.inside ? COLORS.onRetrieved : COLORS.retrieved;
+    ctx.fillStyle = label.inside ? COLORS.onRetrieved : solid;
     ctx.fillText(label.text, label.x, label.y);
   }
 }

@@ -39,6 +39,7 @@ export class Results {
     if (this.embed) renderQuestion(last.request.query, snap);
     mark("verdict");
     this.picture.setData(response, snap);
+    if (this.index) this.index.render(last); // issue 21: your index's panel (nothing without one)
     mark("picture");
     renderOverlapNotice(response, snap);
     renderStats(response, snap, ms);
@@ -55,7 +56,9 @@ export class Results {
       this.pendingFocus = null;
       this.picture.focusAt(focus.at);
     }
-    if (!this.embed && this.code) {
+    if (!this.embed && this.code && snap.stored) {
+      this.code.none("Your index's chunks were made by your own pipeline, so there is no splitter code to show: press “Simulate from here” for the code of the splitter that makes them.");
+    } else if (!this.embed && this.code) {
       const { query, chunking, retrieval } = last.request;
       this.code.show(JSON.stringify({ query, chunking, retrieval }));
     }

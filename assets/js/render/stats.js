@@ -13,7 +13,7 @@ const STATS = [
   { key: "units_in_documents", label: (s) => `${cap(unitName(s))} in the ${s.docCount > 1 ? `${s.docCount} documents` : "document"}`, show: int },
   { key: "chunks", label: () => "Chunks", show: int },
   { key: "size_overlap", label: () => "Size / overlap", value: (r, s) => [s.size, s.overlap],
-    show: ([a, b], s) => `${int(a)} / ${int(b)} ${unitName(s)}` },
+    show: ([a, b], s) => (s.stored ? "as your index stored them" : `${int(a)} / ${int(b)} ${unitName(s)}`) },
   { key: "units_stored", label: (s) => `${cap(unitName(s))} stored across all chunks`, show: int },
   { key: "amplification", label: (s) => `Storage amplification (stored / in the ${s.docCount > 1 ? "documents" : "document"})`, show: (v) => `${v.toFixed(2)}×` },
   { key: "chunks_whole", label: () => "Chunks holding the answer whole", show: int },
@@ -30,7 +30,7 @@ const STATS = [
   { key: ["overlap_asked", "overlap_min", "overlap_median", "overlap_max"], joiners: [" asked / achieved ", ", ", ", "],
     label: () => "Overlap asked / overlap achieved (min, median, max)",
     value: (r, s, ms, key) => (key === "overlap_asked" ? s.overlap : r.stats[key]),
-    show: (v, s, key) => (key === "overlap_asked" ? `${int(v)} ${unitName(s)}` : v == null ? "–"
+    show: (v, s, key) => (key === "overlap_asked" ? (s.stored ? "nothing" : `${int(v)} ${unitName(s)}`) : v == null ? "–"
       : key === "overlap_max" ? `${int(v)} characters` : int(v)) },
   { key: ["boundaries_without_overlap", "boundaries"], joiners: [" of "], label: () => "Boundaries with no overlap",
     value: (r, s, ms, key) => (key === "boundaries" ? boundaryCount(r) : r.stats[key]), show: int },

@@ -52,7 +52,7 @@ export function renderVerdict(response, snap) {
   const sentence = [said, denseSentences(response, snap)].filter(Boolean).join(" "); // dense, hybrid: truncation
   const box = $("verdict");
   box.dataset.verdict = kind;
-  $("verdict-headline").textContent = headline;
+  $("verdict-headline").textContent = snap.stored && kind ? `Your index: ${headline}` : headline; // issue 21: the stored chunks
   $("verdict-text").textContent = sentence;
   box.hidden = !snap.span && Boolean(snap.fact); // a marked fact has its own verdict (#fact-verdict)
   announceWhenRested("verdict", box.hidden ? "" : `${headline}. ${sentence}`);

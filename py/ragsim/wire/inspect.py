@@ -59,6 +59,10 @@ def _inspect(request) -> dict:
     out["unplaced"] = [c.id for c in al.chunks if c.start is None]
     out["splitter"] = splitters(al, request.get("tokenizers"))
     documents = _documents(al, sources)
+    rebuilt = {d["id"]: d["text"] for d in documents}
+    for d in out["documents"]:  # the page adopts a rebuilt document: it needs its text
+        if d["rebuilt"]:
+            d["text"] = rebuilt.get(d["id"], "")
     questions = _questions(request, documents)
     _judged(request, al, documents, questions, out)
     out["facts"] = facts(request, al, documents)

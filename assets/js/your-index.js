@@ -1,0 +1,224 @@
+// Your own index on the page (issue 21, item 6; SPEC section 11): "Open your chunks…" reads a chunk
+// file (JSON Lines of LangChain Documents, a JSON list, CSV, LlamaIndex's docstore.json), the
+// worker's `inspect` places each chunk in its document (the page's documents, or documents rebuilt
+// from the chunks when the page holds only its example), names the splitter that made them and
+// checks the marked phrase. The placed extents go into the state (state.index); while the mode is
+// "Your index" the page's one request carries them as chunking {strategy: "stored"}, so the verdict,
+// the picture and the context come from the same `simulate` a drag calls.
+//
+// This module changes the state and asks for a recompute; render/your-index.js draws the panel.
+// File contents are parsed in Python and reach the DOM only as text.
+
+import { $ } from "./dom.js";
+import { plural } from "./format.js";
+import { offsetMap } from "./offsets.js";
+import { useSplitter } from "./params.js";
+import { stashSelected } from "./state.js";
+import { markedText } from "./spans.js";
+
+export const MAX_CHUNK_FILE_BYTES = 32 * 1024 * 1024; // a chunk file read on the page
+const KINDS = /\.(jsonl|ndjson|json|csv)$/i;
+export const REBUILT = "rebuilt from your chunks; gaps unknown";
+
+export class YourIndex {
+  /** store: {state, memo}; send(message) -> the worker's reply; restructured(): the documents changed
+   * (show them, recompute); changed(): recompute; onlyTheExample(): the page holds only its example;
+   * info(note): a line under the document. */
+  constructor({ store, send, restructured, changed, onlyTheExample, info }) {
+    Object.assign(this, { store, send, restructured, changed, onlyTheExample, info });
+    this.asked = null; // the phrase the shown inspection searched for (null: none asked yet)
+    this.timer = 0;
+    $("open-chunks").addEventListener("change", async (e) => { await this.open(e.target.files[0]); e.target.value = ""; });
+    $("index-mode-index").addEventListener("click", () => this.setMode("index"));
+    $("index-mode-simulated").addEventListener("click", () => this.setMode("simulated"));
+    $("simulate-from-here").addEventListener("click", () => this.simulateFromHere());
+    $("close-index").addEventListener("click", () => this.close());
+  }
+
+  get state() {
+    return this.store.state;
+  }
+
+  /** One sentence in the panel's problem line ("" clears it); nothing else on the page changes. */
+  problem(sentence) {
+    const p = $("index-problem");
+    p.textContent = sentence;
+    p.hidden = !sentence;
+    if (sentence) $("your-index").hidden = false;
+  }
+
+  async open(file) {
+    if (!file) return;
+    this.problem("");
+    if (!KINDS.test(file.name)) {
+      this.problem(`“${file.name}” is not a chunk file: open JSON Lines (.jsonl), a JSON list or docstore.json (.json), or CSV (.csv).`);
+      return;
+    }
+    if (file.size > MAX_CHUNK_FILE_BYTES) {
+      this.problem(`“${file.name}” is ${Math.round(file.size / 1048576)} MB, over the page's ${MAX_CHUNK_FILE_BYTES / 1048576} MB for a chunk file; export one collection or document (python -m ragsim export STORE -o chunks.jsonl).`);
+      return;
+    }
+    const text = await file.text();
+    $("open-chunks-label").dataset.busy = "1";
+    this.info(`Reading your chunks from “${file.name}”…`);
+    try {
+      await this.inspectFile({ name: file.name, text });
+    } finally {
+      delete $("open-chunks-label").dataset.busy;
+    }
+  }
+
+  /** A chunk file inspected: the page's documents as its sources (unless only the example is
+   * there: then the documents are rebuilt from the chunks), and the phrase to search for. */
+  async inspectFile(file) {
+    const state = this.state;
+    stashSelected(state);
+    const request = { file };
+    if (!this.onlyTheExample()) request.documents = state.docs.map(({ id, text }) => ({ id, text }));
+    const phrase = request.documents ? this.phrase() : "";
+    if (phrase) request.phrases = [phrase];
+    const result = await this.call(request, (why) => `“${file.name}” was not opened: ${why}`);
+    if (!result) { this.info(""); return; }
+    this.asked = phrase;
+    this.adopt(file.name, result, !request.documents);
+  }
+
+  /** A phrase marked or typed since: searched for again in the placed chunks (their text is the
+   * page documents' own at their extents), and only the phrase box changes. */
+  async recheck(phrase) {
+    const state = this.state, index = state.index;
+    stashSelected(state);
+    const chunks = [];
+    for (const d of state.docs) {
+      const map = offsetMap(d.text);
+      for (const c of index.result.chunks) {
+        if (c.doc === d.id && c.placement !== "unplaced") chunks.push({ id: c.id, doc: c.doc, start: c.start, end: c.end, text: d.text.slice(map.toU16(c.start), map.toU16(c.end)) });
+      }
+    }
+    const request = { chunks, documents: state.docs.map(({ id, text }) => ({ id, text })), phrases: phrase ? [phrase] : [] };
+    this.asked = phrase;
+    const result = await this.call(request, (why) => why);
+    if (!result || state.index !== index) return; // refused, or another file opened meanwhile
+    state.index = { ...index, result: { ...index.result, phrases: result.phrases } };
+    this.changed();
+  }
+
+  /** The phrase to search the index for: the one typed in the find box, else the marked answer. */
+  phrase() {
+    const s = this.state;
+    const textOf = (id) => (s.docs.find((d) => d.id === id) || { text: "" }).text;
+    const p = s.find.trim() ? s.find : markedText(s, textOf);
+    return p.trim() ? p : "";
+  }
+
+  /** The worker's inspect: its object, or null with the refusal said in one sentence. */
+  async call(request, say) {
+    const reply = await this.send({ type: "inspect", request: JSON.stringify(request) }); // strings cross the boundary
+    if (reply.ok) return typeof reply.result === "string" ? JSON.parse(reply.result) : reply.result;
+    this.problem(say((reply.error && reply.error.message) || "the worker gave no reason."));
+    return null;
+  }
+
+  /** The inspection into the state: rebuilt documents join (or replace the example), the placed
+   * chunks' extents become state.index, and the picture shows them. */
+  adopt(name, result, rebuiltAll) {
+    const state = this.state;
+    const have = new Set(rebuiltAll ? [] : state.docs.map((d) => d.id));
+    const added = result.documents.filter((d) => !have.has(d.id));
+    const missing = added.find((d) => typeof d.text !== "string");
+    if (missing) {
+      this.problem(`Your chunks name the document “${missing.id}”, which is not on the page; add it first (Add files…), then open the chunks again.`);
+      return;
+    }
+    const docs = added.map((d) => ({ id: d.id, title: `${d.id} (${REBUILT})`, text: d.text }));
+    if (rebuiltAll) Object.assign(state, { docs, sel: 0, span: null, fact: null, spans: [], questions: [] });
+    else state.docs.push(...docs);
+    if (!state.docs.length) { this.problem(`“${name}” holds no chunks.`); return; }
+    const extents = {};
+    for (const c of result.chunks) if (c.placement !== "unplaced") (extents[c.doc] ??= []).push([c.start, c.end]);
+    const first = state.docs.findIndex((d) => extents[d.id]);
+    if (rebuiltAll || first >= 0) state.sel = Math.max(0, first);
+    state.doc = state.docs[state.sel].text;
+    state.example = null;
+    state.index = { name, extents, result, rebuiltAll };
+    state.indexMode = "index";
+    const n = result.chunks.length;
+    this.info(`Opened ${n.toLocaleString("en-US")} ${plural(n, "chunk", "chunks")} from “${name}”${rebuiltAll ? `; the documents are ${REBUILT}` : ""}.`);
+    this.restructured();
+  }
+
+  /** After each result: a phrase marked or typed since the inspection is checked again (debounced,
+   * off the drag's path). */
+  follow() {
+    const s = this.state;
+    if (!s.index) return;
+    const phrase = this.phrase();
+    if (phrase === this.asked) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => { if (this.phrase() === phrase && this.state.index) this.recheck(phrase); }, 300);
+  }
+
+  setMode(mode) {
+    const s = this.state;
+    if (!s.index || s.indexMode === mode) return;
+    s.indexMode = mode;
+    this.changed();
+  }
+
+  /** A splitter control moved while your index is shown: simulate from then on (the drag shows the
+   * splitter's chunks; "Your index" goes back to the stored ones). */
+  leaveIndex() {
+    const s = this.state;
+    if (!s.index || s.indexMode !== "index") return false;
+    s.indexMode = "simulated";
+    return true;
+  }
+
+  /** The controls to the splitter that made these chunks (the selected document's, else the first
+   * named), simulated, so a drag starts from what your index did. */
+  simulateFromHere() {
+    const s = this.state;
+    const found = s.index && splitterFor(s.index.result, s.docs[s.sel].id);
+    if (!found || !found.strategy) return;
+    const missing = useSplitter(s, found.strategy, found.fields || {}, this.store.memo);
+    s.indexMode = "simulated";
+    this.info(`The controls are set to ${(found.line || found.strategy).split(":")[0]}${missing.length ? ` (the page has no control for ${missing.join(", ")})` : ""}; drag them and compare with “Your index”.`);
+    this.restructured();
+  }
+
+  close() {
+    const s = this.state;
+    s.index = null;
+    s.indexMode = "simulated";
+    this.problem("");
+    $("your-index").hidden = true;
+    this.changed();
+  }
+}
+
+/** The splitter line for document `doc`: its own, else the first with a strategy, else the first. */
+export function splitterFor(result, doc) {
+  const list = result.splitter || [];
+  return list.find((x) => x.doc === doc && x.strategy) || list.find((x) => x.strategy) || list.find((x) => x.doc === doc) || list[0] || null;
+}
+
+/** Your index as a saved state holds it, checked before the page draws it (a state file is a
+ * user's file): {index, indexMode} for the state, else null with a note. */
+export function readSavedIndex(saved, docs, notes) {
+  const index = saved.index;
+  if (index == null) return null;
+  const lengths = Object.fromEntries(docs.map((d) => [d.id, offsetMap(d.text).cpLength]));
+  const r = index && index.result;
+  const pairOk = (n) => (x) => Array.isArray(x) && x.length === 2 && Number.isInteger(x[0]) && Number.isInteger(x[1]) && x[0] >= 0 && x[0] < x[1] && x[1] <= n;
+  const chunkOk = (c) => c && typeof c.id === "string" && typeof c.doc === "string" && typeof c.placement === "string"
+    && (c.placement === "unplaced" || (c.doc in lengths && pairOk(lengths[c.doc])([c.start, c.end])));
+  const ok = index && typeof index.name === "string" && index.extents && typeof index.extents === "object"
+    && Object.entries(index.extents).every(([doc, pairs]) => doc in lengths && Array.isArray(pairs) && pairs.every(pairOk(lengths[doc])))
+    && r && ["chunks", "documents", "splitter", "phrases"].every((k) => Array.isArray(r[k])) && r.chunks.every(chunkOk);
+  if (!ok) {
+    notes.push("The saved chunks of your index do not fit the saved documents, so they are left out; open them again.");
+    return null;
+  }
+  return { index: { name: index.name, extents: index.extents, result: r, rebuiltAll: Boolean(index.rebuiltAll) },
+    indexMode: saved.indexMode === "index" ? "index" : "simulated" };
+}
