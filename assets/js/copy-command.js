@@ -27,5 +27,6 @@ export function attachCopyCommand({ store, share }) {
   const button = $("copy-command");
   if (!button) return;
   button.addEventListener("click", () => share.share(commandLine(buildRequest(store.state)),
-    "Command line copied: run it in a ragsim checkout (after python3 build.py test) for the same numbers as JSON."));
+    "Command line copied: run it in a ragsim checkout (after python3 build.py test) for the same numbers as JSON.",
+    button));
 }

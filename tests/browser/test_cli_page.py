@@ -43,7 +43,10 @@ def test_copy_as_command_line_gives_the_pages_numbers(page, server):
     restore(page, "size=20&overlap=4&k=3")
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
     page.get_by_role("button", name="Copy as command line").click()
-    page.wait_for_function("() => document.getElementById('mark-info').textContent.startsWith('Command line copied')")
+    # the confirmation beside the button pressed (issue 23 item 4)
+    page.wait_for_function("() => { const n = document.getElementById('copy-note'); return n && !n.hidden"
+                           " && n.previousElementSibling && n.previousElementSibling.id === 'copy-command'"
+                           " && n.textContent.startsWith('Command line copied'); }")
     text = page.evaluate("() => navigator.clipboard.readText()")
     first, body, end = text.rstrip("\n").split("\n")
     assert first == ".venv/bin/python -m ragsim <<'RAGSIM_REQUEST'" and end == "RAGSIM_REQUEST"
