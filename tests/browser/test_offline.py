@@ -138,10 +138,13 @@ def test_a_second_visit_restores_python_from_the_snapshot(tab):
         harness.goto(f"{page.url.rsplit('/', 1)[0]}/__tests__/worker.html")
         harness.wait_for_function(BOOTED, timeout=BOOT_TIMEOUT_MS)
         assert harness.evaluate("() => window.harness.stages") == ["runtime", "snapshot", "ready"]
-        request = json.dumps(make_request("The Galle Ring is 42,000 km long. Acme Corp built it in 1990.", query="ring"))
+        full = make_request("The Galle Ring is 42,000 km long. Acme Corp built it in 1990.", query="ring")
+        # an audit request takes the documents and a splitter, not a query (its unknown keys are refused)
+        request = json.dumps({"documents": full["documents"], "chunking": full["chunking"], "overlaps": [0, 5]})
         reply = harness.evaluate("(r) => window.harness.gate.send({type: 'audit', request: r})", request)
         assert reply["ok"], reply
         assert json.loads(reply["result"]) == json.loads(audit.audit_json(request))
+        assert len(json.loads(reply["result"])["rows"]) == 2  # an audit, not a refusal, on both sides
     finally:
         harness.close()
     assert offsite == [] and errors == []
