@@ -180,7 +180,7 @@ def test_5_in_a_collection_the_embed_and_a_reload_show_the_answer_s_document(pag
     assert page.evaluate("() => window.ragsim.request().span.doc") == first
     assert page.evaluate("() => window.ragsim.bands().length") == 0  # the full page shows document 3, as chosen
     page.click("#copy-embed")
-    page.wait_for_function("() => document.getElementById('copy-note').textContent.startsWith('Embed code')")
+    page.wait_for_function("() => { const n = document.getElementById('copy-note'); return n && n.textContent.startsWith('Embed code'); }")
     snippet = page.evaluate("() => navigator.clipboard.readText()")
     src = json.loads('"' + re.search(r'<iframe src="([^"]+)"', snippet).group(1).replace("&amp;", "&") + '"')
     page.evaluate("() => window.ragsim.stored()")
@@ -370,7 +370,7 @@ RECORD_CANVAS_TEXT = """(() => {
 def test_6_the_embed_on_a_phone_keeps_inside_its_right_edge_and_says_tap(page, browser, server):
     load_collection(page)
     page.click("#copy-embed")
-    page.wait_for_function("() => document.getElementById('copy-note').textContent.startsWith('Embed code')")
+    page.wait_for_function("() => { const n = document.getElementById('copy-note'); return n && n.textContent.startsWith('Embed code'); }")
     snippet = page.evaluate("() => navigator.clipboard.readText()")
     src = re.search(r'<iframe src="([^"]+)"', snippet).group(1).replace("&amp;", "&")
     restore(page, "size=24")

@@ -52,7 +52,7 @@ def verdict(page):
 
 
 # When the page last rewrote its address (history.replaceState) and when a control last changed (an
-# input or change event, heard in the capture phase before the page's own handlers): installed once.
+# input, change or click event, heard in the capture phase before the page's own handlers): installed once.
 WATCH_WRITES = """() => {
   if (window.__watchWrites) return;
   window.__watchWrites = true;
@@ -60,7 +60,7 @@ WATCH_WRITES = """() => {
   window.__changedAt = 0;
   const replace = history.replaceState.bind(history);
   history.replaceState = (...args) => { replace(...args); window.__writtenAt = performance.now(); };
-  for (const type of ["input", "change"]) {
+  for (const type of ["input", "change", "click"]) {
     document.addEventListener(type, () => { window.__changedAt = performance.now(); }, true);
   }
 }"""

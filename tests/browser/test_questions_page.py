@@ -17,7 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ragsim.wire import api, question_io
 from test_collection_page import select_text as select
-from test_page import INDEX, page_request, written_hash
+from test_page import INDEX, WATCH_WRITES, page_request, written_hash
 from test_page import settle as settle_result
 
 HOURLY = "Hourly snapshots are kept for 48 hours, after which the nightly compaction job merges them into a single daily snapshot."
@@ -43,6 +43,7 @@ def page(booted_page):
 def restore(page, fragment="size=24"):
     """Back to the example (or `fragment`) through the URL, waiting until the page has applied it, so
     no late hashchange replaces what a test does next (`fragment` must not set k=7)."""
+    page.evaluate(WATCH_WRITES)  # written_hash waits for the page's own write after the last change
     for h, done in (("k=7", "=== 7"), (fragment, "!== 7")):
         # The page rewrites its own fragment once its controls rest (replaceState, no hashchange);
         # a rewrite landing between our assignment and its hashchange replaces what we set, so a
@@ -335,7 +336,7 @@ def test_a_question_set_too_long_for_a_link_says_so(page, server):
     settle(page)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
     page.click("#copy-link")
-    page.wait_for_function("() => document.getElementById('copy-note').textContent.startsWith('Link copied.')")
+    page.wait_for_function("() => { const n = document.getElementById('copy-note'); return n && n.textContent.startsWith('Link copied.'); }")
     assert "The question set is too long to travel in a link" in page.locator("#copy-note").inner_text()
     restore(page)
 

@@ -50,7 +50,7 @@ def test_6_copy_embed_code_gives_a_frame_that_sizes_itself(page, module_context,
     page.wait_for_function("() => document.body.dataset.state === 'ready'", timeout=120_000)
     settle(page)
     page.get_by_role("button", name="Copy embed code").click()
-    page.wait_for_function("() => document.getElementById('copy-note').textContent.startsWith('Embed code copied')")
+    page.wait_for_function("() => { const n = document.getElementById('copy-note'); return n && n.textContent.startsWith('Embed code copied'); }")
     snippet = page.evaluate("() => navigator.clipboard.readText()")
     assert snippet.startswith("<iframe src=\"") and "embed=1" in snippet
     assert "ragsim:resize" in snippet and "<script>" in snippet and snippet.rstrip().endswith("</script>")
