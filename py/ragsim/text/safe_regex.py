@@ -280,6 +280,17 @@ def _can_fail(seq, node) -> bool:
     return node[0] in (C.AT, C.ASSERT, C.ASSERT_NOT) or _width(seq, node)[0] > 0
 
 
+def _ends_inside(seq, rest, run: frozenset, starts: frozenset, tail_can_fail: bool) -> bool:
+    """Whether a repetition over `run` is followed by nothing but one character `T` the run holds, with
+    every start character the run holds being a `T` (`\\n\\s*\\n`): a search that starts inside a run
+    then meets the next start character as its `T` and matches, so at most one start a run fails and
+    the search is linear."""
+    if tail_can_fail or len(rest) != 1 or _width(seq, rest[0]) != (1, 1):
+        return False
+    tail = _single(*rest[0])
+    return tail is not None and tail <= run and (starts & run) <= tail
+
+
 def _restarts(seq, starts: frozenset, tail_can_fail: bool) -> str | None:
     """Shape 4: a long repetition over characters a search can start with (`starts`, the pattern's
     first characters), followed by something that can fail."""
@@ -287,7 +298,8 @@ def _restarts(seq, starts: frozenset, tail_can_fail: bool) -> str | None:
     for i, (op, av) in enumerate(nodes):
         after_can_fail = tail_can_fail or any(_can_fail(seq, n) for n in nodes[i + 1:])
         lo, hi = _width(seq, (op, av))
-        if after_can_fail and hi != lo and hi >= _LONG and _chars(op, av) & starts:
+        if after_can_fail and hi != lo and hi >= _LONG and _chars(op, av) & starts \
+                and not _ends_inside(seq, nodes[i + 1:], _chars(op, av), starts, tail_can_fail):
             return ("a search that fails starts again at the next character and walks the same run again, "
                     "quadratic over a long run of the repeated characters; begin the pattern with a character "
                     "the repetition cannot take, or end it with the repetition")
