@@ -98,7 +98,7 @@ def test_the_audit_command_reads_pdfs_a_document_per_page(tmp_path, capsys):
     assert audit_cli.main([str(path), "--size", "200", "--overlaps", "0"]) == 0
     assert capsys.readouterr().out.startswith("3 documents")
     assert audit_cli.main([str(path), "--pdf-mode", "single", "--size", "200", "--overlaps", "0"]) == 0
-    assert capsys.readouterr().out.startswith("1 documents")
+    assert capsys.readouterr().out.startswith("1 document,")  # one, not "1 documents" (issue 23)
     locked = tmp_path / "locked.pdf"
     locked.write_bytes(encrypt(make_pdf(sample_pages(1))))
     assert audit_cli.main([str(locked)]) == 1
