@@ -440,8 +440,9 @@ def test_a_300000_character_paste_comes_back_after_a_reload(page, server):
     # Copy link says it cannot carry the document, and what to do instead.
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
     page.click("#copy-link")
-    page.wait_for_function("() => document.getElementById('mark-info').textContent.includes('Download state')")
-    assert "too long to travel in a link" in page.locator("#mark-info").inner_text()
+    page.wait_for_function("() => { const n = document.getElementById('copy-note');"
+                           " return n && n.textContent.includes('Download state'); }")  # beside the button (issue 23)
+    assert "too long to travel in a link" in page.locator("#copy-note").inner_text()
 
 
 def test_a_link_with_documents_wins_over_the_stored_state(page):
