@@ -12,6 +12,7 @@ the question or field), 1 for files that cannot be read.
 """
 
 import argparse
+import json
 import pathlib
 import time
 import sys

@@ -54,7 +54,8 @@ def find_corpus(docs: list[dict], corpus_id: str, where: str) -> int:
 
 def valid_ids(docs: list[dict], count: int = 10) -> str:
     """The documents' ids for a message: `'a.txt', 'b.txt'` (the first ten, and how many more)."""
-    ids = ", ".join(shown(d["id"]) for d in docs[:count])
+    # an id is quoted whole up to 60 characters, else by its end (a path's file name tells them apart)
+    ids = ", ".join(repr(d["id"]) if len(d["id"]) <= 60 else repr("…" + d["id"][-59:]) for d in docs[:count])
     return ids + (f" and {len(docs) - count} more" if len(docs) > count else "")
 
 
