@@ -100,7 +100,7 @@ def test_pyodide_tokenizes_unicode_16_like_cpython(dist):
 
 TABLES_CHECK = """
 import json, unicodedata
-from ragsim.tokens.patterns import REPRESENTATIVE, representative
+from ragsim.text.tokens.patterns import REPRESENTATIVE, representative
 groups = {"Lu", "Ll", "Lt", "Lm", "Lo"}
 differ = []
 for cp in range(0x80, 0x110000):
