@@ -4,7 +4,7 @@ bit, with the chunks holding only common terms never scored."""
 
 import random
 
-from ragsim.rank import ranking
+from ragsim.rank import ranking, weights
 from ragsim.judge import pipeline
 from ragsim.wire.api import Session, simulate
 from ragsim.wire.request import read_request
@@ -24,7 +24,7 @@ def _corpus(text, query, chunking, variant="lucene", k=5):
 
 
 def _maxscore(req, corpus, variant):
-    terms = ranking.Terms(corpus.lengths, corpus.holding, corpus.occurrence, variant, req.k1, req.b, req.delta)
+    terms = weights.Terms(corpus.lengths, corpus.occurrence, variant, req.k1, req.b, req.delta)
     return ranking.MaxScore(terms, req.query_terms)
 
 

@@ -15,7 +15,7 @@ from itertools import islice, repeat
 from operator import add, le, setitem, sub
 
 from ragsim.rank import bm25, dense
-from ragsim.rank import ranking
+from ragsim.rank import ranking, weights
 from ragsim.text import tokens as ragsim_tokens
 from ragsim.rank.corpus import Corpus, nondecreasing, rankable
 from ragsim.judge import spans
@@ -129,7 +129,7 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
     pruned = None
     if req.retriever.method == "bm25" and (req.scores == "top" or chunking is not None) and req.k > 0 \
             and req.variant not in bm25.SHIFTED:
-        terms = ranking.Terms(corpus.lengths, corpus.holding, corpus.occurrence, req.variant, req.k1, req.b, req.delta)
+        terms = weights.Terms(corpus.lengths, corpus.occurrence, req.variant, req.k1, req.b, req.delta)
         pruned = ranking.MaxScore(terms, req.query_terms)
     if pruned is not None:
         judged = Judged(corpus, None, pruned.top(req.k), {}, [], [])

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from itertools import accumulate, repeat
 from operator import add
 
-from ragsim.rank import ranking
+from ragsim.rank import ranking, weights
 from ragsim.rank.corpus import nondecreasing, rankable
 
 
@@ -72,7 +72,7 @@ class Setting:
                              for s, e in zip(self.doc_starts, self.doc_ends)]
         self.n = len(self.starts)
         r = retrieval
-        self.terms = ranking.Terms(c.lengths, c.holding, c.occurrence, r["variant"], r["k1"], r["b"], r["delta"])
+        self.terms = weights.Terms(c.lengths, c.occurrence, r["variant"], r["k1"], r["b"], r["delta"])
         self.queries: dict = {}
 
     def release(self) -> None:

@@ -129,54 +129,10 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
     return scores
 
 
-class Terms:
-    """Each query term's BM25 weights over one split, computed once and shared by every query of it
-    (the drag's one query, a question set's many): `table(t)` is `(positions, tfs, weight by
-    position, largest weight)` of the chunks holding `t`, or None when none does. `holding(t)` gives
-    the chunks holding t and how often (`corpus.Corpus.holding`). The weights have the bits of
-    `score_all`: lucene's expression is computed from the very subexpression it uses there."""
-
-    def __init__(self, lengths: list[int], holding, occurrence, variant: str, k1: float, b: float, delta: float):
-        check_parameters(variant, k1, b, delta)
-        self.lengths, self.holding, self.occurrence = lengths, holding, occurrence
-        self.variant, self.k1, self.b, self.delta = variant, k1, b, delta
-        self.n = n = len(lengths)
-        self.l_avg = sum(lengths) / n if n else 0.0
-        self.idf, self.weight = formulas(variant)
-        self.shifted = variant in SHIFTED
-        self.norm = lucene_norms(lengths, k1, b, self.l_avg) if self.l_avg and self.weight is weight_lucene else None
-        self.tables: dict = {}
-        self.kth: dict = {}
-
-    def table(self, t: str):
-        if t in self.tables:
-            return self.tables[t]
-        positions, tfs = self.holding(t)
-        entry = None
-        if positions and self.l_avg:
-            idf = self.idf(len(positions), self.n)
-            if self.norm is not None:
-                w = list(map(truediv, map(mul, repeat(idf), tfs), map(add, tfs, map(self.norm.__getitem__, positions))))
-            else:
-                lengths, l_avg, k1, b, delta = self.lengths, self.l_avg, self.k1, self.b, self.delta
-                w = [self.weight(idf, tf, lengths[d], l_avg, k1, b, delta) for d, tf in zip(positions, tfs)]
-            entry = (positions, tfs, dict(zip(positions, w)), max(w))
-        self.tables[t] = entry
-        return entry
-
-    def kth_weight(self, t: str, k: int) -> float:
-        """The k-th largest weight of term t (0 when fewer chunks hold it): a chunk's score is at
-        least its weight for each term it holds, so the k-th best score is at least this."""
-        key = (t, k)
-        if key not in self.kth:
-            w = self.table(t)[2]
-            self.kth[key] = nlargest(k, w.values())[-1] if len(w) >= k else 0.0
-        return self.kth[key]
-
-    def scores(self, query_terms: list[str]) -> list[float]:
-        """Every chunk's score, by `score_all` itself."""
-        occ = {t: self.occurrence(t) for t in dict.fromkeys(query_terms)}
-        return score_all(query_terms, self.lengths, occ, self.variant, self.k1, self.b, self.delta)
+def every_score(terms, query_terms: list[str]) -> list[float]:
+    """Every chunk's score over a split (`rank.weights.Terms`), by `score_all`."""
+    occurrences = {t: terms.occurrence(t) for t in dict.fromkeys(query_terms)}
+    return score_all(query_terms, terms.lengths, occurrences, terms.variant, terms.k1, terms.b, terms.delta)
 
 
 # Bounds are sums in another order than the scores: any two values further apart than this
@@ -187,41 +143,42 @@ REFINE = 8
 
 
 class MaxScore:
-    """One query's exact top k and ranks over a split (`Terms`), scoring only the chunks that can
-    reach them (MaxScore, Turtle & Flood 1995): the terms taken from the largest weight down, the
-    chunks holding them gathered, and the rest skipped once the k-th best beats the most the
-    remaining terms could add. A chunk's score is summed in query order, one addition per query term
+    """One query's exact top k and ranks over a split (its terms' weights: `rank.weights.Terms`),
+    scoring only the chunks that can reach them (MaxScore, Turtle & Flood 1995): the terms taken
+    from the largest weight down, the chunks holding them gathered, and the rest skipped once the
+    k-th best beats the most the remaining terms could add. A chunk's score is summed in query order, one addition per query term
     occurrence, as `score_all` sums it (adding 0.0 for a term it lacks changes no bit), so with its
     bits; the bounds are sums in another order, so every comparison with one allows TOLERANCE. Ties
     go by position, as in `rank`. BM25L and BM25+ score every chunk: there every score is computed."""
 
-    def __init__(self, terms: Terms, query_terms: list[str]):
-        self.terms = terms
-        self.full = None  # every chunk's score, for the variants that give every chunk one
+    def __init__(self, terms, query_terms: list[str]):
+        self.terms, self.query_terms = terms, query_terms
+        self.full = None  # every score: BM25L and BM25+ give every chunk one; or a low rank was asked
         self._top: dict = {}
         if terms.shifted:
-            self.full = terms.scores(query_terms)
+            self.full = every_score(terms, query_terms)
             return
-        entries = {t: e for t in dict.fromkeys(query_terms) if (e := terms.table(t)) is not None}
-        self.entries = entries
-        self.seq = [entries[t][2] for t in query_terms if t in entries]  # weight tables in query order
-        self.times = Counter(t for t in query_terms if t in entries)
-        # MaxScore's order: terms by their largest weight, so the cheapest to skip come first
-        self.order = sorted(entries, key=lambda t: entries[t][3])
+        present = [t for t in dict.fromkeys(query_terms) if terms.entry(t) is not None]
+        self.seq = [t for t in query_terms if t in present]  # the terms that count, in query order
+        self.times = Counter(self.seq)
+        self.bound = {t: terms.bound(t) * self.times[t] for t in present}  # the most each can add
+        # MaxScore's order: terms by the most they can add, so the cheapest to skip come first
+        self.order = sorted(present, key=self.bound.__getitem__)
         # bounds[i]: the most a chunk holding only the terms order[:i] could score
-        self.bounds = [0.0, *accumulate(entries[t][3] * self.times[t] for t in self.order)]
+        self.bounds = [0.0, *accumulate(map(self.bound.__getitem__, self.order))]
         self.scored: dict[int, float] = {}
         self.gathered: tuple[dict[int, float], int] = ({}, len(self.order))  # see _gather
 
     def _score(self, chunks) -> None:
         """Exact sums in query order of chunks not yet scored."""
-        new = list(filterfalse(self.scored.__contains__, chunks))
+        new = list(dict.fromkeys(filterfalse(self.scored.__contains__, chunks)))
         if not self.seq:
             self.scored.update(zip(new, repeat(0.0)))
         elif new:
-            acc = list(map(self.seq[0].get, new, repeat(0.0)))
-            for w in self.seq[1:]:
-                acc = list(map(add, acc, map(w.get, new, repeat(0.0))))
+            got = {t: self.terms.at(t, new) for t in self.times}
+            acc = got[self.seq[0]]
+            for t in self.seq[1:]:
+                acc = list(map(add, acc, got[t]))
             self.scored.update(zip(new, acc))
 
     def _gather(self, theta: float, k: int) -> tuple[dict, int, float]:
@@ -233,7 +190,7 @@ class MaxScore:
         while left and not self.bounds[left] < theta * (1 - TOLERANCE):
             left -= 1
             t = self.order[left]
-            w = self.entries[t][2]
+            w = self.terms.weights(t)
             times = self.times[t]  # a repeated query term counts once per occurrence
             if times > 1:
                 w = dict(zip(w, map(mul, w.values(), repeat(times))))
@@ -244,7 +201,7 @@ class MaxScore:
                 sums = list(map(add, map(partial.__getitem__, both), map(w.__getitem__, both)))
                 partial.update(w)
                 partial.update(zip(both, sums))
-            if k and self.entries[t][3] * times > theta:  # (the k-th weight is at most the largest)
+            if k and self.bound[t] > theta:  # (the k-th weight is at most the largest)
                 theta = max(theta, self.terms.kth_weight(t, k) * times)
         self.gathered = (partial, left)
         if k and len(partial) >= k:
@@ -262,7 +219,7 @@ class MaxScore:
         while left and len(chunks) > REFINE:
             left -= 1
             t = self.order[left]
-            got = map(self.entries[t][2].get, chunks, repeat(0.0))
+            got = self.terms.at(t, chunks)
             times = self.times[t]
             sums = list(map(add, sums, map(mul, got, repeat(times)) if times > 1 else got))
             reach = theta * (1 - TOLERANCE) - self.bounds[left] * (1 + TOLERANCE)
@@ -280,8 +237,13 @@ class MaxScore:
     def _top_of(self, k: int) -> list[int]:
         if self.full is not None:
             return top(self.full, k)
-        n = self.terms.n
-        self._score(self._candidates(0.0, k))
+        n, theta = self.terms.n, 0.0
+        if self.order and len(seed := self.terms.weights(self.order[-1])) >= k:
+            # a floor for the k-th best: the k-th best exact score among the chunks of the term that
+            # can add the most
+            self._score(seed)
+            theta = nlargest(k, map(self.scored.__getitem__, seed))[-1]
+        self._score(self._candidates(theta, k))
         scored = self.scored
         best = sorted(zip(scored.values(), map(neg, scored)), reverse=True)[:k]  # score desc, position asc
         found = [-c for s, c in best if s > 0]
@@ -297,6 +259,16 @@ class MaxScore:
         self._score([p])
         return self.scored[p]
 
+    def _common_below(self, theta: float) -> bool:
+        """Whether reaching down to `theta` gathers a term given as every chunk's tf (a common one):
+        then one pass over every chunk (`score_all`) costs less."""
+        left = self.gathered[1]
+        while left and not self.bounds[left] < theta * (1 - TOLERANCE):
+            left -= 1
+            if self.terms.entry(self.order[left])[0] is None:
+                return True
+        return False
+
     def best_rank(self, chunks: list[int]) -> int:
         """The best 1-based rank among some chunks in the full ranking."""
         if self.full is not None:
@@ -306,6 +278,9 @@ class MaxScore:
         scored = self.scored
         s, c = max((scored[c], -c) for c in chunks)
         c = -c
+        if self._common_below(s):  # the chunks that could tie or beat it are most: score every chunk
+            self.full = every_score(self.terms, self.query_terms)
+            return rank_of(self.full, c)
         self._score(self._candidates(s))  # every chunk that could tie or beat it
         values = list(scored.values())
         ahead = sum(map(gt, values, repeat(s)))
