@@ -72,7 +72,8 @@ class Setting:
                              for s, e in zip(self.doc_starts, self.doc_ends)]
         self.n = len(self.starts)
         r = retrieval
-        self.terms = weights.Terms(c.lengths, c.occurrence, r["variant"], r["k1"], r["b"], r["delta"])
+        self.terms = weights.Terms(c.lengths, c.occurrence, r["variant"], r["k1"], r["b"], r["delta"],
+                                     shared=True)
         self.queries: dict = {}
 
     def release(self) -> None:

@@ -238,9 +238,9 @@ class MaxScore:
         if self.full is not None:
             return top(self.full, k)
         n, theta = self.terms.n, 0.0
-        if self.order and len(seed := self.terms.weights(self.order[-1])) >= k:
+        if not self.terms.shared and self.order and len(seed := self.terms.weights(self.order[-1])) >= k:
             # a floor for the k-th best: the k-th best exact score among the chunks of the term that
-            # can add the most
+            # can add the most (a shared table's exact largest weights rise theta fast enough)
             self._score(seed)
             theta = nlargest(k, map(self.scored.__getitem__, seed))[-1]
         self._score(self._candidates(theta, k))
@@ -261,7 +261,8 @@ class MaxScore:
 
     def _common_below(self, theta: float) -> bool:
         """Whether reaching down to `theta` gathers a term given as every chunk's tf (a common one):
-        then one pass over every chunk (`score_all`) costs less."""
+        then one pass over every chunk (`score_all`) costs less than its weights' table (unless the
+        table is shared by many queries, as in a question set)."""
         left = self.gathered[1]
         while left and not self.bounds[left] < theta * (1 - TOLERANCE):
             left -= 1
@@ -278,7 +279,7 @@ class MaxScore:
         scored = self.scored
         s, c = max((scored[c], -c) for c in chunks)
         c = -c
-        if self._common_below(s):  # the chunks that could tie or beat it are most: score every chunk
+        if not self.terms.shared and self._common_below(s):  # most chunks could tie or beat it: score them all
             self.full = every_score(self.terms, self.query_terms)
             return rank_of(self.full, c)
         self._score(self._candidates(s))  # every chunk that could tie or beat it

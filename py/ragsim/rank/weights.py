@@ -21,7 +21,8 @@ class Terms:
     the weights of some chunks (0.0 where absent). Every weight has the bits of `ranking.score_all`:
     lucene's is computed from the very subexpression it uses there (`lucene_norms`)."""
 
-    def __init__(self, lengths: list[int], occurrence, variant: str, k1: float, b: float, delta: float):
+    def __init__(self, lengths: list[int], occurrence, variant: str, k1: float, b: float, delta: float,
+                 shared: bool = False):
         check_parameters(variant, k1, b, delta)
         self.lengths, self.occurrence = lengths, occurrence
         self.variant, self.k1, self.b, self.delta = variant, k1, b, delta
@@ -32,6 +33,7 @@ class Terms:
         # lucene's expression divides by k1 * (1 - b + b * dl / avgdl): never 0 under this test
         self.lucene = self.weight is weight_lucene and k1 > 0 and (b < 1 or 0 not in lengths)
         self.norm = self.dl_min = None
+        self.shared = shared  # many queries: each term's weights computed whole on first use, its bound exact
         self.entries: dict = {}
         self.tables: dict = {}  # term -> (weight by position, largest weight)
         self.kth: dict = {}
@@ -50,6 +52,8 @@ class Terms:
                 bound = self.weight(idf, max(tfs), self.dl_min, self.l_avg, self.k1, self.b, self.delta)
                 entry = (positions, tfs, idf, bound)
         self.entries[t] = entry
+        if entry is not None and self.shared:
+            self.weights(t)
         return entry
 
     def bound(self, t: str) -> float:
