@@ -385,7 +385,7 @@ window.ragsim = Object.freeze({
   audit: () => (results.audit ? results.audit.result : null),
   // issue 13: the embedding worker's state and counts (chunks embedded, model load ms)
   dense: () => ({ state: computer.dense.state, ...computer.dense.stats, rate: computer.dense.rate(), held: computer.dense.held,
-    jobs: computer.dense.running() }),
+    jobs: computer.dense.running(), aheadBusy: Boolean(computer.dense.aheadBusy) }),
   // issue 11: the question set (UTF-16 offsets) and the map ({state, done, grid, cells})
   questions: () => store.state.questions,
   // the set's scores, asked for after the drag's result: {state: "stale" | "fresh" | ..., response, log}

@@ -15,8 +15,8 @@
 //   page -> {type: "hold", on}  (the user is dragging: only priority 0 runs until it is off)
 //
 // A small job queue (issue 24). Every job waits in `queue`; before each batch the worker takes the
-// job of the lowest `priority` (0: the setting on screen; then the panels at that setting; then the
-// settings embedded ahead; then the map: the JOBS table of the page's dense client), the oldest first
+// job of the lowest `priority` (0: the setting on screen; then its question set; then the settings
+// embedded ahead; then the panels below the picture; then the map: the JOBS table of the page's dense client), the oldest first
 // among equals, and runs one batch of its texts the model has not read. So a drag's job overtakes the
 // map between two batches, and the map resumes where it was. A newer job in the same lane replaces
 // the older (latest wins); what the older one embedded stays cached. Another kind of job joins with

@@ -119,8 +119,8 @@ def browser_rates(repeat: int) -> dict:
         browser = p.chromium.launch(executable_path=str(chromium) if chromium.exists() else None,
                                     args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page()
-        for dtype in ("fp32", "q8"):
-            page.goto(f"{origin}/__tests__/dense.html?config=/{config}&dtype={dtype}")
+        for dtype, threads in (("fp32", 1), ("q8", 1), ("fp32", 2)):
+            page.goto(f"{origin}/__tests__/dense.html?config=/{config}&dtype={dtype}&threads={threads}")
             page.wait_for_function("() => document.body.dataset.state === 'ready'", timeout=180_000)
             for words, count in ((24, 64), (200, 16)):
                 chunks = topics_chunks(words, count)
@@ -132,7 +132,8 @@ def browser_rates(repeat: int) -> dict:
                         for (let i = 0; i < chunks.length; i += 16) await embed(chunks.slice(i, i + 16));
                         return performance.now() - t; }""", chunks)
                     rates.append(len(chunks) / ms * 1e3)
-                out[f"Chromium {dtype}: embed {words}-word chunks, 1 thread (chunks/s)"] = round(
+                out[f"Chromium {dtype}: embed {words}-word chunks, {threads} thread(s), isolated "
+                    f"{page.evaluate('crossOriginIsolated')} (chunks/s)"] = round(
                     statistics.median(rates), 1)
         browser.close()
     server.shutdown()
@@ -235,6 +236,10 @@ def cli_rates(repeat: int) -> dict:
         embedder = embed_onnx.Embedder(embed_onnx.model_dir(), threads=threads)
         embedder.embed(chunks[:4])  # warm up
         batched = embed_rate(embedder, chunks, repeat)
+        for size in (8, 32, 64):  # the batch size the CLI uses, against others
+            kept, embed_onnx.BATCH = embed_onnx.BATCH, size
+            out[f"  batches of {size}, {threads} thread(s) (chunks/s)"] = round(embed_rate(embedder, chunks, repeat), 1)
+            embed_onnx.BATCH = kept
         rates = []
         for _ in range(repeat):
             started = time.perf_counter()

@@ -62,13 +62,14 @@ CHOOSE = """async () => {
   return performance.now() - t;
 }"""
 
-# The page at rest: no embedding in progress (the ahead job done or out of its budget), no sweep.
-RESTING = """() => !['embedding', 'loading'].includes(document.body.dataset.dense)
-  && !document.querySelector('#sweep[data-state=computing]')"""
+# The page at rest for the next step: the settings ahead planned and embedded (within their budget),
+# nothing left for the setting on screen; the panels' own embedding (the overlap sweep) may go on.
+RESTING = """() => { const d = window.ragsim.dense();
+  return !d.aheadBusy && !d.jobs.some((j) => j.lane.startsWith('ahead') || j.lane === 'main'); }"""
 
 
 def rest(page, seconds):
-    """Leave the controls alone until the page has nothing left to embed (at most `seconds`)."""
+    """Leave the controls alone until the settings ahead are embedded (at most `seconds`)."""
     page.wait_for_timeout(600)
     started = time.monotonic()
     try:
@@ -110,7 +111,7 @@ def main():
             size += 1
             steps.append(page.evaluate(DRAG, size))
         print(f"one-step drags (size {25}..{size}, each after a rest): {stats(steps)}")
-        print(f"  rests before them (s, until nothing was left to embed): " + ", ".join(f"{r:.1f}" for r in rested))
+        print(f"  rests before them (s, until the settings ahead were embedded): " + ", ".join(f"{r:.1f}" for r in rested))
         jumps = []
         for i in range(args.jumps):
             rest(page, args.rest)

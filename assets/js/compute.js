@@ -171,14 +171,16 @@ export class Computer {
    * so the next step of a drag finds them. A move before that replaces the plan. */
   embedAhead(seq, request) {
     clearTimeout(this.aheadTimer);
+    this.dense.aheadBusy = false;
     const c = request.chunking;
     if (typeof c.size !== "number" || c.strategy === "stored") return;
     const o = c.overlap ?? 0, steps = [[1, 0], [-1, 0], [0, 1], [0, -1], [2, 0], [-2, 0], [0, 2], [0, -2]];
     const near = steps.map(([ds, dov]) => ({ size: c.size + ds, overlap: o + dov }))
       .filter((n) => n.size >= 1 && n.overlap >= 0 && n.overlap < n.size && (c.overlap !== undefined || n.overlap === 0));
     const requests = near.map((n) => ({ ...request, chunking: { ...c, size: n.size, ...(c.overlap !== undefined ? { overlap: n.overlap } : {}) } }));
+    this.dense.aheadBusy = true; // planned: a page at rest is not done until these are embedded
     this.aheadTimer = setTimeout(() => {
-      if (seq !== this.sequence) return;
+      if (seq !== this.sequence) { this.dense.aheadBusy = false; return; }
       this.dense.ahead((r) => this.gate.send(sendableSimulation(r)), requests, () => seq === this.sequence);
     }, AHEAD_AFTER_MS);
   }

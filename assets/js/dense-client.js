@@ -9,8 +9,9 @@
 // in the worker by what the model reads: a drag back over settings seen before needs no embedding.
 //
 // Scheduling (issue 24): every embedding is a job of a kind in JOBS, and the worker runs the most
-// urgent kind first, one batch at a time: the setting on screen, then the panels at that setting,
-// then the settings embedded ahead, then the map. While the user drags (hold()), only the setting
+// urgent kind first, one batch at a time: the setting on screen, then its question set, then the
+// settings embedded ahead (so the next step of a drag is ready), then the panels below the picture
+// (the overlap sweep, the audit), then the map. While the user drags (hold()), only the setting
 // on screen is embedded; the rest resume once the controls rest. Another kind of job joins with
 // one row in JOBS (or addJobKind): its priority and the words its note says.
 //
@@ -36,11 +37,11 @@ const count = (n, one = "chunk", many = "chunks") => `${n.toLocaleString("en-US"
 export const JOBS = {
   main: { priority: 0, words: (d, t) => `Embedding this setting: ${d} of ${count(t)}` },
   questions: { priority: 1, words: (d, t) => `Question set: ${d} of ${count(t)}` },
-  sweep: { priority: 1, words: (d, t) => `Overlap sweep: ${d} of ${count(t)}` },
-  audit: { priority: 1, words: (d, t) => `Corpus audit: ${d} of ${count(t)}` },
-  ask: { priority: 1, words: (d, t) => `Your model's prompts: ${d} of ${count(t)}` },
   ahead: { priority: 2, words: (d, t, label) => `Ahead: ${label} (${d} of ${count(t)})` },
-  map: { priority: 3, words: (d, t) => `Map: ${d.toLocaleString("en-US")} of ${count(t)}` },
+  sweep: { priority: 3, words: (d, t) => `Overlap sweep: ${d} of ${count(t)}` },
+  audit: { priority: 3, words: (d, t) => `Corpus audit: ${d} of ${count(t)}` },
+  ask: { priority: 3, words: (d, t) => `Your model's prompts: ${d} of ${count(t)}` },
+  map: { priority: 4, words: (d, t) => `Map: ${d.toLocaleString("en-US")} of ${count(t)}` },
 };
 
 /** Another kind of embedding job (a lane of its own): `priority` among JOBS', `words` for its note. */
@@ -249,6 +250,11 @@ export class DenseClient {
    * embedded ahead, each its own job behind the panels', as many as fit in AHEAD_BUDGET_S of the
    * model's time. Resolves once they are embedded, replaced by a newer plan, or stopped. */
   async ahead(send, requests, isCurrent = () => true) {
+    this.aheadBusy = true;
+    try { await this.aheadPlanned(send, requests, isCurrent); } finally { this.aheadBusy = false; }
+  }
+
+  async aheadPlanned(send, requests, isCurrent) {
     const plans = [];
     let seconds = 0;
     for (const request of requests) {
