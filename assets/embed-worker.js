@@ -44,10 +44,12 @@ let pumping = false;
 let order = 0; // jobs' arrival order
 
 /** What the model can run on here: WebGPU when the browser gives an adapter, else WebAssembly with
- * as many threads as the page may have (several only where it is cross-origin isolated). */
+ * several threads where the page is cross-origin isolated: one core fewer than the machine has (the
+ * page and Python need one; on 2 shared cores 2 threads embedded 4.7 chunks/s against 7.3 for one,
+ * benchmarks/bench_dense.py --browser), at most 4. */
 async function backendHere() {
   const isolated = Boolean(self.crossOriginIsolated);
-  const threads = isolated ? Math.max(1, Math.min(4, (navigator.hardwareConcurrency || 2))) : 1;
+  const threads = isolated ? Math.max(1, Math.min(4, (navigator.hardwareConcurrency || 2) - 1)) : 1;
   try {
     if (navigator.gpu && await navigator.gpu.requestAdapter()) return { device: "webgpu", threads, isolated };
   } catch { /* no adapter: WebAssembly */ }
