@@ -7,6 +7,10 @@
 //   page -> {type: "embed", job, query, texts}
 //        <- {type: "embedding", job, done, total}  (after each batch)
 //        <- {type: "scores", job, scores}  (cosine of each text with the query)  or {type: "cancelled", job}
+//   page -> {type: "vectors", job, lane, texts}   (issue 25: a semantic chunker's sentence windows)
+//        <- {type: "embedding", ...} as above, then {type: "vectors", job, dims, data} (data: one
+//           Float32Array of texts.length x dims, handed over) or {type: "cancelled", job}
+//   page -> {type: "stop", lane}   the lane's job stops before its next batch ("cancelled")
 //
 // Vectors are kept by text (per model), so a text is embedded once. A newer "embed" cancels an
 // older one between batches (latest wins); what the older one embedded stays cached.
@@ -70,7 +74,7 @@ const yieldToMessages = () => new Promise((resolve) => setTimeout(resolve, 0));
 async function run({ job, lane, query, texts }) {
   const m = await loading;
   const cache = vectors.get(dtype);
-  const want = [...new Set([query, ...texts])].filter((t) => !cache.has(t));
+  const want = [...new Set(query === undefined ? texts : [query, ...texts])].filter((t) => !cache.has(t));
   want.sort((a, b) => a.length - b.length); // similar lengths together: little padding
   const total = texts.length;
   const unseen = new Set(texts.filter((t) => !cache.has(t)));
@@ -81,10 +85,11 @@ async function run({ job, lane, query, texts }) {
     const batch = want.slice(i, i + BATCH);
     const out = await embed(m, batch);
     batch.forEach((t, j) => { cache.set(t, out[j]); if (unseen.delete(t)) done++; });
-    while (cache.size > KEEP) cache.delete(cache.keys().next().value);
+    while (cache.size > Math.max(KEEP, total + 1)) cache.delete(cache.keys().next().value); // never this job's own
     postMessage({ type: "embedding", job, done, total });
     await yieldToMessages(); // a newer job, if one came, is seen before the next batch
   }
+  if (query === undefined) { postVectors(job, texts, cache); return; }
   const q = cache.get(query);
   const scores = texts.map((t) => {
     const v = cache.get(t) || q; // evicted meanwhile cannot happen within one job; guard anyway
@@ -93,6 +98,13 @@ async function run({ job, lane, query, texts }) {
     return s;
   });
   postMessage({ type: "scores", job, scores });
+}
+
+/** The vectors of `texts` in order, as one flat Float32Array handed over (not copied). */
+function postVectors(job, texts, cache) {
+  const dims = texts.length ? cache.get(texts[0]).length : 0, data = new Float32Array(texts.length * dims);
+  texts.forEach((t, i) => data.set(cache.get(t), i * dims));
+  postMessage({ type: "vectors", job, dims, data }, [data.buffer]);
 }
 
 addEventListener("message", async ({ data }) => {
@@ -110,9 +122,11 @@ addEventListener("message", async ({ data }) => {
         await loading;
         postMessage({ type: "loaded", ms: 0 });
       }
-    } else if (data.type === "embed") {
+    } else if (data.type === "embed" || data.type === "vectors") {
       latest[data.lane] = data.job;
-      await run(data);
+      await run(data.type === "vectors" ? { ...data, query: undefined } : data);
+    } else if (data.type === "stop") {
+      latest[data.lane] = 0;
     }
   } catch (error) {
     const message = String((error && error.message) || error || "unknown error");

@@ -1,0 +1,170 @@
+// Semantic chunkers' embeddings in the page (issue 25, SPEC section 12). The core in Pyodide cannot
+// embed: where its session lacks a document's vectors it answers with `semantic_needs`
+// ([{document, key, count, texts}]) and the verdict pending; this module embeds those texts in the
+// embedding worker (assets/embed-worker.js, the dense retriever's own, all-MiniLM-L6-v2 from dist/),
+// batched, with progress and a Stop, and keeps the vectors by key, so the next request carries them
+// (`semantic_vectors`: [{key, vectors}]) and a worker that lost its session gets them again without
+// embedding anything again. A threshold drag re-cuts from the distances the worker keeps: no vector
+// travels and nothing is embedded.
+//
+//   const sem = new SemanticClient({ dense, onStatus: ({state, text, done, total}) => ... });
+//   const r = await sem.fill(response.semantic_needs);   // {ok} | {stopped} | {ok: false, message}
+//   request = sem.attach(request, response.semantic_needs);  // + semantic_vectors for those keys
+//   sem.stop();                                          // the embedding stops before its next batch
+
+const KEEP_FLOATS = 64 * 1024 * 1024; // vectors kept in the page (256 MB of float32; oldest key first)
+const LANE = "semantic";
+
+export class SemanticClient {
+  /** dense: the DenseClient, whose embedding worker this shares (started here if it is not yet). */
+  constructor({ dense, onStatus = () => {} }) {
+    Object.assign(this, { dense, onStatus });
+    this.kept = new Map(); // `${dtype}\u0001${key}` -> {dims, data: Float32Array, count}
+    this.running = null; // {key, promise, job}
+    this.nextJob = 1;
+    this.listening = null; // the worker our listener is on
+    this.waiters = new Map(); // job -> resolve
+    this.stats = { jobs: 0, embedded: 0, attached: 0, ms: null };
+    this.state = "idle";
+  }
+
+  status(state, text = "", done = 0, total = 0) {
+    this.state = state;
+    document.body.dataset.semantic = state;
+    this.onStatus({ state, text, done, total });
+  }
+
+  keyOf(key) { return `${this.dense.dtype}\u0001${key}`; }
+
+  has(key) { return this.kept.has(this.keyOf(key)); }
+
+  /** The request with the kept vectors of each need's key (a copy; unchanged when none is kept). */
+  attach(request, needs = []) {
+    const vectors = [];
+    for (const need of needs) {
+      const v = this.kept.get(this.keyOf(need.key));
+      if (v && !vectors.some((x) => x.key === need.key)) vectors.push({ key: need.key, vectors: rows(v) });
+    }
+    if (!vectors.length) return request;
+    this.stats.attached += vectors.length;
+    return { ...request, semantic_vectors: vectors };
+  }
+
+  /** Embed every need whose vectors are not kept, one after another; {ok: true} once all are. */
+  async fill(needs = []) {
+    for (const need of needs) {
+      if (this.has(need.key)) continue;
+      const r = await this.embedNeed(need);
+      if (!r.ok) return r;
+    }
+    return { ok: true };
+  }
+
+  embedNeed(need) {
+    if (this.running && this.running.key === this.keyOf(need.key)) return this.running.promise; // a drag during the embedding: the same job
+    const key = this.keyOf(need.key), started = performance.now();
+    const promise = this.embedTexts(need.texts).then((r) => {
+      if (this.running && this.running.promise === promise) this.running = null;
+      if (!r.ok) return r;
+      this.keep(key, { dims: r.dims, data: r.data, count: need.texts.length });
+      this.stats.ms = performance.now() - started;
+      this.status("ready", "");
+      return { ok: true };
+    });
+    this.running = { key, promise };
+    return promise;
+  }
+
+  keep(key, v) {
+    this.kept.delete(key);
+    this.kept.set(key, v);
+    let floats = 0;
+    for (const x of this.kept.values()) floats += x.data.length;
+    for (const [k, x] of this.kept) {
+      if (floats <= KEEP_FLOATS || k === key) break;
+      this.kept.delete(k);
+      floats -= x.data.length;
+    }
+  }
+
+  /** Stop the embedding before its next batch: the page stays usable (the verdict says it waits),
+   * and what was embedded stays in the worker, so going on embeds only the rest. */
+  stop() {
+    if (!this.running || !this.dense.worker) return;
+    this.dense.worker.postMessage({ type: "stop", lane: LANE });
+  }
+
+  async embedTexts(texts) {
+    const loaded = await this.load();
+    if (!loaded.ok) return loaded;
+    const job = `semantic-${this.nextJob++}`;
+    this.stats.jobs++;
+    this.stats.embedded += texts.length;
+    this.status("embedding", progressText(0, texts.length), 0, texts.length);
+    return new Promise((resolve) => {
+      this.waiters.set(job, resolve);
+      this.dense.worker.postMessage({ type: "vectors", job, lane: LANE, texts });
+    });
+  }
+
+  /** The model, loaded once in the shared worker (as dense loads it). */
+  load() {
+    this.dense.start();
+    this.listen();
+    if (this.loading && this.loadingWorker === this.dense.worker) return this.loading;
+    this.loadingWorker = this.dense.worker;
+    this.status("loading", "Loading the embedding model…");
+    this.loading = new Promise((resolve) => {
+      this.loadWaiter = resolve;
+      this.dense.worker.postMessage({ type: "load", dtype: this.dense.dtype });
+    }).then((r) => {
+      if (!r.ok) { this.loading = null; this.status("failed", r.message); }
+      return r;
+    });
+    return this.loading;
+  }
+
+  listen() {
+    const worker = this.dense.worker;
+    if (this.listening === worker) return;
+    this.listening = worker;
+    worker.addEventListener("message", (e) => this.receive(e.data));
+    worker.addEventListener("error", () => this.lost("the embedding worker stopped"));
+  }
+
+  lost(reason) {
+    const message = `The sentence windows could not be embedded: ${reason}.`;
+    for (const resolve of this.waiters.values()) resolve({ ok: false, message });
+    this.waiters.clear();
+    if (this.loadWaiter) this.loadWaiter({ ok: false, message }), this.loadWaiter = null;
+    this.loading = null;
+    this.running = null;
+    this.status("failed", message);
+  }
+
+  receive(m) {
+    const mb = (n) => (n / 1e6).toFixed(1);
+    if (m.type === "progress" && this.state === "loading") { this.status("loading", `Loading the embedding model: ${mb(m.loaded)} of ${mb(m.total)} MB`); return; }
+    if ((m.type === "loaded" || (m.type === "failed" && m.job === undefined)) && this.loadWaiter) {
+      this.loadWaiter(m.type === "loaded" ? { ok: true } : { ok: false, message: `The embedding model could not be loaded: ${String(m.message || "no reason was given").replace(/\.\s*$/, "")}.` });
+      this.loadWaiter = null;
+      return;
+    }
+    const resolve = this.waiters.get(m.job);
+    if (!resolve) return;
+    if (m.type === "embedding") { this.status("embedding", progressText(m.done, m.total), m.done, m.total); return; }
+    this.waiters.delete(m.job);
+    if (m.type === "vectors") resolve({ ok: true, dims: m.dims, data: m.data });
+    else if (m.type === "cancelled") { this.status("stopped", ""); resolve({ ok: false, stopped: true }); }
+    else if (m.type === "failed") resolve({ ok: false, message: `The sentence windows could not be embedded: ${String(m.message || "no reason was given").replace(/\.\s*$/, "")}.` });
+  }
+}
+
+export const progressText = (done, total) => `Embedding sentence windows: ${done.toLocaleString("en")} of ${total.toLocaleString("en")}`;
+
+/** Kept vectors as the request's rows (lists of numbers, one per text). */
+function rows({ dims, data, count }) {
+  const out = new Array(count);
+  for (let i = 0; i < count; i++) out[i] = Array.from(data.subarray(i * dims, (i + 1) * dims));
+  return out;
+}
