@@ -80,7 +80,6 @@ export class Computer {
     this.semantic = new SemanticClient({ dense: this.dense, onStatus: (s) => this.onSemantic(s) });
     this.onSemantic = () => {};
     this.semanticOwed = [];
-    this.semanticPaused = false;
   }
 
   /** data-state on <body>: "loading" until Python is ready, then "computing", "ready" or "error". */
@@ -181,19 +180,18 @@ export class Computer {
       this.onProblem("The worker asked again for the sentence windows' vectors it was just given; change a setting to try again.");
       return;
     }
-    if (this.semanticPaused && !needs.every((n) => this.semantic.has(n.key))) return; // stopped: Resume goes on
+    if (this.semantic.paused && !needs.every((n) => this.semantic.has(n.key))) return; // stopped: Resume goes on
     const r = await this.semantic.fill(needs);
     if (r.ok && seq === this.sequence) this.compute(); // else a newer answer's own followSemantic computes
   }
 
   /** Stop the embedding of sentence windows; nothing more is embedded until resumeSemantic(). */
   stopSemantic() {
-    this.semanticPaused = true;
     this.semantic.stop();
   }
 
   resumeSemantic() {
-    this.semanticPaused = false;
+    this.semantic.resume();
     this.compute();
   }
 

@@ -3,7 +3,7 @@
 // ([{document, key, count, texts}]) and the verdict pending; this module embeds those texts in the
 // embedding worker (assets/embed-worker.js, the dense retriever's own, all-MiniLM-L6-v2 from dist/),
 // batched, with progress and a Stop, and keeps the vectors by key, so the next request carries them
-// (`semantic_vectors`: [{key, vectors}]) and a worker that lost its session gets them again without
+// (`semantic_vectors`: [{key, dimension, f32}], the float32 bytes in base64) and a worker that lost its session gets them again without
 // embedding anything again. A threshold drag re-cuts from the distances the worker keeps: no vector
 // travels and nothing is embedded.
 //
@@ -12,20 +12,21 @@
 //   request = sem.attach(request, response.semantic_needs);  // + semantic_vectors for those keys
 //   sem.stop();                                          // the embedding stops before its next batch
 
-const KEEP_FLOATS = 64 * 1024 * 1024; // vectors kept in the page (256 MB of float32; oldest key first)
+const KEEP_CHARS = 256 * 1024 * 1024; // vectors kept in the page, as base64 (about 190 MB of float32; oldest key first)
 const LANE = "semantic";
 
 export class SemanticClient {
   /** dense: the DenseClient, whose embedding worker this shares (started here if it is not yet). */
   constructor({ dense, onStatus = () => {} }) {
     Object.assign(this, { dense, onStatus });
-    this.kept = new Map(); // `${dtype}\u0001${key}` -> {dims, data: Float32Array, count}
+    this.kept = new Map(); // `${dtype}\u0001${key}` -> {dimension, f32: base64 of the float32 vectors}
     this.running = null; // {key, promise, job}
     this.nextJob = 1;
     this.listening = null; // the worker our listener is on
     this.waiters = new Map(); // job -> resolve
     this.stats = { jobs: 0, embedded: 0, attached: 0, ms: null };
     this.state = "idle";
+    this.paused = false; // stopped by the person: nothing is embedded until resume()
   }
 
   status(state, text = "", done = 0, total = 0) {
@@ -43,7 +44,7 @@ export class SemanticClient {
     const vectors = [];
     for (const need of needs) {
       const v = this.kept.get(this.keyOf(need.key));
-      if (v && !vectors.some((x) => x.key === need.key)) vectors.push({ key: need.key, vectors: rows(v) });
+      if (v && !vectors.some((x) => x.key === need.key)) vectors.push({ key: need.key, dimension: v.dimension, f32: v.f32 });
     }
     if (!vectors.length) return request;
     this.stats.attached += vectors.length;
@@ -66,7 +67,7 @@ export class SemanticClient {
     const promise = this.embedTexts(need.texts).then((r) => {
       if (this.running && this.running.promise === promise) this.running = null;
       if (!r.ok) return r;
-      this.keep(key, { dims: r.dims, data: r.data, count: need.texts.length });
+      this.keep(key, { dimension: r.dims, f32: base64(r.data) });
       this.stats.ms = performance.now() - started;
       this.status("ready", "");
       return { ok: true };
@@ -78,25 +79,30 @@ export class SemanticClient {
   keep(key, v) {
     this.kept.delete(key);
     this.kept.set(key, v);
-    let floats = 0;
-    for (const x of this.kept.values()) floats += x.data.length;
+    let chars = 0;
+    for (const x of this.kept.values()) chars += x.f32.length;
     for (const [k, x] of this.kept) {
-      if (floats <= KEEP_FLOATS || k === key) break;
+      if (chars <= KEEP_CHARS || k === key) break;
       this.kept.delete(k);
-      floats -= x.data.length;
+      chars -= x.f32.length;
     }
   }
 
   /** Stop the embedding before its next batch: the page stays usable (the verdict says it waits),
    * and what was embedded stays in the worker, so going on embeds only the rest. */
   stop() {
-    if (!this.running || !this.dense.worker) return;
-    this.dense.worker.postMessage({ type: "stop", lane: LANE });
+    this.paused = true;
+    if (this.running && this.dense.worker) this.dense.worker.postMessage({ type: "stop", lane: LANE });
+    else this.status("stopped", "");
   }
+
+  /** Embedding allowed again (the caller asks the worker again, which names what is still needed). */
+  resume() { this.paused = false; }
 
   async embedTexts(texts) {
     const loaded = await this.load();
     if (!loaded.ok) return loaded;
+    if (this.paused) { this.status("stopped", "", 0, texts.length); return { ok: false, stopped: true }; } // stopped while the model loaded
     const job = `semantic-${this.nextJob++}`;
     this.stats.jobs++;
     this.stats.embedded += texts.length;
@@ -152,19 +158,20 @@ export class SemanticClient {
     }
     const resolve = this.waiters.get(m.job);
     if (!resolve) return;
-    if (m.type === "embedding") { this.status("embedding", progressText(m.done, m.total), m.done, m.total); return; }
+    if (m.type === "embedding") { this.progress = [m.done, m.total]; this.status("embedding", progressText(m.done, m.total), m.done, m.total); return; }
     this.waiters.delete(m.job);
     if (m.type === "vectors") resolve({ ok: true, dims: m.dims, data: m.data });
-    else if (m.type === "cancelled") { this.status("stopped", ""); resolve({ ok: false, stopped: true }); }
+    else if (m.type === "cancelled") { this.status("stopped", "", ...(this.progress || [])); resolve({ ok: false, stopped: true }); }
     else if (m.type === "failed") resolve({ ok: false, message: `The sentence windows could not be embedded: ${String(m.message || "no reason was given").replace(/\.\s*$/, "")}.` });
   }
 }
 
 export const progressText = (done, total) => `Embedding sentence windows: ${done.toLocaleString("en")} of ${total.toLocaleString("en")}`;
 
-/** Kept vectors as the request's rows (lists of numbers, one per text). */
-function rows({ dims, data, count }) {
-  const out = new Array(count);
-  for (let i = 0; i < count; i++) out[i] = Array.from(data.subarray(i * dims, (i + 1) * dims));
-  return out;
+/** Float32 values as base64 of their little-endian bytes (the core's `f32`; every browser here is
+ * little-endian, as typed arrays are in the platform's order). */
+function base64(floats) {
+  const bytes = new Uint8Array(floats.buffer, floats.byteOffset, floats.byteLength), parts = [];
+  for (let i = 0; i < bytes.length; i += 0x8000) parts.push(String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000)));
+  return btoa(parts.join(""));
 }

@@ -41,7 +41,7 @@ export class SemanticPanel {
     if (this.box.hidden === on) this.box.hidden = !on;
     if (!on) return;
     const semantic = semanticOf(last.response, last.snap.docId);
-    this.curve.setData(semantic, last.snap, chunking);
+    this.curve.setData(semantic && !semantic.pending ? semantic : null, last.snap, chunking);
     const text = captionFor(chunking, semantic, pending(last.response));
     if (this.caption.textContent !== text) this.caption.textContent = text;
   }
@@ -65,6 +65,7 @@ export class SemanticPanel {
 }
 
 const pending = (response) => Boolean(response && response.semantic_needs && response.semantic_needs.length);
+
 
 /** What the curve shows, in one sentence for the chosen strategy. */
 function captionFor(chunking, semantic, waiting) {
