@@ -63,6 +63,7 @@ export function unitName(s) {
 /** The size slider's maximum for the state's splitter (by its unit field's value where it has one). */
 function sizeMax(s) {
   const sp = splitterOf(s), m = sp.size_max;
+  if (m === null || m === undefined) return 8000; // a splitter without a size (the semantic ones but Chroma's): any
   return typeof m === "number" ? m : m[s[sp.unit_field]] ?? Math.min(...Object.values(m));
 }
 

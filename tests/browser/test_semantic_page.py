@@ -102,13 +102,17 @@ def test_curve_is_drawn_and_the_threshold_drag_recuts_without_embedding(page, of
     assert page.evaluate("window.ragsim.request().chunking.breakpoint_threshold_amount") == 0
     assert len(cuts(page)) == windows - 2 and verdict(page)[0] == "cut"
 
-    # pointer: drag the knob to the middle of the plot; the cuts follow, the amount is set from the line
+    # pointer: drag the knob up to the median distance; the cuts follow, the amount is set from the line
     box = page.locator("#semantic-curve .sem-knob").bounding_box()
     plot = page.locator("#semantic-curve").bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    lo, hi = (float(handle.get_attribute(a)) for a in ("aria-valuemin", "aria-valuemax"))
+    median = sorted(page.evaluate("window.ragsim.response().documents[0].semantic.distances"))[(windows - 1) // 2]
+    target = plot["y"] + plot["height"] - 14 - (median - lo) / (hi - lo) * (plot["height"] - 28)  # the plot's own scale
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
     page.mouse.down()
     for step in range(1, 6):
-        page.mouse.move(box["x"] + box["width"] / 2, box["y"] - step * (box["y"] - plot["y"] - plot["height"] / 2) / 5)
+        page.mouse.move(x, y + step * (target - y) / 5)
     page.mouse.up()
     settle(page)
     page.wait_for_function(CURVE_SHOWN)
