@@ -24,7 +24,10 @@ export class SemanticClient {
     this.nextJob = 1;
     this.listening = null; // the worker our listener is on
     this.waiters = new Map(); // job -> resolve
-    this.stats = { jobs: 0, embedded: 0, attached: 0, ms: null };
+    // jobs: vector jobs posted to the embedding worker; embedded: texts in them; attached: vectors sent
+    // again from what the page keeps; ms: a need's whole embedding (model load included), embedMs: its
+    // job alone, loadMs: the model's load
+    this.stats = { jobs: 0, embedded: 0, attached: 0, ms: null, embedMs: null, loadMs: null };
     this.state = "idle";
     this.paused = false; // stopped by the person: nothing is embedded until resume()
   }
@@ -107,10 +110,11 @@ export class SemanticClient {
     this.stats.jobs++;
     this.stats.embedded += texts.length;
     this.status("embedding", progressText(0, texts.length), 0, texts.length);
+    const posted = performance.now();
     return new Promise((resolve) => {
       this.waiters.set(job, resolve);
       this.dense.worker.postMessage({ type: "vectors", job, lane: LANE, texts });
-    });
+    }).then((r) => { if (r.ok) this.stats.embedMs = performance.now() - posted; return r; });
   }
 
   /** The model, loaded once in the shared worker (as dense loads it). */
@@ -120,11 +124,12 @@ export class SemanticClient {
     if (this.loading && this.loadingWorker === this.dense.worker) return this.loading;
     this.loadingWorker = this.dense.worker;
     this.status("loading", "Loading the embedding model…");
+    const started = performance.now();
     this.loading = new Promise((resolve) => {
       this.loadWaiter = resolve;
       this.dense.worker.postMessage({ type: "load", dtype: this.dense.dtype });
     }).then((r) => {
-      if (!r.ok) { this.loading = null; this.status("failed", r.message); }
+      if (!r.ok) { this.loading = null; this.status("failed", r.message); } else this.stats.loadMs ??= performance.now() - started;
       return r;
     });
     return this.loading;
