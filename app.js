@@ -392,6 +392,7 @@ async function main() {
 window.ragsim = Object.freeze({
   request: () => buildRequest(store.state, { embed: store.embed }),
   shownRequest: () => (store.last ? store.last.request : null),
+  workerMs: () => (store.last ? store.last.ms : null), // the worker's own time for what is on screen
   response: () => (store.last ? store.last.response : null),
   // false while a pruned drag's result (a book) knows only the top k's and the ranked chunks' scores
   scoresComplete: () => !(store.last && store.last.response.cols && store.last.response.cols.partial),

@@ -51,7 +51,7 @@ SAMPLE = """async () => {
   handle.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown", bubbles: true }));
   if (amount() === before) return null; // the line moved within one distance's rank: no new amount
   const t1 = await ready();
-  return { ms: t1 - t0, amount: amount(), cuts: window.ragsim.response().documents[0].semantic.cuts.length };
+  return { ms: t1 - t0, worker: window.ragsim.workerMs(), amount: amount(), cuts: window.ragsim.response().documents[0].semantic.cuts.length };
 }"""
 
 CURVE = """() => {
@@ -96,6 +96,10 @@ def main():
             rows.append(r)
             if len(rows) > 3:  # the first moves warm the caches
                 times.append(r["ms"])
+        near = [r["ms"] for r in rows[3:13]]
+        print(f"  the first {len(near)} moves (amounts {rows[3]['amount']} -> {rows[12]['amount']}, near the default): median "
+              f"{statistics.median(near):.1f} ms, p95 {percentile(near, 95):.1f} ms; the worker's own time, median "
+              f"{statistics.median([r['worker'] for r in rows[3:]]):.1f} ms of each move")
         after = page.evaluate("window.ragsim.semantic()")
         print(f"threshold move (line keydown -> repainted verdict), {len(times)} moves, amounts "
               f"{rows[0]['amount']} -> {rows[-1]['amount']}, cuts {rows[0]['cuts']} -> {rows[-1]['cuts']}: "

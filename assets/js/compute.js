@@ -181,7 +181,7 @@ export class Computer {
       return;
     }
     if (this.semantic.paused && !needs.every((n) => this.semantic.has(n.key))) return; // stopped: Resume goes on
-    const r = await this.semantic.fill(needs);
+    const r = await this.semantic.fill(needs, String(this.store.state.strategy).startsWith("chroma") ? "pieces" : "sentence windows");
     if (r.ok && seq === this.sequence) this.compute(); // else a newer answer's own followSemantic computes
   }
 

@@ -55,7 +55,8 @@ export class SemanticClient {
   }
 
   /** Embed every need whose vectors are not kept, one after another; {ok: true} once all are. */
-  async fill(needs = []) {
+  async fill(needs = [], what = "sentence windows") {
+    this.what = what;
     for (const need of needs) {
       if (this.has(need.key)) continue;
       const r = await this.embedNeed(need);
@@ -109,7 +110,7 @@ export class SemanticClient {
     const job = `semantic-${this.nextJob++}`;
     this.stats.jobs++;
     this.stats.embedded += texts.length;
-    this.status("embedding", progressText(0, texts.length), 0, texts.length);
+    this.status("embedding", progressText(0, texts.length, this.what), 0, texts.length);
     const posted = performance.now();
     return new Promise((resolve) => {
       this.waiters.set(job, resolve);
@@ -163,7 +164,7 @@ export class SemanticClient {
     }
     const resolve = this.waiters.get(m.job);
     if (!resolve) return;
-    if (m.type === "embedding") { this.progress = [m.done, m.total]; this.status("embedding", progressText(m.done, m.total), m.done, m.total); return; }
+    if (m.type === "embedding") { this.progress = [m.done, m.total]; this.status("embedding", progressText(m.done, m.total, this.what), m.done, m.total); return; }
     this.waiters.delete(m.job);
     if (m.type === "vectors") resolve({ ok: true, dims: m.dims, data: m.data });
     else if (m.type === "cancelled") { this.status("stopped", "", ...(this.progress || [])); resolve({ ok: false, stopped: true }); }
@@ -171,7 +172,7 @@ export class SemanticClient {
   }
 }
 
-export const progressText = (done, total) => `Embedding sentence windows: ${done.toLocaleString("en")} of ${total.toLocaleString("en")}`;
+export const progressText = (done, total, what = "sentence windows") => `Embedding ${what}: ${done.toLocaleString("en")} of ${total.toLocaleString("en")}`;
 
 /** Float32 values as base64 of their little-endian bytes (the core's `f32`; every browser here is
  * little-endian, as typed arrays are in the platform's order). */

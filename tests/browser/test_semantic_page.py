@@ -132,6 +132,40 @@ def test_curve_is_drawn_and_the_threshold_drag_recuts_without_embedding(page, of
     assert [e for e in page_errors if "favicon" not in e] == []
 
 
+def test_a_new_worker_gets_the_kept_vectors_without_embedding_again(page):
+    """The Python worker lost (a missed deadline) and replaced: its session has no distances, so it
+    names the text's key again, and the page sends the vectors it kept by that key."""
+    open_text(page, TEXT, ANSWER)
+    before = curve_settled(page)
+    restarts = page.evaluate("window.ragsim.restarts()")
+    page.evaluate("window.ragsim.setDeadline(1)")  # test-only: every request now misses its deadline
+    page.get_by_label("Top k", exact=True).fill("3")
+    page.wait_for_function(f"() => window.ragsim.restarts() > {restarts}", timeout=30_000)
+    page.evaluate("window.ragsim.setDeadline(null)")
+    page.get_by_label("Top k", exact=True).fill("2")
+    after = curve_settled(page, timeout=120_000)
+    assert after["attached"] > before["attached"]  # sent again from the page's keeping ...
+    assert (after["jobs"], after["embedded"]) == (before["jobs"], before["embedded"])  # ... not embedded again
+    assert after["points"] == before["points"]
+
+
+STRATEGIES = [("llamaindex-semantic", "The curve is the distance (1 − cosine)", None),
+              ("chroma-cluster", "ClusterSemanticChunker has no threshold", "true"),
+              ("chroma-kamradt", "KamradtModifiedChunker searches its threshold from the chunk size", "true")]
+
+
+@pytest.mark.parametrize("strategy, caption, disabled", STRATEGIES)
+def test_each_semantic_strategy_draws_its_curve(page, strategy, caption, disabled):
+    open_text(page, TEXT, ANSWER, strategy)
+    state = curve_settled(page)
+    curve = page.evaluate("window.ragsim.response().documents[0].semantic")
+    assert state["points"] == len(curve["distances"]) > 0
+    assert page.locator("#semantic-caption").inner_text().startswith(caption)
+    assert page.locator("#semantic-curve .sem-handle").get_attribute("aria-disabled") == disabled
+    chunks, expected = expected_chunks(page_request(page))
+    assert shown_chunks(page) == chunks and curve["cuts"] == expected["cuts"]
+
+
 def test_first_embedding_of_a_long_text_shows_progress_and_stops(page, page_errors):
     long_text = " ".join(f"Part {i}. " + " ".join(s for group in TOPICS.values() for s in group) for i in range(40))
     open_text(page, long_text, ANSWER)

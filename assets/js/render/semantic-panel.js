@@ -52,7 +52,7 @@ export class SemanticPanel {
     let line = text, action = "";
     if (state === "embedding" || state === "loading") action = "stop";
     if (state === "stopped") {
-      line = `Embedding stopped${total ? ` at ${int(done)} of ${int(total)} sentence windows` : ""}: the chunks wait for the rest. ` +
+      line = `Embedding stopped${total ? ` at ${int(done)} of ${int(total)}` : ""}: the chunks wait for the rest. ` +
         "Press “Resume embedding” to embed the rest (what is embedded is kept), or choose another splitter.";
       action = "resume";
     }
