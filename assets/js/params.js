@@ -114,6 +114,23 @@ export const PARAMS = [
     wire: (v) => (v === "true" ? true : v === "false" ? false : v) },
   { name: "strip_whitespace", label: "strip_whitespace", kind: "check", default: true, field: "chunking.strip_whitespace",
     embed: false },
+  // Semantic chunkers (SPEC section 12; the registry's fields, py/ragsim/split/registry.py): 0 sends
+  // no number_of_chunks / min_chunk_size (None, the library's default; LangChain's 0 cuts as None does)
+  { name: "buffer_size", label: "buffer_size", kind: "range", default: 1, min: 0, max: 10, step: 1,
+    field: "chunking.buffer_size", embed: false },
+  { name: "breakpoint_threshold_type", label: "breakpoint_threshold_type", kind: "choice", default: "percentile",
+    choices: { percentile: "percentile", standard_deviation: "standard_deviation", interquartile: "interquartile",
+      gradient: "gradient" }, field: "chunking.breakpoint_threshold_type", embed: false },
+  { name: "breakpoint_threshold_amount", label: "breakpoint_threshold_amount", kind: "number", default: 95, min: 0,
+    max: 100, step: 0.5, field: "chunking.breakpoint_threshold_amount", embed: false },
+  { name: "breakpoint_percentile_threshold", label: "breakpoint_percentile_threshold", kind: "range", default: 95,
+    min: 0, max: 100, step: 1, field: "chunking.breakpoint_percentile_threshold", embed: false },
+  { name: "number_of_chunks", label: "number_of_chunks (0: none)", kind: "range", default: 0, min: 0, max: 1000,
+    step: 1, field: "chunking.number_of_chunks", embed: false, wire: (v) => v || undefined },
+  { name: "min_chunk_size", label: "min_chunk_size", kind: "range", default: 0, min: 0, max: 2000, step: 1,
+    perStrategy: true, field: "chunking.min_chunk_size", embed: false, wire: (v) => v || undefined },
+  { name: "sentence_split_regex", label: "sentence_split_regex", kind: "json", shape: "string",
+    default: JSON.stringify("(?<=[.?!])\\s+"), field: "chunking.sentence_split_regex", embed: false, wire: JSON.parse },
   { name: "k", label: "Top k", kind: "range", default: 2, min: 1, max: 50, step: 1, field: "retrieval.k", embed: true },
   // Dense and hybrid retrieval (issue 13, SPEC section 10): the page embeds with its own worker
   // (dense-client.js); `model` is not sent to the core, which takes the cosines the page computed.
