@@ -8,12 +8,10 @@ all-MiniLM-L6-v2. Each embeddings object records the texts it was asked for: the
 `texts_to_embed` names, and the core, handed the same vectors, must yield the same chunk texts.
 """
 
-import math
 import pathlib
 import random
 import re
 import warnings
-import zlib
 
 import llama_index.core
 import numpy as np
@@ -34,6 +32,7 @@ with warnings.catch_warnings():
 
 import chroma_chunkers_ref as chroma  # noqa: E402
 from corpus import TEXTS  # noqa: E402
+from helpers import hashed  # noqa: E402
 
 EDGE_TEXTS = {"empty": "", "blank": "  \n ", "one": "Just one sentence", "two": "A b. C d.",
               "three": "Alpha beta. Alpha beta. Gamma delta!"}
@@ -47,16 +46,6 @@ def tiktoken_cache():
     mp.setenv("TIKTOKEN_CACHE_DIR", str(pathlib.Path(llama_index.core.__file__).parent / "_static/tiktoken_cache"))
     yield
     mp.undo()
-
-
-def hashed(text: str, dim: int = 64) -> list[float]:
-    """A deterministic embedding: words hashed (crc32) into signed buckets, normalised."""
-    v = [0.0] * dim
-    for word in re.findall(r"\w+", text.lower()):
-        h = zlib.crc32(word.encode())
-        v[h % dim] += 1.0 if (h >> 16) & 1 else -1.0
-    n = math.sqrt(sum(x * x for x in v))
-    return [x / n for x in v] if n else v
 
 
 def hashed_batch(texts) -> list[list[float]]:
