@@ -167,7 +167,8 @@ export class SemanticClient {
     if (m.type === "embedding") { this.progress = [m.done, m.total]; this.status("embedding", progressText(m.done, m.total, this.what), m.done, m.total); return; }
     this.waiters.delete(m.job);
     if (m.type === "vectors") resolve({ ok: true, dims: m.dims, data: m.data });
-    else if (m.type === "cancelled") { this.status("stopped", "", ...(this.progress || [])); resolve({ ok: false, stopped: true }); }
+    else if (m.type === "cancelled" && this.paused) { this.status("stopped", "", ...(this.progress || [])); resolve({ ok: false, stopped: true }); }
+    else if (m.type === "cancelled") resolve({ ok: false, cancelled: true }); // a newer need's job took over the lane
     else if (m.type === "failed") resolve({ ok: false, message: `The sentence windows could not be embedded: ${String(m.message || "no reason was given").replace(/\.\s*$/, "")}.` });
   }
 }

@@ -103,6 +103,7 @@ def test_curve_is_drawn_and_the_threshold_drag_recuts_without_embedding(page, of
     assert len(cuts(page)) == windows - 2 and verdict(page)[0] == "cut"
 
     # pointer: drag the knob up to the median distance; the cuts follow, the amount is set from the line
+    page.wait_for_timeout(400)  # the keys have rested: the line is at the worker's threshold for amount 0
     box = page.locator("#semantic-curve .sem-knob").bounding_box()
     plot = page.locator("#semantic-curve").bounding_box()
     lo, hi = (float(handle.get_attribute(a)) for a in ("aria-valuemin", "aria-valuemax"))
@@ -130,6 +131,48 @@ def test_curve_is_drawn_and_the_threshold_drag_recuts_without_embedding(page, of
     assert (after["jobs"], after["embedded"]) == (1, windows)  # every move re-cut from kept distances
     assert offsite == []
     assert [e for e in page_errors if "favicon" not in e] == []
+
+
+# Each strategy's own fields as controls (by the library's names), and a few that must not show.
+FIELDS = {
+    "langchain-semantic": (["buffer_size", "breakpoint_threshold_type", "breakpoint_threshold_amount",
+                            "number_of_chunks (0: none)", "sentence_split_regex", "min_chunk_size"],
+                           ["breakpoint_percentile_threshold", "Chunk size", "Overlap"]),
+    "llamaindex-semantic": (["buffer_size", "breakpoint_percentile_threshold"],
+                            ["breakpoint_threshold_amount", "min_chunk_size", "Chunk size", "Overlap"]),
+    "chroma-cluster": (["Chunk size", "min_chunk_size", "tokenizer"], ["buffer_size", "Overlap"]),
+    "chroma-kamradt": (["Chunk size", "min_chunk_size", "tokenizer"], ["buffer_size", "Overlap"]),
+}
+
+
+def test_the_four_are_in_the_splitter_list_with_their_fields_as_controls(page):
+    restore(page)
+    splitter = page.get_by_label("Splitter", exact=True)
+    for strategy, (shown, hidden) in FIELDS.items():
+        splitter.select_option(strategy)
+        for label in shown:
+            assert page.get_by_label(label, exact=True).is_visible(), (strategy, label)
+        for label in hidden:
+            assert not page.get_by_label(label, exact=True).is_visible(), (strategy, label)
+    splitter.select_option("window")
+    settle(page)
+
+
+def test_a_new_threshold_type_takes_its_default_amount_and_recuts_without_embedding(page):
+    open_text(page, TEXT, ANSWER)
+    before = curve_settled(page)
+    page.get_by_label("breakpoint_threshold_type", exact=True).select_option("standard_deviation")
+    settle(page)
+    page.wait_for_function(CURVE_SHOWN)
+    request = page_request(page)
+    assert request["chunking"]["breakpoint_threshold_amount"] == 3  # LangChain's default for the type
+    chunks, curve = expected_chunks(request)
+    assert shown_chunks(page) == chunks and cuts(page) == curve["cuts"]
+    assert "mean + 3 standard deviations" in page.locator("#semantic-curve .sem-handle").get_attribute("aria-valuetext")
+    after = page.evaluate("window.ragsim.semantic()")
+    assert (after["jobs"], after["embedded"]) == (before["jobs"], before["embedded"])
+    page.get_by_label("breakpoint_threshold_type", exact=True).select_option("percentile")
+    settle(page)
 
 
 def test_a_new_worker_gets_the_kept_vectors_without_embedding_again(page):

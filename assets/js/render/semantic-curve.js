@@ -77,7 +77,7 @@ export class SemanticCurve {
 
   draw() {
     const d = this.data;
-    this.svg.hidden = !d;
+    this.svg.toggleAttribute("hidden", !d); // an SVG element has no `hidden` property: the attribute itself
     if (!d) return;
     const G = this.geometry();
     this.svg.setAttribute("viewBox", `0 0 ${G.w} ${G.h}`);
@@ -98,7 +98,8 @@ export class SemanticCurve {
     const [lo, hi] = this.range, words = this.data.semantic.gradient ? "gradient of the distance" : "distance (1 − cosine)";
     this.labels.replaceChildren(...[[G.top, hi], [G.bottom, lo]].map(([y, v]) => {
       const t = el("text", { x: String(PAD + 2), y: String(y === G.top ? y - 3 : y + 11), class: "sem-label" });
-      t.textContent = y === G.top ? `${v.toFixed(2)} ${words}` : v.toFixed(2);
+      const n = Math.abs(v) < 0.005 ? 0 : v; // never "-0.00"
+      t.textContent = y === G.top ? `${n.toFixed(2)} ${words}` : n.toFixed(2);
       return t;
     }));
   }
@@ -146,7 +147,7 @@ export class SemanticCurve {
   down(e) {
     if (!this.data || !this.data.rule || this.threshold === null) return;
     const G = this.geometry(), y = this.localY(e, G);
-    if (Math.abs(y - this.yAt(G, this.threshold)) > HIT && e.target !== this.knob) return;
+    if (Math.abs(y - this.yAt(G, this.threshold)) > HIT && !this.handle.contains(e.target)) return;
     this.dragging = true;
     this.svg.setPointerCapture(e.pointerId);
     this.handle.focus();
