@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
 from ragsim.host import embed_onnx  # noqa: E402
 from ragsim.split import semantic  # noqa: E402
+from a11y import axe_violations  # noqa: E402
 from test_page import INDEX, page_request, restore, settle, verdict  # noqa: E402
 
 TOPICS = {
@@ -129,6 +130,15 @@ def test_curve_is_drawn_and_the_threshold_drag_recuts_without_embedding(page, of
 
     after = page.evaluate("window.ragsim.semantic()")
     assert (after["jobs"], after["embedded"]) == (1, windows)  # every move re-cut from kept distances
+    # accessible, and readable on a phone: the curve fits 390 px and keeps its points
+    assert axe_violations(page, include="#semantic") == []
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function("() => document.getElementById('semantic-curve').getBoundingClientRect().width <= 390")
+    curve_box = page.locator("#semantic-curve").bounding_box()
+    assert curve_box["x"] >= 0 and curve_box["x"] + curve_box["width"] <= 390 and curve_box["height"] >= 90
+    assert len(page.locator("#semantic-curve polyline").get_attribute("points").split(" ")) == windows - 1
+    assert axe_violations(page, include="#semantic") == []
+    page.set_viewport_size({"width": 1280, "height": 720})
     assert offsite == []
     assert [e for e in page_errors if "favicon" not in e] == []
 
