@@ -135,3 +135,19 @@ def test_the_command_line_takes_chunking_as_a_subprocess_too():
                            '{"strategy": "window", "unit": "chars", "size": 300, "overlap": 50}'],
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert done.returncode == 0 and "6 questions at window size 300 overlap 50" in done.stdout, done.stderr
+
+
+def test_the_pages_state_file_with_a_semantic_splitter_is_taken_as_it_is(host, capsys, tmp_path):
+    text = pathlib.Path(HARBOUR).read_text()
+    state = {"ragsim": "state", "version": 1, "docs": [{"id": "harbour.md", "title": "harbour.md", "text": text}],
+             "sel": 0, "settings": {"strategy": "langchain-semantic", "breakpoint_threshold_amount": 80,
+                                    "min_chunk_size": 0, "number_of_chunks": 0}}
+    path = tmp_path / "ragsim-state.json"
+    path.write_text(json.dumps(state))
+    assert eval_cli.main([str(path), "--questions", QUESTIONS]) == 0
+    assert "LangChain SemanticChunker(buffer_size=1, breakpoint_threshold_type='percentile', " \
+           "breakpoint_threshold_amount=80" in capsys.readouterr().out
+    state["settings"] = {"strategy": "chroma-kamradt", "size": 120}
+    path.write_text(json.dumps(state))
+    assert eval_cli.main([str(path), "--questions", QUESTIONS, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["question_stats"]["count"] == 6
