@@ -47,11 +47,15 @@ SAMPLE = """async () => {
     observer.observe(document.body, { attributes: true, attributeFilter: ["data-state"] });
     if (done()) { observer.disconnect(); finish(); }
   });
+  window.ragsimTiming = []; // drag-timing.js: the page's marks and the worker's, on one clock
   const t0 = performance.now();
+  window.ragsimTiming.push(["input", t0]);
   handle.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown", bubbles: true }));
   if (amount() === before) return null; // the line moved within one distance's rank: no new amount
   const t1 = await ready();
-  return { ms: t1 - t0, worker: window.ragsim.workerMs(), amount: amount(), cuts: window.ragsim.response().documents[0].semantic.cuts.length };
+  const marks = window.ragsimTiming.concat([["frame", t1]]);
+  window.ragsimTiming = null;
+  return { ms: t1 - t0, marks, worker: window.ragsim.workerMs(), amount: amount(), cuts: window.ragsim.response().documents[0].semantic.cuts.length };
 }"""
 
 CURVE = """() => {
@@ -59,6 +63,16 @@ CURVE = """() => {
   return document.body.dataset.state === "ready" && res && !(res.semantic_needs || []).length
     && r.semantic().points > 0 && JSON.stringify(r.shownRequest()) === JSON.stringify(r.request());
 }"""
+
+
+def phases(rows):
+    """The median time between consecutive marks ("compute -> request", ...), over the rows' moves."""
+    spans = {}
+    for r in rows:
+        marks = sorted(r["marks"], key=lambda m: m[1])
+        for (a, ta), (b, tb) in zip(marks, marks[1:]):
+            spans.setdefault(f"{a}->{b}", []).append(tb - ta)
+    return [(k, statistics.median(v)) for k, v in spans.items() if len(v) >= len(rows) // 2 and statistics.median(v) >= 1]
 
 
 def main():
@@ -100,6 +114,8 @@ def main():
         print(f"  the first {len(near)} moves (amounts {rows[3]['amount']} -> {rows[12]['amount']}, near the default): median "
               f"{statistics.median(near):.1f} ms, p95 {percentile(near, 95):.1f} ms; the worker's own time, median "
               f"{statistics.median([r['worker'] for r in rows[3:]]):.1f} ms of each move")
+        print("  where a move near the default goes (median ms between the page's marks, drag-timing.js): "
+              + ", ".join(f"{k} {v:.1f}" for k, v in phases(rows[3:13])))
         after = page.evaluate("window.ragsim.semantic()")
         print(f"threshold move (line keydown -> repainted verdict), {len(times)} moves, amounts "
               f"{rows[0]['amount']} -> {rows[-1]['amount']}, cuts {rows[0]['cuts']} -> {rows[-1]['cuts']}: "
