@@ -77,7 +77,7 @@ def test_curve_is_drawn_and_the_threshold_drag_recuts_without_embedding(page, of
     assert first["jobs"] == 1 and first["embedded"] == windows  # every window embedded once, in one job
     # one point per distance between neighbouring windows, drawn as the polyline's vertices
     assert first["points"] == windows - 1
-    points = page.locator("#semantic-curve polyline").get_attribute("points").split(" ")
+    points = page.locator("#semantic-base polyline").get_attribute("points").split(" ")
     assert len(points) == windows - 1
     chunks, curve = expected_chunks(request)
     assert shown_chunks(page) == chunks  # the page's chunks are CPython's (same model, onnxruntime there)
@@ -136,7 +136,7 @@ def test_curve_is_drawn_and_the_threshold_drag_recuts_without_embedding(page, of
     page.wait_for_function("() => document.getElementById('semantic-curve').getBoundingClientRect().width <= 390")
     curve_box = page.locator("#semantic-curve").bounding_box()
     assert curve_box["x"] >= 0 and curve_box["x"] + curve_box["width"] <= 390 and curve_box["height"] >= 90
-    assert len(page.locator("#semantic-curve polyline").get_attribute("points").split(" ")) == windows - 1
+    assert len(page.locator("#semantic-base polyline").get_attribute("points").split(" ")) == windows - 1
     assert axe_violations(page, include="#semantic") == []
     page.set_viewport_size({"width": 1280, "height": 720})
     assert offsite == []

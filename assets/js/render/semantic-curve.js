@@ -5,7 +5,9 @@
 // at once and reports the new value (`onThreshold(t)`), and the worker's answer, re-cut from the
 // distances it keeps, replaces the preview. All text goes in as text.
 //
-//   const curve = new SemanticCurve({ svg, caption, onThreshold: (t) => ... });
+//   const curve = new SemanticCurve({ svg, base, plot, onThreshold: (t) => ... });
+//   (svg: the upper layer, what a move changes; base: the curve under it, drawn once per curve;
+//   plot: their box, hidden without a curve)
 //   curve.setData(semantic, snap, chunking);   // semantic: the response's curve for the shown document, or null
 
 import { offsetMap } from "../offsets.js";
@@ -22,8 +24,8 @@ const el = (tag, attrs = {}) => {
 };
 
 export class SemanticCurve {
-  constructor({ svg, caption, onThreshold = () => {} }) {
-    Object.assign(this, { svg, caption, onThreshold });
+  constructor({ svg, base, plot, onThreshold = () => {} }) {
+    Object.assign(this, { svg, base, plot, onThreshold });
     this.data = null; this.dragT = null; this.signature = "";
     this.curvePath = el("polyline", { class: "sem-curve", fill: "none" });
     this.lineEl = el("line", { class: "sem-line" });
@@ -33,13 +35,14 @@ export class SemanticCurve {
     this.knob = el("rect", { class: "sem-knob", width: "14", height: "14", rx: "3" });
     this.handle.append(el("line", { class: "sem-hit" }), this.knob);
     this.labels = el("g", { class: "sem-labels" });
-    svg.append(this.ticksEl, this.curvePath, this.cutsEl, this.lineEl, this.labels, this.handle);
+    base.append(this.ticksEl, this.curvePath, this.labels);
+    svg.append(this.cutsEl, this.lineEl, this.handle);
     svg.addEventListener("pointerdown", (e) => this.down(e));
     svg.addEventListener("pointermove", (e) => this.move(e));
     svg.addEventListener("pointerup", (e) => this.up(e));
     svg.addEventListener("pointercancel", (e) => this.up(e));
     this.handle.addEventListener("keydown", (e) => this.key(e));
-    new ResizeObserver(() => this.draw()).observe(svg);
+    new ResizeObserver(() => this.draw()).observe(base);
   }
 
   /** What to draw: the response's `semantic` for the shown document (null hides the curve). */
@@ -67,7 +70,7 @@ export class SemanticCurve {
   get threshold() { return this.dragT ?? (this.data ? this.data.semantic.threshold : null); }
 
   geometry() {
-    const w = Math.max(200, this.svg.clientWidth || 200), h = w < 520 ? 96 : 120;
+    const w = Math.max(200, this.base.clientWidth || 200), h = w < 520 ? 96 : 120;
     return { w, h, top: 14, bottom: h - 14, plotW: w - 2 * PAD };
   }
 
@@ -77,11 +80,13 @@ export class SemanticCurve {
 
   draw() {
     const d = this.data;
-    this.svg.toggleAttribute("hidden", !d); // an SVG element has no `hidden` property: the attribute itself
+    if (this.plot.hidden === Boolean(d)) this.plot.hidden = !d;
     if (!d) return;
     const G = this.geometry();
-    this.svg.setAttribute("viewBox", `0 0 ${G.w} ${G.h}`);
-    this.svg.setAttribute("height", String(G.h));
+    for (const layer of [this.base, this.svg]) {
+      const box = `0 0 ${G.w} ${G.h}`;
+      if (layer.getAttribute("viewBox") !== box) { layer.setAttribute("viewBox", box); layer.setAttribute("height", String(G.h)); }
+    }
     if (this.rebuild || this.drawnFor !== `${G.w}:${this.range}`) {
       this.drawnFor = `${G.w}:${this.range}`;
       this.rebuild = false;

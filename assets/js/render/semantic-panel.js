@@ -28,7 +28,7 @@ export class SemanticPanel {
     this.line = $("semantic-status");
     this.button = $("semantic-stop");
     this.caption = $("semantic-caption");
-    this.curve = new SemanticCurve({ svg: $("semantic-curve"), caption: this.caption, onThreshold });
+    this.curve = new SemanticCurve({ svg: $("semantic-curve"), base: $("semantic-base"), plot: $("semantic-plot"), onThreshold });
     this.button.addEventListener("click", () => (this.button.dataset.action === "resume" ? onResume() : onStop()));
     this.last = null;
     this.state = "idle";
