@@ -75,6 +75,7 @@ async function run({ job, lane, query, texts }) {
   const m = await loading;
   const cache = vectors.get(dtype);
   const want = [...new Set(query === undefined ? texts : [query, ...texts])].filter((t) => !cache.has(t));
+  if (query === undefined) for (const t of texts) if (cache.has(t)) { const v = cache.get(t); cache.delete(t); cache.set(t, v); } // newest: never evicted by this job
   want.sort((a, b) => a.length - b.length); // similar lengths together: little padding
   const total = texts.length;
   const unseen = new Set(texts.filter((t) => !cache.has(t)));
