@@ -23,6 +23,7 @@ questions_db); ragsim ranks every chunk exactly by cosine (ties by document orde
 import argparse
 import json
 import pathlib
+import statistics
 import sys
 import time
 
@@ -72,9 +73,9 @@ def run_row(documents, questions, chunking: dict, k: int, session: Session) -> d
     if "error" in out:
         raise SystemExit(f"chroma_table: {out['error']['field']}: {out['error']['message']}")
     st = out["question_stats"]
-    return {"chunks": sum(d["chunks"] for d in out["documents"]), **{m: st[m] for m in (
-        "recall_mean", "recall_std", "precision_mean", "precision_std", "precision_omega_mean",
-        "precision_omega_std", "iou_mean", "iou_std")}}
+    omega = statistics.pstdev(q["precision_omega"] for q in out["questions"])  # as np.std, like the others
+    return {"chunks": sum(d["chunks"] for d in out["documents"]), "precision_omega_std": omega, **{m: st[m] for m in (
+        "recall_mean", "recall_std", "precision_mean", "precision_std", "precision_omega_mean", "iou_mean", "iou_std")}}
 
 
 def line(label: str, size, overlap, got: dict) -> str:
