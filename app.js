@@ -15,7 +15,7 @@
 // as text (textContent), never as HTML.
 
 import { $ } from "./assets/js/dom.js";
-import { DEFAULT_STRATEGY, buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
+import { DEFAULT_STRATEGY, FIELD_LABELS, buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
 import { defaultOverlaps, defaultState, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
@@ -48,6 +48,8 @@ import { SettingsMap, bestCell, defaultGrid, parseNumbers, MAX_CELLS } from "./a
 import { AskPanel } from "./assets/js/ask-panel.js";
 import { YourIndex } from "./assets/js/your-index.js";
 import { IndexPanel } from "./assets/js/render/index-panel.js";
+import { SemanticPanel, semanticOf } from "./assets/js/render/semantic-panel.js";
+import { ruleOf } from "./assets/js/semantic-threshold.js";
 import "./assets/js/offline.js"; // issue 14: the service worker, registered once Python is ready
 
 // state: what the controls set; embed: the page is embedded (#embed=1); memo: each splitter's
@@ -76,6 +78,9 @@ const computer = new Computer({
   onTurnedOff: () => { sync(); share.schedule(); },
 });
 results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest
+// Issue 25: a semantic chunker's curve under the picture; its line sets the threshold field.
+results.semantic = new SemanticPanel({ onThreshold: setThreshold, onStop: () => computer.stopSemantic(), onResume: () => computer.resumeSemantic() });
+computer.onSemantic = (s) => results.semantic.status(s);
 const marks = new Marks({ store, docInput, changed, sync, syncList: () => documents.syncList(),
   focusAfterRender: (doc, at) => results.focusAfterRender(doc, at) });
 const documents = new Documents({ store, sync, changed, docInput, info: (note) => marks.info(note),
@@ -136,6 +141,19 @@ function onControl(p) {
   else state[p.name] = value;
   if (p.kind === "range") state.wanted = { ...state.wanted, [p.name]: value }; // kept while a smaller size holds it down
   settle(state);
+  sync();
+  changed();
+}
+
+/** The curve's line dragged to distance t: the strategy's threshold field set to match, as its control would. */
+function setThreshold(t) {
+  const last = store.last, rule = last && ruleOf(last.request.chunking);
+  const curve = rule && semanticOf(last.response, last.snap.docId), p = rule && FIELD_LABELS[`chunking.${rule.field}`];
+  if (!curve || !p) return;
+  const { value } = parseParam(p, String(rule.amount(curve, t)), store.state);
+  if (value === undefined || value === store.state[p.name]) return;
+  store.state[p.name] = value;
+  linkNotes.clear();
   sync();
   changed();
 }
@@ -376,6 +394,7 @@ async function main() {
 window.ragsim = Object.freeze({
   request: () => buildRequest(store.state, { embed: store.embed }),
   shownRequest: () => (store.last ? store.last.request : null),
+  workerMs: () => (store.last ? store.last.ms : null), // the worker's own time for what is on screen
   response: () => (store.last ? store.last.response : null),
   // false while a pruned drag's result (a book) knows only the top k's and the ranked chunks' scores
   scoresComplete: () => !(store.last && store.last.response.cols && store.last.response.cols.partial),
@@ -386,6 +405,11 @@ window.ragsim = Object.freeze({
   // issue 13: the embedding worker's state and counts (chunks embedded, model load ms)
   dense: () => ({ state: computer.dense.state, ...computer.dense.stats, rate: computer.dense.rate(), held: computer.dense.held,
     jobs: computer.dense.running(), aheadBusy: Boolean(computer.dense.aheadBusy) }),
+  // issue 25: the semantic embedding's state and counts (vector jobs posted, texts sent to embed, vectors
+  // sent again from the page's keeping) and the curve as drawn (points, the worker's cuts, the cuts shown)
+  semantic: () => ({ state: computer.semantic.state, kept: computer.semantic.kept.size, ...computer.semantic.stats,
+    points: Number($("semantic-curve").dataset.points || 0), cuts: Number($("semantic-curve").dataset.cuts || 0),
+    shownCuts: Number($("semantic-curve").dataset.shownCuts || 0) }),
   // issue 11: the question set (UTF-16 offsets) and the map ({state, done, grid, cells})
   questions: () => store.state.questions,
   // the set's scores, asked for after the drag's result: {state: "stale" | "fresh" | ..., response, log}

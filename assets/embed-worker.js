@@ -13,6 +13,10 @@
 //   page -> {type: "cancel", job} | {type: "cancel", lane}
 //   page -> {type: "count", job, texts} <- {type: "count", job, missing}: how many the model has not read yet
 //   page -> {type: "hold", on}  (the user is dragging: only priority 0 runs until it is off)
+//   page -> {type: "vectors", job, lane, texts}   (issue 25: a semantic chunker's sentence windows, priority 0)
+//        <- {type: "embedding", ...} as above, then {type: "vectors", job, lane, dims, data} (data: one
+//           Float32Array of texts.length x dims, handed over) or {type: "cancelled", job}
+//   page -> {type: "stop", lane}   the lane's job stops before its next batch ("cancelled")
 //
 // A small job queue (issue 24). Every job waits in `queue`; before each batch the worker takes the
 // job of the lowest `priority` (0: the setting on screen; then its question set; then the settings
@@ -124,6 +128,7 @@ async function enqueue(data) {
   const keyOf = (text) => { const ids = readIds(m, text), key = ids.join(","); if (!cache.has(key)) rows.set(key, ids); return key; };
   const queryKey = data.query === undefined ? null : keyOf(data.query);
   const keys = data.texts.map(keyOf);
+  if (data.reply === "vectors") for (const k of keys) if (cache.has(k)) { const v = cache.get(k); cache.delete(k); cache.set(k, v); } // newest: not evicted before this job is answered
   const job = { ...data, priority: data.priority ?? 0, queryKey, keys, rows, total: data.texts.length, embedded: 0, told: 0, ms: 0, at: order++ };
   job.done = keys.filter((k) => cache.has(k)).length;
   delete job.texts;
@@ -172,7 +177,9 @@ async function pump() {
         todo.forEach(([k], i) => { cache.set(k, out[i]); job.rows.delete(k); });
         job.embedded += todo.length;
         job.ms += ms;
-        while (cache.size > KEEP) cache.delete(cache.keys().next().value);
+        // never a queued job's own (a semantic chunker's windows may outnumber KEEP)
+        const room = Math.max(KEEP, ...[...queue.values()].map((q) => q.total + 1));
+        while (cache.size > room) cache.delete(cache.keys().next().value);
       }
       for (const j of [...queue.values()]) advance(j, cache);
       await yieldToMessages(); // a newer job, a cancel or a hold, if one came, is seen before the next batch
@@ -191,7 +198,16 @@ function advance(j, cache) {
   }
   if (done < j.total || (j.queryKey !== null && !cache.has(j.queryKey))) return;
   const get = (k) => cache.get(k);
+  if (j.reply === "vectors") { postVectors(j, get); return; }
   finish(j.job, { type: "scores", job: j.job, lane: j.lane, embedded: j.embedded, ms: j.ms, ...REPLIES[j.reply || "cosines"](j, get) });
+}
+
+/** A vectors job's answer: its texts' vectors in order, as one flat Float32Array handed over (not copied). */
+function postVectors(j, get) {
+  queue.delete(j.job);
+  const dims = j.keys.length ? get(j.keys[0]).length : 0, data = new Float32Array(j.keys.length * dims);
+  j.keys.forEach((k, i) => data.set(get(k), i * dims));
+  postMessage({ type: "vectors", job: j.job, lane: j.lane, embedded: j.embedded, ms: j.ms, dims, data }, [data.buffer]);
 }
 
 function cancel(data) {
@@ -218,6 +234,10 @@ addEventListener("message", async ({ data }) => {
       }
     } else if (data.type === "embed") {
       await enqueue(data);
+    } else if (data.type === "vectors") {
+      await enqueue({ ...data, query: undefined, reply: "vectors" });
+    } else if (data.type === "stop") {
+      cancel({ lane: data.lane });
     } else if (data.type === "count") {
       const m = await loading, cache = vectors.get(dtype);
       const missing = new Set(data.texts.map((t) => readIds(m, t).join(",")).filter((k) => !cache.has(k))).size;

@@ -1,6 +1,9 @@
 """Plain helpers shared by the test folders (fixtures live in conftest.py files)."""
 
 import json
+import math
+import re
+import zlib
 
 from ragsim.wire import api
 
@@ -59,3 +62,14 @@ def assert_shows_the_core(page, overlap_and_code=False):
         code = json.loads(api.equivalent_code_json(json.dumps(request)))["code"]
         page.wait_for_function("text => document.getElementById('code').textContent === text", arg=code)
     return request, expected
+
+
+def hashed(text: str, dim: int = 64) -> list[float]:
+    """A deterministic embedding for the semantic chunkers' tests (SPEC section 12): words hashed
+    (crc32) into signed buckets, normalised (a text without words is the zero vector)."""
+    v = [0.0] * dim
+    for word in re.findall(r"\w+", text.lower()):
+        h = zlib.crc32(word.encode())
+        v[h % dim] += 1.0 if (h >> 16) & 1 else -1.0
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v] if n else v

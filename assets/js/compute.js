@@ -14,6 +14,7 @@ import { sendableSimulation, simulateMessage } from "./worker-client.js";
 import { withColumns } from "./chunk-columns.js";
 import { sizeProblem } from "./limits.js";
 import { DenseClient } from "./dense-client.js";
+import { SemanticClient } from "./semantic-client.js";
 import { mainRequest } from "./question-wire.js";
 import { mark, markWorker } from "./drag-timing.js";
 
@@ -77,6 +78,12 @@ export class Computer {
       this.controls.note("method", state === "failed" ? "error" : state === "ready" ? "ready" : "loading", state === "failed" ? turnedOff(text) : text);
     } });
     this.aheadTimer = 0;
+    // Semantic chunkers (issue 25): the sentence windows the core names (`semantic_needs`) embedded
+    // in the same embedding worker, kept by key; their vectors go with the next request while the
+    // last answer still asks for them (`semanticOwed`). Stopped, nothing is embedded until resumed.
+    this.semantic = new SemanticClient({ dense: this.dense, onStatus: (s) => this.onSemantic(s) });
+    this.onSemantic = () => {};
+    this.semanticOwed = [];
   }
 
   /** data-state on <body>: "loading" until Python is ready, then "computing", "ready" or "error". */
@@ -132,7 +139,10 @@ export class Computer {
     const panelRequest = deferred ? alone : null;
     const prune = this.lastChunks > PRUNE_CHUNKS && state.method === "bm25";
     if (prune) this.prunedDrags++;
-    const message = simulateMessage(this.dense.prepare(prune ? { ...drag, scores: "top" } : drag)); // + the cosines known (dense, hybrid)
+    const owed = this.semanticOwed; // + the kept vectors the last answer asked for (semantic chunkers)
+    const prepared = this.semantic.attach(this.dense.prepare(prune ? { ...drag, scores: "top" } : drag), owed); // + the cosines known (dense, hybrid)
+    const given = new Set((prepared.semantic_vectors || []).map((v) => v.key));
+    const message = simulateMessage(prepared);
     mark("message");
     let reply = await this.gate.submit(message);
     mark("replied");
@@ -164,6 +174,7 @@ export class Computer {
     if (seq === this.sequence) this.setBodyState("ready");
     if (response.dense && response.dense.pending) this.followDense(seq, sent, response);
     else if (response.dense && seq === this.sequence) this.embedAhead(seq, bare);
+    this.followSemantic(seq, response.semantic_needs || [], given);
   }
 
   /** Dense or hybrid, this setting's verdict drawn: once the controls rest, the chunks of the
@@ -183,6 +194,30 @@ export class Computer {
       if (seq !== this.sequence) { this.dense.aheadBusy = false; return; }
       this.dense.ahead((r) => this.gate.send(sendableSimulation(r)), requests, () => seq === this.sequence);
     }, AHEAD_AFTER_MS);
+  }
+
+  /** A semantic chunker's windows the worker's session lacks: embedded (or taken from the kept
+   * vectors, when the worker lost its session), then computed again with them. */
+  async followSemantic(seq, needs, given) {
+    this.semanticOwed = needs;
+    if (!needs.length) return;
+    if (needs.some((n) => given.has(n.key))) { // given and still asked for: say so, never loop
+      this.onProblem("The worker asked again for the sentence windows' vectors it was just given; change a setting to try again.");
+      return;
+    }
+    if (this.semantic.paused && !needs.every((n) => this.semantic.has(n.key))) return; // stopped: Resume goes on
+    const r = await this.semantic.fill(needs, String(this.store.state.strategy).startsWith("chroma") ? "pieces" : "sentence windows");
+    if (r.ok && seq === this.sequence) this.compute(); // else a newer answer's own followSemantic computes
+  }
+
+  /** Stop the embedding of sentence windows; nothing more is embedded until resumeSemantic(). */
+  stopSemantic() {
+    this.semantic.stop();
+  }
+
+  resumeSemantic() {
+    this.semantic.resume();
+    this.compute();
   }
 
   /** The scores a pruned drag left out (`last.response.cols.partial`): the same request with every

@@ -49,6 +49,10 @@ const LANGUAGES = Object.fromEntries(["", "markdown", "python", "js", "ts", "htm
 const KEEP_SEPARATOR = { false: "False", true: "True (= start)", start: "start", end: "end" };
 const METHODS = { bm25: "BM25", dense: "Dense (all-MiniLM-L6-v2)", hybrid: "Hybrid (BM25 + dense, RRF)" };
 const DENSE_MODELS = { fp32: "exact (fp32, 90 MB download)", q8: "int8 (scores within 0.05 of fp32, 23 MB)" };
+// LangChain SemanticChunker's threshold types and each one's default amount, as the registry has them.
+const registered = (strategy, name) => ((REGISTRY.splitters.find((sp) => sp.name === strategy) || { fields: [] }).fields.find((f) => f.name === name) || {});
+const THRESHOLD_TYPES = Object.fromEntries((registered("langchain-semantic", "breakpoint_threshold_type").choices || ["percentile"]).map((c) => [c, c]));
+const THRESHOLD_DEFAULTS = (registered("langchain-semantic", "breakpoint_threshold_amount").default_by || { values: {} }).values;
 const VARIANTS = { lucene: "Lucene (as Elasticsearch)", robertson: "Robertson", atire: "ATIRE", bm25l: "BM25L", "bm25+": "BM25+" };
 
 /** The unit a strategy's size and overlap count in, as the library counts it. */
@@ -60,6 +64,7 @@ export function unitName(s) {
 /** The size slider's maximum for the state's splitter (by its unit field's value where it has one). */
 function sizeMax(s) {
   const sp = splitterOf(s), m = sp.size_max;
+  if (m === null || m === undefined) return 8000; // a splitter without a size (the semantic ones but Chroma's): any
   return typeof m === "number" ? m : m[s[sp.unit_field]] ?? Math.min(...Object.values(m));
 }
 
@@ -114,6 +119,22 @@ export const PARAMS = [
     wire: (v) => (v === "true" ? true : v === "false" ? false : v) },
   { name: "strip_whitespace", label: "strip_whitespace", kind: "check", default: true, field: "chunking.strip_whitespace",
     embed: false },
+  // Semantic chunkers (SPEC section 12; the registry's fields, py/ragsim/split/registry.py): 0 sends
+  // no number_of_chunks / min_chunk_size (None, the library's default; LangChain's 0 cuts as None does)
+  { name: "buffer_size", label: "buffer_size", kind: "range", default: 1, min: 0, max: 10, step: 1,
+    field: "chunking.buffer_size", embed: false },
+  { name: "breakpoint_threshold_type", label: "breakpoint_threshold_type", kind: "choice", default: "percentile",
+    choices: THRESHOLD_TYPES, field: "chunking.breakpoint_threshold_type", embed: false, onSet: switchThresholdType },
+  { name: "breakpoint_threshold_amount", label: "breakpoint_threshold_amount", kind: "number", default: 95, min: 0,
+    max: 100, step: 0.01, field: "chunking.breakpoint_threshold_amount", embed: false }, // also the curve's line (render/semantic-curve.js)
+  { name: "breakpoint_percentile_threshold", label: "breakpoint_percentile_threshold", kind: "range", default: 95,
+    min: 0, max: 100, step: 1, field: "chunking.breakpoint_percentile_threshold", embed: false },
+  { name: "number_of_chunks", label: "number_of_chunks (0: none)", kind: "range", default: 0, min: 0, max: 1000,
+    step: 1, field: "chunking.number_of_chunks", embed: false, wire: (v) => v || undefined },
+  { name: "min_chunk_size", label: "min_chunk_size", kind: "range", default: 0, min: 0, max: 2000, step: 1,
+    perStrategy: true, field: "chunking.min_chunk_size", embed: false, wire: (v) => v || undefined },
+  { name: "sentence_split_regex", label: "sentence_split_regex", kind: "json", shape: "string",
+    default: JSON.stringify("(?<=[.?!])\\s+"), field: "chunking.sentence_split_regex", embed: false, wire: JSON.parse },
   { name: "k", label: "Top k", kind: "range", default: 2, min: 1, max: 50, step: 1, field: "retrieval.k", embed: true },
   // Dense and hybrid retrieval (issue 13, SPEC section 10): the page embeds with its own worker
   // (dense-client.js); `model` is not sent to the core, which takes the cosines the page computed.
@@ -204,6 +225,12 @@ function switchStrategy(state, next, memo = {}) {
   Object.assign(state, saved);
   state.strategy = next;
   forgetWanted(state);
+}
+
+/** A new threshold type: its amount back to LangChain's default for that type. */
+function switchThresholdType(state, next) {
+  state.breakpoint_threshold_type = next;
+  state.breakpoint_threshold_amount = THRESHOLD_DEFAULTS[next] ?? state.breakpoint_threshold_amount;
 }
 
 /** A splitter named by the core (inspect's `strategy` and `fields`, request names) into the state:

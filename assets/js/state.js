@@ -109,6 +109,7 @@ export function snapshot(s, request) {
   // Your index's chunks (issue 21) are counted in characters and have no size or overlap asked for.
   const stored = request.chunking.strategy === "stored";
   const asked = stored ? { unit: "chars", size: 0, overlap: 0 } : { unit: s.unit, size: s.size, overlap: s.overlap };
+  if (!stored && request.chunking.overlap === undefined) asked.overlap = 0; // a splitter without overlap (the semantic ones): no "0" ticks
   return {
     spans, bands,
     doc: s.doc, span: s.span, k: s.k, ...asked, strategy: s.strategy, split_by: s.split_by,

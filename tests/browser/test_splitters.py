@@ -23,6 +23,11 @@ NAMES = {
     "llamaindex-sentence": "LlamaIndex SentenceSplitter",
     "llamaindex-token": "LlamaIndex TokenTextSplitter",
     "llamaindex-markdown": "LlamaIndex MarkdownNodeParser",
+    # issue 25's semantic chunkers: their fields and their curve are tested in test_semantic_page.py
+    "langchain-semantic": "LangChain SemanticChunker",
+    "llamaindex-semantic": "LlamaIndex SemanticSplitterNodeParser",
+    "chroma-cluster": "Chroma ClusterSemanticChunker",
+    "chroma-kamradt": "Chroma KamradtModifiedChunker",
 }
 # What each strategy sends when first chosen: the library's defaults (ragsim's own for its two).
 DEFAULTS = {

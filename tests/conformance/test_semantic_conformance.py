@@ -8,12 +8,10 @@ all-MiniLM-L6-v2. Each embeddings object records the texts it was asked for: the
 `texts_to_embed` names, and the core, handed the same vectors, must yield the same chunk texts.
 """
 
-import math
 import pathlib
 import random
 import re
 import warnings
-import zlib
 
 import llama_index.core
 import numpy as np
@@ -26,6 +24,7 @@ from llama_index.core.embeddings import BaseEmbedding
 from llama_index.core.node_parser import SemanticSplitterNodeParser
 
 from ragsim.split import semantic
+from ragsim.wire import api
 from ragsim.split import semantic_numpy as npm
 
 with warnings.catch_warnings():
@@ -34,6 +33,7 @@ with warnings.catch_warnings():
 
 import chroma_chunkers_ref as chroma  # noqa: E402
 from corpus import TEXTS  # noqa: E402
+from helpers import hashed  # noqa: E402
 
 EDGE_TEXTS = {"empty": "", "blank": "  \n ", "one": "Just one sentence", "two": "A b. C d.",
               "three": "Alpha beta. Alpha beta. Gamma delta!"}
@@ -47,16 +47,6 @@ def tiktoken_cache():
     mp.setenv("TIKTOKEN_CACHE_DIR", str(pathlib.Path(llama_index.core.__file__).parent / "_static/tiktoken_cache"))
     yield
     mp.undo()
-
-
-def hashed(text: str, dim: int = 64) -> list[float]:
-    """A deterministic embedding: words hashed (crc32) into signed buckets, normalised."""
-    v = [0.0] * dim
-    for word in re.findall(r"\w+", text.lower()):
-        h = zlib.crc32(word.encode())
-        v[h % dim] += 1.0 if (h >> 16) & 1 else -1.0
-    n = math.sqrt(sum(x * x for x in v))
-    return [x / n for x in v] if n else v
 
 
 def hashed_batch(texts) -> list[list[float]]:
@@ -282,6 +272,69 @@ def test_the_real_model(name, minilm):
         got = ours(text, {"strategy": strategy, "size": 120 if strategy == "chroma-cluster" else 100,
                           "min_chunk_size": 30}, minilm)[1]
         assert [c[3] for c in got] == want, strategy
+
+
+# -- the real model through the CPython host (issue 25): the libraries handed the project's model --
+
+# Two short real texts and two buffer sizes each (a window set embedded once, by the cached embedder):
+# a few hundred short texts in all, the CI budget of a few seconds of embedding.
+REAL_TEXTS = ("prose.txt", "markdown.md")
+LANGCHAIN_REAL = [{}, {"breakpoint_threshold_type": "standard_deviation"},
+                  {"breakpoint_threshold_type": "interquartile", "breakpoint_threshold_amount": 1},
+                  {"breakpoint_threshold_type": "gradient", "min_chunk_size": 200},
+                  {"buffer_size": 0, "breakpoint_threshold_amount": 70}, {"number_of_chunks": 4, "min_chunk_size": 60}]
+LLAMAINDEX_REAL = [{}, {"breakpoint_percentile_threshold": 80}, {"buffer_size": 0, "breakpoint_percentile_threshold": 60}]
+
+
+@pytest.fixture(scope="module")
+def cpython_host(minilm):
+    """ragsim's own path in CPython: `import ragsim.host` registers onnxruntime's embedder, which the
+    session calls for the texts the core names (the same cached embedder `minilm` wraps)."""
+    import ragsim.host  # noqa: F401  (registers the hosts)
+    from ragsim.split import semantic_split
+
+    assert semantic_split.HOSTS
+    return minilm
+
+
+def through_the_host(text: str, chunking: dict) -> list[str]:
+    """The chunk texts ragsim's simulation makes, its vectors from the registered host."""
+    session = api.Session()
+    out = api.simulate({"documents": [{"id": "d", "text": text}], "query": "", "chunking": chunking,
+                        "retrieval": {"k": 1}}, session)
+    assert "error" not in out and out["semantic_needs"] == [], out
+    split, _ = session.split(session.index(text), chunking)
+    return split.texts
+
+
+@pytest.mark.parametrize("name", REAL_TEXTS)
+def test_langchain_with_the_real_model_through_the_host(name, cpython_host):
+    text = TEXTS[name]
+    for fields in LANGCHAIN_REAL:
+        want = SemanticChunker(LangChainEmbeddings(Recorder(cpython_host)), **fields).split_text(text)
+        assert through_the_host(text, {"strategy": "langchain-semantic", **fields}) == want, fields
+
+
+@pytest.mark.parametrize("name", REAL_TEXTS)
+def test_llamaindex_with_the_real_model_through_the_host(name, cpython_host):
+    text = TEXTS[name]
+    for fields in LLAMAINDEX_REAL:
+        parser = SemanticSplitterNodeParser(embed_model=LlamaIndexEmbedding(recorder=Recorder(cpython_host)),
+                                            include_metadata=False, include_prev_next_rel=False, **fields)
+        want = [n.get_content() for n in parser.get_nodes_from_documents([Document(text=text)])]
+        assert through_the_host(text, {"strategy": "llamaindex-semantic", **fields}) == want, fields
+
+
+@pytest.mark.parametrize("name", REAL_TEXTS)
+def test_chroma_with_the_real_model_through_the_host(name, cpython_host):
+    text = TEXTS[name]
+    for strategy, size, min_size in (("chroma-cluster", 120, 30), ("chroma-kamradt", 100, 30)):
+        if strategy == "chroma-cluster":
+            chunker = chroma.ClusterSemanticChunker(Recorder(cpython_host), max_chunk_size=size, min_chunk_size=min_size)
+        else:
+            chunker = chroma.KamradtModifiedChunker(size, min_size, embedding_function=Recorder(cpython_host))
+        got = through_the_host(text, {"strategy": strategy, "size": size, "min_chunk_size": min_size})
+        assert got == chunker.split_text(text), strategy
 
 
 # -- numpy's arithmetic on random arrays ----------------------------------------------------------

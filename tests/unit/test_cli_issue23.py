@@ -145,6 +145,12 @@ ALL_FIELDS = {
     "llamaindex-token": {"size": 64, "overlap": 4, "separator": " ", "backup_separators": ["\n"], "metadata": "",
                          "tokenizer": "cl100k_base"},
     "llamaindex-markdown": {},
+    # SPEC section 12 (issue 25): the semantic chunkers' fields at the libraries' defaults
+    "langchain-semantic": {"buffer_size": 1, "breakpoint_threshold_type": "percentile", "breakpoint_threshold_amount": 95,
+                           "number_of_chunks": None, "sentence_split_regex": r"(?<=[.?!])\s+", "min_chunk_size": None},
+    "llamaindex-semantic": {"buffer_size": 1, "breakpoint_percentile_threshold": 95},
+    "chroma-cluster": {"size": 400, "min_chunk_size": 50, "tokenizer": "cl100k_base"},
+    "chroma-kamradt": {"size": 400, "min_chunk_size": 50, "tokenizer": "cl100k_base"},
 }
 
 

@@ -29,6 +29,7 @@ export class Results {
     this.timer = 0;
     this.pendingFocus = null; // {doc, at}: the chunk to focus in the picture after the next render
     this.table = new ChunkTable(); // the picture as a table, for screen readers
+    this.semantic = null; // issue 25: the semantic chunkers' curve and embedding progress (set by the page root)
     this.complete = null; // (last) -> a promise, true once a pruned drag's scores are all there (the Computer)
   }
 
@@ -40,6 +41,7 @@ export class Results {
     mark("verdict");
     this.picture.setData(response, snap);
     if (this.index) this.index.render(last); // issue 21: your index's panel (nothing without one)
+    if (this.semantic) this.semantic.render(last); // issue 25: a semantic chunker's curve (hidden for the others)
     mark("picture");
     renderOverlapNotice(response, snap);
     renderStats(response, snap, ms);

@@ -18,6 +18,10 @@ export function verdictWords(response, snap) {
     return ["", "No answer marked",
       `Select the answer sentence in the document and press “Mark selection as answer”, or ${touchScreen() ? "tap" : "click"} a sentence in the picture.`];
   }
+  if (v.kind === "pending") { // issue 25: a semantic chunker still waiting for its sentence windows' vectors
+    return ["pending", "Waiting for the embeddings",
+      "The semantic chunker cuts once its sentence windows are embedded: the progress is under the picture."];
+  }
   const several = answerVerdictWords(response, snap); // a loaded question whose answer needs several places
   if (several) return several;
   const cols = response.cols;

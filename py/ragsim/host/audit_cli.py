@@ -14,9 +14,9 @@ import sys
 import textwrap
 import time
 
-from ragsim.host.cli_common import read_text_file
+from ragsim.host.cli_common import add_chunking_arguments, chunking_for, read_chunking, read_text_file
 from ragsim.host import cli_retrieval, console, pdf
-from ragsim.wire import jsonio
+from ragsim.wire import jsonio, keys
 from ragsim import limits, split as splitters
 from ragsim.wire import cost
 from ragsim.wire.audit import DEFAULT_OVERLAPS, audit, estimate
@@ -32,17 +32,32 @@ DESCRIPTION = ("Run the corpus audit over text files: every name-value fact the 
 
 
 def check_settings(args) -> str | None:
-    """What is wrong with the splitter settings, in one sentence, or None; checked before any file is read."""
-    if args.size < 1:
-        return f"--size must be at least 1 (got {args.size})."
+    """What is wrong with the splitter settings, in one sentence, or None; checked before any file is
+    read. Fills `args.chunking_object`: --chunking's object, or the one --strategy, --size and --unit make."""
     if args.top < 1:
         return f"--top must be at least 1 (got {args.top})."
-    if args.strategy not in splitters.STRATEGIES:
-        return f"--strategy must be one of {', '.join(splitters.STRATEGIES)} (got {shown(args.strategy)})."
-    if _picks_unit(args) and args.unit not in UNITS:
-        return f"--unit must be one of {', '.join(UNITS)} (got {shown(args.unit)})."
+    try:
+        given = read_chunking(args)
+    except ValueError as e:
+        return str(e)
+    if given is not None:
+        named = [f"--{n}" for n in ("strategy", "size", "unit") if getattr(args, n) is not None]
+        if named:
+            return f"Give the whole setting in --chunking, or {', '.join(named)} without it, not both."
+        args.chunking_object = given
+    else:
+        args.strategy, args.unit = args.strategy or "window", args.unit or "chars"
+        args.size = 900 if args.size is None else args.size
+        if args.size < 1:
+            return f"--size must be at least 1 (got {args.size})."
+        if args.strategy not in splitters.STRATEGIES:
+            return f"--strategy must be one of {splitters.listed()} (got {shown(args.strategy)})."
+        if _picks_unit(args) and args.unit not in UNITS:
+            return f"--unit must be one of {', '.join(UNITS)} (got {shown(args.unit)})."
+        args.chunking_object = _chunking(args)
     try:  # anything else the splitter itself refuses, on an empty text at overlap 0
-        splitters.split(DocIndex.build(""), {**_chunking(args), "overlap": 0})
+        keys.check({"chunking": args.chunking_object}, keys.AUDIT_REQUEST)
+        splitters.split(DocIndex.build(""), {**args.chunking_object, "overlap": 0})
     except RequestError as e:
         return f"{e.field}: {e.message}"
     return None
@@ -54,7 +69,8 @@ def _picks_unit(args) -> bool:
 
 
 def _chunking(args) -> dict:
-    chunking = {"strategy": args.strategy, "size": args.size}
+    chunking = chunking_for(args.strategy, args.size)
+    chunking.pop("overlap", None)  # each row sets its own
     if _picks_unit(args):
         chunking["unit"] = args.unit
     return chunking
@@ -106,18 +122,23 @@ def plural(n: int, word: str) -> str:
 
 
 def heading(documents: list, result: dict, args, chunking: dict) -> str:
-    unit = f" {args.unit}" if "unit" in chunking else ""
-    return (f"{plural(len(documents), 'document')}, {plural(len(result['facts']), 'fact')}, "
-            f"{args.strategy}{unit} size {args.size}")
+    sp = registry.of(chunking)
+    if sp is not None and (sp.embeds or sp.field("size") is None):  # a semantic chunker: its library call
+        setting = sp.describe(chunking)
+    else:
+        unit = f" {chunking['unit']}" if "unit" in chunking else ""
+        setting = f"{chunking.get('strategy', 'window')}{unit} size {chunking.get('size', '-')}"
+    return f"{plural(len(documents), 'document')}, {plural(len(result['facts']), 'fact')}, {setting}"
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ragsim audit", description=DESCRIPTION)
     parser.add_argument("files", nargs="+", help="text or Markdown files, one document each; PDFs as PyPDFLoader reads them")
-    parser.add_argument("--strategy", default="window", help="splitter (default: window)")
-    parser.add_argument("--unit", default="chars", help=f"{', '.join(UNITS[:-1])} or {UNITS[-1]} (window and sentences; default chars)")
+    parser.add_argument("--strategy", default=None, help="splitter (default: window)")
+    parser.add_argument("--unit", default=None, help=f"{', '.join(UNITS[:-1])} or {UNITS[-1]} (window and sentences; default chars)")
     parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode: a document per page (default) or per file")
-    parser.add_argument("--size", type=int, default=900)
+    parser.add_argument("--size", type=int, default=None, help="the chunk size (default 900)")
+    add_chunking_arguments(parser)
     parser.add_argument("--overlaps", default=",".join(map(str, DEFAULT_OVERLAPS)),
                         help="comma-separated overlaps, e.g. 0,25,50")
     parser.add_argument("--top", type=int, default=3, help="the k of the precision check (default 3)")
@@ -152,7 +173,7 @@ def main(argv) -> int:
                         "one audit takes; audit fewer files at a time.")
             return 1
         documents.extend(docs)
-    chunking = _chunking(args)
+    chunking = args.chunking_object
     request = {"documents": documents, "chunking": chunking, "overlaps": overlaps, "precision_k": args.top,
                "retrieval": cli_retrieval.retrieval_fields(args)}
     cost_of = estimate(request, documents)

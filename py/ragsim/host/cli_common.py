@@ -2,10 +2,15 @@
 setting (splitter, size, overlap, k, retriever) that `eval` and `ask` take alike."""
 
 import argparse
+import json
 import pathlib
 
 from ragsim import limits
+from ragsim.fields import shown
 from ragsim.host import cli_retrieval, pdf
+from ragsim.split import registry
+
+CHUNKING_EXAMPLE = '{"strategy": "langchain-semantic", "breakpoint_threshold_amount": 90}'
 
 
 def read_text_file(path: str) -> str:
@@ -54,3 +59,45 @@ def read_documents(args) -> list[dict]:
             continue
         documents.append({"id": path, "title": pathlib.Path(path).name, "text": read_text_file(path)})
     return documents
+
+
+def add_chunking_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--chunking JSON` and `--chunking-file F`: every field of any splitter, as the request takes it."""
+    parser.add_argument("--chunking", metavar="JSON", help="The request's whole chunking object, every field of "
+                        f"any splitter (tokenizer and separators included), e.g. '{CHUNKING_EXAMPLE}'.")
+    parser.add_argument("--chunking-file", metavar="FILE", help="The same JSON object, read from a file.")
+
+
+def read_chunking(args) -> dict | None:
+    """The object of --chunking or --chunking-file, or None when neither is given; ValueError with
+    one sentence for both at once, a file that cannot be read, bad JSON or a value that is no object.
+    Its fields are checked by the core, which names an unknown one and its nearest valid name."""
+    text, where = getattr(args, "chunking", None), "--chunking"
+    path = getattr(args, "chunking_file", None)
+    if text is not None and path is not None:
+        raise ValueError("Give --chunking or --chunking-file, not both.")
+    if path is not None:
+        try:
+            text, where = read_text_file(path), path
+        except OSError as e:
+            raise ValueError(f"{path} cannot be read ({e.strerror}); give the chunking file's path.") from None
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"{where} is not JSON ({e.msg} at column {e.colno}); write it like {CHUNKING_EXAMPLE}.") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{where} must be a JSON object like {CHUNKING_EXAMPLE} (got {shown(value)}).")
+    return value
+
+
+def chunking_for(strategy: str, size: int, overlap: int = 0) -> dict:
+    """`{"strategy", "size", "overlap"}` with only the fields the splitter has (a semantic chunker
+    has no size or overlap; an unknown name keeps them, so its error is the strategy's)."""
+    sp = registry.BY_NAME.get(strategy)
+    out = {"strategy": strategy}
+    for name, value in (("size", size), ("overlap", overlap)):
+        if sp is None or sp.field(name) is not None:
+            out[name] = value
+    return out

@@ -18,7 +18,8 @@ import time
 import sys
 
 from ragsim.host import ask_cli, cli_retrieval, console, pdf
-from ragsim.host.cli_common import read_text_file
+from ragsim.host.cli_common import add_chunking_arguments, chunking_for, read_chunking, read_text_file
+from ragsim.split import registry
 from ragsim.wire import cost, state_file
 from ragsim.wire.api import simulate
 from ragsim.errors import RequestError
@@ -35,11 +36,19 @@ class _Refused(Exception):
     """Bad input, said in one line (exit 2)."""
 
 
-def _numbers(text: str, option: str) -> list[int]:
+def _number(x: str):
     try:
-        return [int(x) for x in text.split(",") if x.strip()]
+        return int(x)
     except ValueError:
-        raise _Refused(f"{option} takes whole numbers separated by commas (got {shown(text)}).") from None
+        return float(x)  # a semantic chunker's threshold axis takes real numbers (the core checks)
+
+
+def _numbers(text: str, option: str) -> list:
+    try:
+        return [_number(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise _Refused(f"{option} takes whole numbers (a semantic chunker's threshold: any numbers) separated by "
+                       f"commas (got {shown(text)}).") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,9 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--unit", help="The unit of window and sentences: words, chars or tokens (default words).")
     parser.add_argument("--size", type=int, help="The chunk size, in the splitter's unit (default 200).")
     parser.add_argument("--overlap", type=int, help="The overlap, in the splitter's unit (default 0).")
+    add_chunking_arguments(parser)
     parser.add_argument("--k", type=int, help="How many chunks are retrieved per question (default 5).")
-    parser.add_argument("--map-sizes", help="Comma-separated sizes for the settings map, e.g. 100,200,400.")
-    parser.add_argument("--map-overlaps", help="Comma-separated overlaps for the settings map, e.g. 0,50.")
+    parser.add_argument("--map-sizes", help="Comma-separated sizes for the settings map, e.g. 100,200,400 (the "
+                        "splitter's first grid field: a semantic chunker's threshold, Chroma's size).")
+    parser.add_argument("--map-overlaps", help="Comma-separated overlaps for the settings map, e.g. 0,50 (the second "
+                        "grid field: LangChain SemanticChunker's min_chunk_size; 0 where there is none).")
     parser.add_argument("--json", action="store_true", help="Print the response as JSON instead of the table.")
     cli_retrieval.add_arguments(parser)
     parser.add_argument("--ask", action="store_true", help="Also ask a model every question, with the context it "
@@ -101,14 +113,31 @@ def build_request(args, documents: list[dict], questions_text: str | None, quest
 
 
 def _chunking(args, base: dict | None) -> dict:
-    """The state's chunking with the options given on top; a different --strategy starts afresh."""
-    if base is None or (args.strategy is not None and args.strategy != base.get("strategy", "window")):
-        base = {"strategy": args.strategy or DEFAULTS["strategy"], "size": DEFAULTS["size"], "overlap": DEFAULTS["overlap"]}
+    """--chunking (or --chunking-file), else the state's chunking, with the options given on top; a
+    different --strategy starts afresh."""
+    try:
+        given = read_chunking(args)
+    except ValueError as e:
+        raise _Refused(str(e)) from None
+    if given is not None:
+        if args.strategy is not None and args.strategy != given.get("strategy", "window"):
+            raise _Refused(f"--strategy {args.strategy} differs from the strategy of --chunking; give one of them.")
+        base = given
+    elif base is None or (args.strategy is not None and args.strategy != base.get("strategy", "window")):
+        base = chunking_for(args.strategy or DEFAULTS["strategy"], DEFAULTS["size"], DEFAULTS["overlap"])
     chunking = dict(base)
     for name in ("size", "overlap", "unit"):
         if getattr(args, name) is not None:
             chunking[name] = getattr(args, name)
     return chunking
+
+
+def setting_words(c: dict) -> str:
+    """`window size 200 overlap 0`, or a splitter without a size by its library call."""
+    sp = registry.of(c)
+    if sp is not None and (sp.embeds or sp.field("size") is None):
+        return sp.describe(c)
+    return f"{c.get('strategy', 'window')} size {c.get('size', '-')} overlap {c.get('overlap', 0)}"
 
 
 def _f(x) -> str:
@@ -125,8 +154,7 @@ def table(response: dict, request: dict) -> str:
                      f"{_f(q['recall']):>7} {_f(q['precision']):>9} {_f(q['iou']):>6} {_f(q['precision_omega']):>10}  "
                      f"{' '.join(map(str, q['retrieved']))}")
     lines.append("")
-    c = request["chunking"]
-    setting = f"{c.get('strategy', 'window')} size {c.get('size', '-')} overlap {c.get('overlap', 0)}"
+    setting = setting_words(request["chunking"])
     lines.append(f"{st['count']} questions at {setting}, k {request['retrieval']['k']}: "
                  f"{st['intact']} intact, {st['ranked_out']} ranked out, {st['cut']} cut")
     lines.append(f"recall {_f(st['recall_mean'])} ± {_f(st['recall_std'])}, precision {_f(st['precision_mean'])} ± "
@@ -135,8 +163,14 @@ def table(response: dict, request: dict) -> str:
                  f"${st['cost_mean']:.6f} per query")
     grid = response.get("map")
     if grid:
-        lines += ["", "map: intact answers (mean tokens per query); '-' where size and overlap do not fit",
-                  f"{'size':>8} | " + " | ".join(f"{'overlap ' + str(o):>16}" for o in grid["overlaps"])]
+        axes = registry.grid_fields(request["chunking"]) or ("size", "overlap")
+        if axes == ("size", "overlap"):
+            lines += ["", "map: intact answers (mean tokens per query); '-' where size and overlap do not fit",
+                      f"{'size':>8} | " + " | ".join(f"{'overlap ' + str(o):>16}" for o in grid["overlaps"])]
+        else:  # a semantic chunker's own axes (one or two)
+            columns = f", columns {axes[1]}" if len(axes) > 1 else ""
+            lines += ["", f"map: intact answers (mean tokens per query); rows {axes[0]}{columns}; '-' where refused",
+                      f"{'':>8} | " + " | ".join(f"{o if len(axes) > 1 else '':>16}" for o in grid["overlaps"])]
         for size, row in zip(grid["sizes"], grid["cells"]):
             cells = ["-" if c is None else f"{c['intact']} ({c['context_tokens_mean']:.0f} tok)" for c in row]
             lines.append(f"{size:>8} | " + " | ".join(f"{c:>16}" for c in cells))

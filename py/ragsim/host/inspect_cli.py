@@ -18,7 +18,7 @@ import sys
 
 from ragsim.errors import RequestError
 from ragsim.host import pdf, stores
-from ragsim.host.cli_common import read_documents, read_text_file
+from ragsim.host.cli_common import add_chunking_arguments, read_chunking, read_documents, read_text_file
 from ragsim.wire import inspect as inspection
 from ragsim.wire.jsonio import dumps
 
@@ -49,6 +49,7 @@ def inspect_parser() -> argparse.ArgumentParser:
     parser.add_argument("--method", default="bm25", choices=METHODS, help="the retriever (default bm25)")
     parser.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
     parser.add_argument("--tokenizer", default=None, help="count tokens with this tiktoken encoding (cl100k_base)")
+    add_chunking_arguments(parser)  # a splitter to compare the stored chunks with (any, semantic ones too)
     parser.add_argument("--json", action="store_true", help="print SPEC section 11's object as JSON")
     return parser
 
@@ -94,6 +95,12 @@ def _request(args, store: dict, sources: list[dict]) -> dict:
         request["documents"] = sources
     if args.tokenizer:
         request["tokenizer"] = args.tokenizer
+    try:
+        chunking = read_chunking(args)
+    except ValueError as e:
+        raise Refused(str(e)) from None
+    if chunking is not None:
+        request["chunking"] = chunking
     if args.questions:
         try:
             request["question_file"] = {"name": args.questions, "text": read_text_file(args.questions)}

@@ -112,8 +112,23 @@ def question_lines(result: dict, args) -> list[str]:
     return lines
 
 
+def compared_lines(result: dict) -> list[str]:
+    """`--chunking`: how many stored chunks the named splitter makes too, per document."""
+    got = result.get("compared")
+    if not got:
+        return []
+    lines = [f"compared with {got['described']}: " + ("it makes exactly these chunks" if got["same"] else "not the same chunks")]
+    for d in got["documents"]:
+        if d["pending"]:
+            lines.append(f"  {d['doc']}: not compared (its sentence windows are not embedded)")
+            continue
+        first = f"; the first it does not make: {d['first_difference']}" if d["first_difference"] else ""
+        lines.append(f"  {d['doc']}: {d['reproduced']:,} of {d['stored']:,} stored chunks made ({d['made']:,} made){first}")
+    return lines
+
+
 def report(result: dict, args) -> str:
-    parts = [store_lines(result), splitter_lines(result), stats_lines(result), phrase_lines(result),
+    parts = [store_lines(result), splitter_lines(result), compared_lines(result), stats_lines(result), phrase_lines(result),
              fact_lines(result), question_lines(result, args)]
     if result.get("verdict"):
         v = result["verdict"]

@@ -311,6 +311,8 @@ def fact_verdict(req: Request, judged: Judged) -> dict | None:
 def context(req: Request, judged: Judged) -> str:
     """The text sent to the model: the top k chunks in rank order, separated by blank lines."""
     c = judged.corpus
+    if c.texts is not None:  # a semantic chunker's chunks are its library's texts (re-joined with " ")
+        return "\n\n".join(c.text_of(p, req.docs) for p in judged.top)
     return "\n\n".join(req.docs[c.doc_of[p]]["text"][c.starts[p] : c.ends[p]] for p in judged.top)
 
 

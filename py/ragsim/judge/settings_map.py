@@ -17,24 +17,41 @@ from ragsim.fields import shown
 MAX_CELLS = 400
 
 
-def _whole_numbers(value, field: str, minimum: int) -> list[int]:
+def _whole_numbers(value, field: str, minimum, numbers: bool = False) -> list:
+    kind = "number" if numbers else "whole number"
     if not isinstance(value, list) or not value:
-        raise RequestError(field, f"Give {field} as a non-empty list of whole numbers.")
+        raise RequestError(field, f"Give {field} as a non-empty list of {kind}s.")
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-            raise RequestError(field, f"Every entry of {field} must be a whole number of at least {minimum} (got {shown(v)}).")
+        ok = isinstance(v, (int, float)) and v - v == 0 if numbers else isinstance(v, int)
+        if isinstance(v, bool) or not ok or v < minimum:
+            raise RequestError(field, f"Every entry of {field} must be a {kind} of at least {minimum} (got {shown(v)}).")
     return list(dict.fromkeys(value))  # in order, duplicates dropped, in O(n) (issue 22)
 
 
-def read_map(request: dict):
-    """`(sizes, overlaps)` from the request's `map`, or None when it asks for none."""
+def _axis(chunking: dict, i: int, minimum):
+    """(least value, whether any real number) of the splitter's i-th grid field."""
+    sp = registry.of(chunking or {})
+    grid = registry.grid_fields(chunking or {})
+    f = sp.field(grid[i]) if sp is not None and len(grid) > i else None
+    if f is None or f.minimum is None:
+        return minimum, False
+    return f.minimum, f.number
+
+
+def read_map(request: dict, chunking: dict | None = None):
+    """`(sizes, overlaps)` from the request's `map`, or None when it asks for none. They are the
+    values of the splitter's grid fields (registry): size and overlap for most, a threshold and a
+    minimum size for a semantic chunker; a grid of one field takes one column, `overlaps: [0]`."""
     m = request.get("map")
     if m is None:
         return None
     if not isinstance(m, dict):
         raise RequestError("map", 'Give map as {"sizes": [...], "overlaps": [...]}.')
-    sizes = _whole_numbers(m.get("sizes"), "map.sizes", 1)
-    overlaps = _whole_numbers(m.get("overlaps"), "map.overlaps", 0)
+    sizes = _whole_numbers(m.get("sizes"), "map.sizes", *_axis(chunking, 0, 1))
+    overlaps = _whole_numbers(m.get("overlaps"), "map.overlaps", *_axis(chunking, 1, 0))
+    sp = registry.of(chunking or {})
+    if sp is not None and sp.grid is not None and len(sp.grid) == 1 and len(overlaps) > 1:
+        raise RequestError("map.overlaps", f"The {sp.name} map has one axis ({sp.grid[0]}): give map.overlaps as [0].")
     if len(sizes) * len(overlaps) > MAX_CELLS:
         raise RequestError("map", f"The map asks for {len(sizes) * len(overlaps)} cells ({len(sizes)} sizes x "
                                   f"{len(overlaps)} overlaps); ask for at most {MAX_CELLS}.")
@@ -99,7 +116,7 @@ def answer(req, request: dict, out: dict, session) -> None:
     (`questions`, `question_stats`) or a settings map (`map`). Without a question set, the map's
     one question is the marked span with the request's query."""
     raw = request.get("questions")
-    grid = read_map(request)
+    grid = read_map(request, req.chunking)
     if raw is None and grid is None:
         return
     questions = read_question_set(raw, req.docs) if raw is not None else None

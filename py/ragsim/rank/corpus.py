@@ -34,6 +34,14 @@ class Corpus:
     found: dict = field(default_factory=dict)  # term -> `occurrence(term)`, kept
     joined: object = None  # `Joined` over many documents (made on first use), or False
     space: object = None  # the documents' words end to end, kept by a caller ranking many splits (`queries.Words`)
+    semantic: list = field(default_factory=list)  # per document: a semantic split's curve (SPEC section 12), or None
+    texts: list | None = None  # per chunk: the library's text where it is not the slice (re-joined), else None
+
+    def text_of(self, p: int, docs: list) -> str:
+        """Chunk `p`'s text as its library gives it (a slice of its document, or re-joined)."""
+        if self.texts is not None and self.texts[p] is not None:
+            return self.texts[p]
+        return docs[self.doc_of[p]]["text"][self.starts[p]:self.ends[p]]
 
     def occurrence(self, t: str) -> tuple:
         """How often term `t` occurs in each chunk: `(positions, tfs)` for the chunks holding it, or
@@ -89,6 +97,7 @@ def rankable(indexes: list, ids: list, session, chunking: dict, given: list | No
         c.unit = split.unit
         c.units_in_documents += split.units_in_document
         c.documents.append({"id": doc_id, "units": split.units_in_document, "chunks": len(split)})
+        _semantic(c, split, di)
         if len(indexes) == 1:  # one document: its split's columns are the corpus's (read, never changed)
             c.doc_of, c.starts, c.ends, c.units, c.lengths = [0] * len(split), split.starts, split.ends, split.units, layout.lengths
         else:
@@ -99,6 +108,18 @@ def rankable(indexes: list, ids: list, session, chunking: dict, given: list | No
             c.lengths.extend(layout.lengths)
         c.parts.append((index, layout, base, len(split), spread(layout)))
     return c
+
+
+def _semantic(c: Corpus, split, di: int) -> None:
+    """A semantic split's curve in the document's entry, and its re-joined chunk texts."""
+    curve = getattr(split, "semantic", None)
+    c.semantic.append(curve)
+    if curve is None:
+        return
+    c.documents[di]["semantic"] = curve
+    if c.texts is None:
+        c.texts = [None] * len(c.starts)
+    c.texts.extend(split.texts)
 
 
 # Over more documents than this, their words are laid end to end in one word space (`Joined`), so a

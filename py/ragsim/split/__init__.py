@@ -32,18 +32,30 @@ def estimate(doc, chunking: dict) -> int:
     return count(doc, chunking, size, overlap)
 
 
-def split(doc, chunking: dict) -> Split:
-    """Split one indexed document (`doc.text`) by the strategy the request names."""
+def listed() -> str:
+    """The strategies' names, a library's grouped: `langchain-{character,recursive}, ...`."""
+    groups: dict = {}
+    for name in STRATEGIES:
+        head, _, tail = name.partition("-")
+        groups.setdefault(head, []).append(tail)
+    return ", ".join(h if tails == [""] else f"{h}-{{{','.join(tails)}}}" for h, tails in groups.items())
+
+
+def split(doc, chunking: dict, embeddings=None) -> Split:
+    """Split one indexed document (`doc.text`) by the strategy the request names. A semantic
+    strategy (SPEC section 12) takes its vectors from `embeddings` (a session's
+    `semantic_split.Embeddings`), else from the registered host, else its split is pending."""
     name = chunking.get("strategy", "window")
     try:
         strategy = STRATEGIES[name]
     except (KeyError, TypeError):
-        listed = ", ".join(STRATEGIES)  # plain names: the list is long enough already
-        raise RequestError("chunking.strategy", f"chunking.strategy must be one of {listed} (got {shown(name)}).") from None
+        raise RequestError("chunking.strategy", f"chunking.strategy must be one of {listed()} (got {shown(name)}).") from None
+    if name in registry.EMBEDDING:
+        return strategy(doc, chunking, embeddings)
     return strategy(doc, chunking)
 
 
-def split_and_layout(doc: DocIndex, chunking: dict):
+def split_and_layout(doc: DocIndex, chunking: dict, embeddings=None):
     """A document's split and where its words and terms fall (each chunk's `dl` among them)."""
-    chunks = split(doc, chunking)
+    chunks = split(doc, chunking, embeddings)
     return chunks, doc.layout(chunks.starts, chunks.ends, chunks.word_ranges)

@@ -13,7 +13,8 @@ import json
 from dataclasses import dataclass, field as _field
 
 from ragsim.split import haystack, langchain_character, langchain_recursive, langchain_token, sentences, windows
-from ragsim.split import llamaindex_markdown, llamaindex_sentence, llamaindex_token
+from ragsim.split import llamaindex_markdown, llamaindex_sentence, llamaindex_token, semantic_split
+from ragsim.split.semantic_langchain import BREAKPOINT_DEFAULTS, LANGCHAIN_SENTENCE_REGEX
 from ragsim.split.langchain_common import DEFAULT_OVERLAP as LC_OVERLAP, DEFAULT_SIZE as LC_SIZE
 from ragsim.split.llamaindex_common import DEFAULT_CHUNK_SIZE as LI_SIZE
 from ragsim.text.tokens import DEFAULT as TOKENIZER
@@ -33,11 +34,23 @@ class Field:
     library: str | None = None
     when: tuple = ()
     unless: str | None = None
+    minimum: object = None  # the least value the splitter takes (None: no bound given here)
+    maximum: object = None
+    choices: tuple | None = None  # the values it takes, where it takes only a few
+    number: bool = False  # takes any real number (not only whole ones): a map axis of such a field too
+    default_by: tuple = ()  # (field, {value: default}): the default follows another field's value
 
     def as_json(self) -> dict:
         out = {"name": self.name, "default": self.default, "start": self.default if self.start is None else self.start}
         if self.library:
             out["library"] = self.library
+        for key, value in (("min", self.minimum), ("max", self.maximum), ("choices", self.choices)):
+            if value is not None:
+                out[key] = list(value) if key == "choices" else value
+        if self.number:
+            out["number"] = True
+        if self.default_by:
+            out["default_by"] = {"field": self.default_by[0], "values": dict(self.default_by[1])}
         if self.when:
             out["when"] = dict(self.when)
         if self.unless:
@@ -79,6 +92,7 @@ class Splitter:
     overlap_kept: bool = False
     size_max: object = 8000
     overlap_note: str | None = None
+    embeds: bool = False  # needs embeddings: `split(doc, chunking, embeddings)` (SPEC section 12)
 
     def field(self, name: str) -> Field | None:
         return next((f for f in self.fields if f.name == name), None)
@@ -104,7 +118,7 @@ class Splitter:
                "library": self.library, "class": self.cls, "counted": self.counted if self.count else None,
                "grid": list(self.grid) if self.grid else None, "monotone_in": list(self.monotone_in),
                "overlap_below_size": self.overlap_below_size, "overlap_kept": self.overlap_kept,
-               "size_max": self.size_max, "overlap_note": self.overlap_note}
+               "size_max": self.size_max, "overlap_note": self.overlap_note, "embeds": self.embeds}
         return out
 
 
@@ -167,8 +181,36 @@ SPLITTERS = (
              "tokens", library="LlamaIndex", cls="TokenTextSplitter", overlap_below_size=False),
     Splitter("llamaindex-markdown", "LlamaIndex MarkdownNodeParser", llamaindex_markdown.split, (),
              "characters", library="LlamaIndex", cls="MarkdownNodeParser", grid=None),
+    # Semantic chunkers (SPEC section 12, docs/semantic.md): cut where neighbouring sentence windows'
+    # embeddings differ; their chunk count is known only after splitting, and a map cell moves the
+    # fields that re-cut from kept distances (never one that needs a new embedding)
+    Splitter("langchain-semantic", "LangChain SemanticChunker", semantic_split.split,
+             (Field("buffer_size", 1, minimum=0, maximum=10),
+              Field("breakpoint_threshold_type", "percentile", choices=tuple(BREAKPOINT_DEFAULTS)),
+              Field("breakpoint_threshold_amount", None, 95, minimum=0, number=True,
+                    default_by=("breakpoint_threshold_type", tuple(BREAKPOINT_DEFAULTS.items()))),
+              Field("number_of_chunks", None, minimum=1),
+              Field("sentence_split_regex", LANGCHAIN_SENTENCE_REGEX),
+              Field("min_chunk_size", None, 0, minimum=0)),
+             "characters", library="LangChain", cls="SemanticChunker",
+             grid=("breakpoint_threshold_amount", "min_chunk_size"), size_max=None, embeds=True),
+    Splitter("llamaindex-semantic", "LlamaIndex SemanticSplitterNodeParser", semantic_split.split,
+             (Field("buffer_size", 1, minimum=0, maximum=10),
+              Field("breakpoint_percentile_threshold", 95, minimum=0, maximum=100)),
+             "characters", library="LlamaIndex", cls="SemanticSplitterNodeParser",
+             grid=("breakpoint_percentile_threshold",), size_max=None, embeds=True),
+    # Chroma's chunkers (brandonstarxel/chunking_evaluation d451fc4): sizes in cl100k_base tokens
+    Splitter("chroma-cluster", "Chroma ClusterSemanticChunker", semantic_split.split,
+             (Field("size", 400, library="max_chunk_size", minimum=1),
+              Field("min_chunk_size", 50, library="min_chunk_size", minimum=1), Field("tokenizer", TOKENIZER)),
+             "tokens", library="Chroma", cls="ClusterSemanticChunker", grid=("size",), size_max=2000, embeds=True),
+    Splitter("chroma-kamradt", "Chroma KamradtModifiedChunker", semantic_split.split,
+             (Field("size", 400, library="avg_chunk_size", minimum=1),
+              Field("min_chunk_size", 50, library="min_chunk_size", minimum=1), Field("tokenizer", TOKENIZER)),
+             "tokens", library="Chroma", cls="KamradtModifiedChunker", grid=("size",), size_max=2000, embeds=True),
 )
 BY_NAME = {s.name: s for s in SPLITTERS}
+EMBEDDING = frozenset(s.name for s in SPLITTERS if s.embeds)
 DEFAULT = "window"
 
 

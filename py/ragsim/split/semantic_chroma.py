@@ -278,3 +278,8 @@ def kamradt_cut(text: str, kept: KamradtKept, chunking: dict):
 
 
 KAMRADT = Strategy(units, kamradt_texts, kamradt_measure, kamradt_cut)
+
+
+def read_fields(chunking: dict) -> tuple[int, int, str]:
+    """`(size, min_chunk_size, tokenizer)` of either Chroma chunker (checked)."""
+    return _read(chunking)

@@ -68,7 +68,7 @@ def curve(spans, distances, threshold, chunks, **extra) -> dict:
 def _read_langchain(chunking: dict) -> tuple:
     buffer_size = get_int(chunking, "buffer_size", "chunking.buffer_size", default=1, minimum=0)
     rule = chunking.get("breakpoint_threshold_type", "percentile")
-    if rule not in BREAKPOINT_DEFAULTS:
+    if not isinstance(rule, str) or rule not in BREAKPOINT_DEFAULTS:
         listed = ", ".join(repr(n) for n in BREAKPOINT_DEFAULTS)
         raise RequestError("chunking.breakpoint_threshold_type",
                            f"chunking.breakpoint_threshold_type must be one of {listed} (got {shown(rule)}).")
@@ -265,3 +265,13 @@ def llamaindex_cut(text: str, kept: Kept, chunking: dict):
 
 
 LLAMAINDEX = Strategy(llamaindex_units, llamaindex_texts, llamaindex_measure, llamaindex_cut)
+
+
+def read_langchain(chunking: dict) -> tuple:
+    """`(buffer_size, rule, amount, number_of_chunks, min_chunk_size)` as SemanticChunker takes them (checked)."""
+    return _read_langchain(chunking)
+
+
+def read_llamaindex(chunking: dict) -> tuple[int, int]:
+    """`(buffer_size, breakpoint_percentile_threshold)` (checked)."""
+    return _read_llamaindex(chunking)

@@ -10,6 +10,7 @@ from collections import OrderedDict
 
 from ragsim import limits
 from ragsim.split import split_and_layout
+from ragsim.split.semantic_split import Embeddings
 from ragsim.text.index import DocIndex
 
 
@@ -38,6 +39,16 @@ class _LRU:
                 self.total -= self.weights.pop(old, 0)
             return value
 
+    def forget(self, key) -> None:
+        if key in self.data:
+            del self.data[key]
+            self.total -= self.weights.pop(key, 0)
+
+
+def _pending(split_layout) -> bool:
+    """A semantic split still waiting for its vectors (never kept: the next request brings them)."""
+    return getattr(split_layout[0], "semantic", None) is not None and split_layout[0].semantic["pending"]
+
 
 class Session:
     """What a caller holds between requests: up to 8 indexed texts and 32 splits of them, or, for a
@@ -48,6 +59,7 @@ class Session:
         self._indexes = _LRU(documents, limits.CACHE_CHARS, lambda index: len(index.text))
         self._splits = _LRU(splits, limits.CACHE_CHUNKS, lambda split_layout: len(split_layout[0]))
         self._least = (documents, splits)
+        self.semantic = Embeddings()  # SPEC section 12: semantic chunkers' kept distances, by key
 
     def hold(self, documents: int) -> None:
         """Make room for a request's `documents`, so a collection larger than the bounds is indexed
@@ -62,14 +74,19 @@ class Session:
 
     def split(self, doc: DocIndex, chunking: dict):
         key = (doc.text, doc.analyzer_key, json.dumps(chunking, sort_keys=True))
-        return self._splits.get(key, lambda: split_and_layout(doc, chunking))
+        got = self._splits.get(key, lambda: split_and_layout(doc, chunking, self.semantic))
+        if _pending(got):
+            self._splits.forget(key)
+        return got
 
 
 class Fresh(Session):
-    """No caching at all: the from-scratch path the tests compare the cached one against."""
+    """No caching at all: the from-scratch path the tests compare the cached one against (a semantic
+    chunker's distances are kept for the life of the object, one request, so that its map and
+    question set do not embed again)."""
 
     def index(self, text, analyzer=None):
         return DocIndex.build(text, analyzer)
 
     def split(self, doc, chunking):
-        return split_and_layout(doc, chunking)
+        return split_and_layout(doc, chunking, self.semantic)

@@ -26,11 +26,13 @@ def _simulate(request, session: Session, budget: cost.Budget) -> dict:
     req = read_request(request)
     cost.guard(cost.estimate(request, req.docs), budget)  # issue 22: refused before the work, not during
     session.hold(len(req.docs))
+    session.semantic.begin(req.semantic_vectors)  # SPEC section 12: the vectors the page embedded
     judged = pipeline.run(req, session)
     response = encode.response(req, judged)
     investigate.answer(req, judged, read_questions(request), response, session)
     settings_map.answer(req, request, response, session)  # SPEC section 8: question sets and the settings map
     dense.finish(req, response)
+    encode.semantic(req, judged, response, session.semantic)
     return response
 
 

@@ -13,6 +13,7 @@ from ragsim.rank import bm25
 from ragsim.rank import ranking
 from ragsim.judge import facts as fact_rules
 from ragsim.rank.corpus import rankable
+from ragsim.split import registry
 from ragsim.split.session import Session
 from ragsim.wire import cost, keys
 from ragsim.wire.jsonio import json_call
@@ -97,7 +98,7 @@ def _audit(request: dict, session: Session, budget: cost.Budget, progress) -> di
     overlaps = _read_overlaps(request)
     cost.guard(estimate(request, docs), budget)
     given = read_given(chunking, docs)  # chunks read back from an index (SPEC 11): one split, no sweep
-    if given is not None:
+    if given is not None or chunking.get("strategy") in registry.EMBEDDING:  # a semantic chunker has no overlap
         overlaps = overlaps[:1]
     retrieval = read_retrieval_options(request.get("retrieval") or {})
     ranker = _dense_ranker(request.get("retrieval") or {}, docs, session)  # None for BM25

@@ -14,6 +14,7 @@ from ragsim.split import STRATEGIES, langchain_common as lc, haystack, langchain
 from ragsim.split.langchain_token import read_length
 from ragsim.split.windows import read_params
 from ragsim.wire.codegen_llamaindex import llamaindex_lines
+from ragsim.wire.codegen_semantic import GENERATORS as SEMANTIC_GENERATORS
 from ragsim.wire.codegen_tokens import langchain_tail, token_lines  # tiktoken tokens (issue 12)
 
 
@@ -133,6 +134,7 @@ GENERATORS = {
     "llamaindex-sentence": llamaindex_lines,
     "llamaindex-token": llamaindex_lines,
     "llamaindex-markdown": llamaindex_lines,
+    **SEMANTIC_GENERATORS,  # SPEC section 12: the library's class and an all-MiniLM-L6-v2 embeddings object
 }
 
 

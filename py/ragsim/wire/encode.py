@@ -16,6 +16,7 @@ from collections import Counter
 
 from ragsim import limits
 from ragsim.rank import dense
+from ragsim.split.semantic_split import needs as semantic_needs
 from ragsim.text import explore
 from ragsim.judge.pipeline import Judged, context, context_tokens, fact_verdict, overlap_stats, tokens_of, verdict, whole_ranks  # noqa: F401
 from ragsim.wire.request import Request
@@ -153,6 +154,22 @@ def take_data(response: dict) -> bytes | None:
     """Take the binary wire's bytes out of `response` (None for any other wire, or a refusal)."""
     packed = response.get("chunk_bytes")
     return packed.pop("data", None) if isinstance(packed, dict) else None
+
+
+def semantic(req: Request, judged: Judged, out: dict, store) -> None:
+    """SPEC section 12, after every run of the request: `semantic_needs` (the texts the host must
+    embed, per pending document: the same key is named once), and a verdict of `pending` where the
+    marked span's (or the fact's) document waits for its vectors. Each document's curve is in its
+    `documents[i].semantic` already (rank.corpus)."""
+    curves = judged.corpus.semantic
+    if not any(c is not None for c in curves):
+        return
+    out["semantic_needs"] = semantic_needs([d["id"] for d in req.docs], curves, store)
+    waiting = {i for i, c in enumerate(curves) if c is not None and c["pending"]}
+    if req.span is not None and req.span[0] in waiting:
+        out["verdict"]["kind"] = "pending"
+    if req.fact is not None and req.fact[0] in waiting:
+        out["fact"]["kind"] = "pending"
 
 
 def stats(req: Request, judged: Judged, sent: str, best_rank) -> dict:

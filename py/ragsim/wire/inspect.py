@@ -5,9 +5,10 @@ documents, checked, and ranked exactly as a splitter's chunks are.
              "file": {"name", "text"},                                 a chunk file's text instead)
              "documents": [{id, title, text}],   (the sources, optional: else rebuilt from the chunks)
              "phrases": [str], "span": {doc, start, end}, "questions": [...] (SPEC 8) or
-             "question_file": {"name", "text"}, "query": str, "retrieval": {...}, "tokenizer": str})
+             "question_file": {"name", "text"}, "query": str, "retrieval": {...}, "tokenizer": str,
+             "chunking": {...} (a splitter to compare with, optional: `compared` in the answer)})
     -> {"documents", "chunks", "splitter", "phrases", "stats", "unplaced", "verdict", "questions",
-        "question_stats", "facts"}            (`store` is the host's; `{"error": ...}` for bad input)
+        "question_stats", "facts", "compared"}            (`store` is the host's; `{"error": ...}` for bad input)
 
 A stored chunk's `doc` names its source by id, title, file name or stem (`question_io.find_corpus`),
 a PDF page as PyPDFLoader's `page` metadata says (`path#page=N`). The verdict, the question set and
@@ -23,6 +24,7 @@ from ragsim.judge.stored import Stored, align, read_chunks, to_splits
 from ragsim.wire import audit as corpus_audit
 from ragsim.wire import chunk_files
 from ragsim.wire.api import simulate
+from ragsim.wire.inspect_compare import compare
 from ragsim.wire.jsonio import json_call
 from ragsim.wire.question_io import find_corpus, read_set, to_request
 
@@ -58,6 +60,8 @@ def _inspect(request) -> dict:
         entry["source"] = "phrase"
     out["unplaced"] = [c.id for c in al.chunks if c.start is None]
     out["splitter"] = splitters(al, request.get("tokenizers"))
+    if request.get("chunking") is not None:  # a splitter named by the caller: does it make these chunks?
+        out["compared"] = compare(request["chunking"], al)
     documents = _documents(al, sources)
     rebuilt = {d["id"]: d["text"] for d in documents}
     for d in out["documents"]:  # the page adopts a rebuilt document: it needs its text

@@ -17,6 +17,9 @@ LANGCHAIN = ("langchain-character", "langchain-recursive")
 TOKEN_STRATEGIES = ("langchain-token", "llamaindex-sentence", "llamaindex-token")
 LLAMAINDEX_SIZED = ("llamaindex-sentence", "llamaindex-token")
 OWN_UNIT = ("window", "sentences")
+# the semantic chunkers (SPEC section 12): no overlap; LangChain's and LlamaIndex's no size either
+CHROMA = ("chroma-cluster", "chroma-kamradt")
+UNSIZED = ("llamaindex-markdown", "langchain-semantic", "llamaindex-semantic")
 
 
 def _json(v):
@@ -33,7 +36,7 @@ def _tokenizer_applies(s):
         return s["unit"] == "tokens"
     if strategy == "langchain-recursive":
         return s["length"] == "tokens"
-    return strategy in TOKEN_STRATEGIES
+    return strategy in TOKEN_STRATEGIES or strategy in CHROMA
 
 
 # (setting, request field, default, {strategy: default}, strategies, when, wire): params.js's PARAMS rows
@@ -42,14 +45,16 @@ ROWS = (
     ("unit", "chunking.unit", "words", {}, OWN_UNIT, None, None),
     ("split_by", "chunking.split_by", "word", {}, ("haystack",), None, None),
     ("length", "chunking.length", "chars", {}, ("langchain-recursive",), None, lambda v: v if v == "tokens" else None),
-    ("tokenizer", "chunking.tokenizer", "cl100k_base", {}, ("window", "langchain-recursive", *TOKEN_STRATEGIES),
+    ("tokenizer", "chunking.tokenizer", "cl100k_base", {}, ("window", "langchain-recursive", *TOKEN_STRATEGIES, *CHROMA),
      _tokenizer_applies, None),
     ("size", "chunking.size", 24, {"langchain-character": 4000, "langchain-recursive": 4000, "haystack": 200,
                                    "sentences": 40, "langchain-token": 4000, "llamaindex-sentence": 1024,
-                                   "llamaindex-token": 1024}, None, lambda s: s["strategy"] != "llamaindex-markdown", None),
+                                   "llamaindex-token": 1024, "chroma-cluster": 400, "chroma-kamradt": 400}, None,
+     lambda s: s["strategy"] not in UNSIZED, None),
     ("overlap", "chunking.overlap", 6, {"langchain-character": 200, "langchain-recursive": 200, "haystack": 0,
                                         "sentences": 10, "langchain-token": 200, "llamaindex-sentence": 200,
-                                        "llamaindex-token": 20}, None, lambda s: s["strategy"] != "llamaindex-markdown", None),
+                                        "llamaindex-token": 20}, None, lambda s: s["strategy"] not in (*UNSIZED, *CHROMA),
+     None),
     ("split_threshold", "chunking.split_threshold", 0, {}, ("haystack",), None, None),
     ("language", "chunking.language", "", {}, ("langchain-recursive",), None, lambda v: v or None),
     ("separators", "chunking.separators", '["\\n\\n", "\\n", " ", ""]', {}, ("langchain-recursive",),
@@ -66,6 +71,17 @@ ROWS = (
      lambda s: not (s["strategy"] == "langchain-recursive" and s["language"]), None),
     ("keep_separator", "chunking.keep_separator", "false", {"langchain-recursive": "true"}, LANGCHAIN, None, _keep),
     ("strip_whitespace", "chunking.strip_whitespace", True, {}, LANGCHAIN, None, None),
+    ("buffer_size", "chunking.buffer_size", 1, {}, ("langchain-semantic", "llamaindex-semantic"), None, None),
+    ("breakpoint_threshold_type", "chunking.breakpoint_threshold_type", "percentile", {}, ("langchain-semantic",), None,
+     None),
+    ("breakpoint_threshold_amount", "chunking.breakpoint_threshold_amount", 95, {}, ("langchain-semantic",), None, None),
+    ("breakpoint_percentile_threshold", "chunking.breakpoint_percentile_threshold", 95, {}, ("llamaindex-semantic",),
+     None, None),
+    ("number_of_chunks", "chunking.number_of_chunks", 0, {}, ("langchain-semantic",), None, lambda v: v or None),
+    ("min_chunk_size", "chunking.min_chunk_size", 0, {"chroma-cluster": 50, "chroma-kamradt": 50},
+     ("langchain-semantic", *CHROMA), None, lambda v: v or None),
+    ("sentence_split_regex", "chunking.sentence_split_regex", json.dumps("(?<=[.?!])\\s+"), {}, ("langchain-semantic",),
+     None, _json),
     ("k", "retrieval.k", 2, {}, None, None, None),
     ("method", "retrieval.method", "bm25", {}, None, None, lambda v: None if v == "bm25" else v),
     ("rrf_c", "retrieval.rrf_c", 60, {}, None, lambda s: s["method"] == "hybrid", None),
