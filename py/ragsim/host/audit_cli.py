@@ -15,11 +15,11 @@ import textwrap
 import time
 
 from ragsim.host.cli_common import read_text_file
-from ragsim.host import cli_retrieval, console, pdf
+from ragsim.host import cli_retrieval, console, kb_cli, pdf
 from ragsim.wire import jsonio
 from ragsim import limits, split as splitters
 from ragsim.wire import cost
-from ragsim.wire.audit import DEFAULT_OVERLAPS, audit, estimate
+from ragsim.wire.audit import DEFAULT_OVERLAPS, audit, corpus_sentence, estimate
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
 from ragsim.split import registry
@@ -113,7 +113,8 @@ def heading(documents: list, result: dict, args, chunking: dict) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ragsim audit", description=DESCRIPTION)
-    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each; PDFs as PyPDFLoader reads them")
+    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each, or directories (their "
+                        "files, recursively; --glob to choose); PDFs as PyPDFLoader reads them")
     parser.add_argument("--strategy", default="window", help="splitter (default: window)")
     parser.add_argument("--unit", default="chars", help=f"{', '.join(UNITS[:-1])} or {UNITS[-1]} (window and sentences; default chars)")
     parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode: a document per page (default) or per file")
@@ -123,6 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--top", type=int, default=3, help="the k of the precision check (default 3)")
     parser.add_argument("--json", action="store_true", help="print the data as JSON")
     cli_retrieval.add_arguments(parser)
+    kb_cli.add_arguments(parser)
     return parser
 
 
@@ -138,6 +140,36 @@ def main(argv) -> int:
     except ValueError:
         console.say(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {shown(args.overlaps)}).")
         return 2
+    if args.method != "bm25":
+        return _one_request(args, overlaps)
+    code, result = kb_cli.run_audit(args, _chunking(args), overlaps)
+    if result is not None:
+        show_streamed(args, result)
+    return code
+
+
+def show_streamed(args, result: dict) -> None:
+    """A streamed audit's summary: the table, the corpus sentence, the destroyed facts listed."""
+    if args.json:
+        console.out_json({k: result[k] for k in ("facts", "rows", "precision_k", "overlaps", "sentence", "skipped")
+                          if k in result}, indent=1)
+        return
+    console.out(f"{plural(result['documents'], 'document')}, {plural(result['facts'], 'fact')}, "
+                f"{args.strategy}{' ' + args.unit if _picks_unit(args) else ''} size {args.size}")
+    console.out(table(result))
+    console.out("")
+    console.out(result["sentence"] + ".")
+    console.out("")
+    listed = result.get("destroyed_listed")
+    if listed is None:  # a finished run resumed: its fact lines hold the facts
+        return
+    console.out(destroyed_facts({"facts": listed}).replace(f"({len(listed)})", f"({result['destroyed_facts']:,})", 1))
+    if result["destroyed_facts"] > len(listed) and len(listed) == LISTED:
+        console.out(f"  and {result['destroyed_facts'] - LISTED:,} more (the fact lines of --jsonl list every fact).")
+
+
+def _one_request(args, overlaps) -> int:
+    """Dense and hybrid: the audit as one request (the core's limits), the model's cosines in memory."""
     documents, total = [], 0
     for path in args.files:
         try:
@@ -176,6 +208,8 @@ def main(argv) -> int:
     else:
         console.out(heading(documents, result, args, chunking))
         console.out(table(result))
+        console.out("")
+        console.out(corpus_sentence(result["rows"], len(result["facts"]), len(documents), None, None) + ".")
         console.out("")
         console.out(destroyed_facts(result))
     return 0

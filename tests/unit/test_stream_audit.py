@@ -1,0 +1,200 @@
+"""Issue 26: the audit of a whole knowledge base, streamed in batches over a process pool or a Dask
+cluster, gives every number one request over the same documents gives; progress, JSON Lines,
+--resume and Ctrl-C; bad files skipped and listed."""
+
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ragsim.host import audit_run, jsonl_out, pool, sources
+from ragsim.host.progress import Progress
+from ragsim.rank import ranking
+from ragsim.rank.collection import Collection, document_frequencies, scores_of
+from ragsim.rank.corpus import rankable
+from ragsim.split.session import Session
+from ragsim.text.index import DocIndex
+from ragsim.wire.audit import audit
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+COLLECTION = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
+
+
+def one_request(files, chunking, overlaps, k=3):
+    docs = [{"id": p, "title": pathlib.Path(p).name, "text": pathlib.Path(p).read_text(encoding="utf-8")} for p in files]
+    return audit({"documents": docs, "chunking": chunking, "overlaps": overlaps, "precision_k": k})
+
+
+def streamed(files, chunking, overlaps, engine, k=3, batch=6000, out_path=None, progress=None, resume=False):
+    found, skipped = sources.walk(files)
+    plan = audit_run.Plan(chunking=chunking, overlaps=overlaps, retrieval={}, k=k, files=found, batch_bytes=batch,
+                          skipped=skipped)
+    facts = []
+    out = jsonl_out.Output(out_path)
+    try:
+        summary = audit_run.run(plan, engine, out, progress or Progress(1, 1, quiet=True), resume=resume,
+                                on_fact=facts.append)
+    finally:
+        out.close()
+    return summary, facts
+
+
+def test_collection_scores_equal_score_all_over_the_whole_corpus():
+    """BM25 over one part with the whole corpus's statistics has score_all's bits, chunk for chunk."""
+    texts = [pathlib.Path(p).read_text(encoding="utf-8") for p in COLLECTION]
+    session = Session()
+    indexes = [DocIndex.build(t) for t in texts]
+    chunking = {"unit": "chars", "size": 300, "overlap": 40}
+    whole = rankable(indexes, list(range(len(indexes))), session, chunking)
+    query = ["corran", "navigation", "lock", "corran", "the"]
+    expected = ranking.score_all(query, whole.lengths, {t: whole.occurrence(t) for t in set(query)})
+    parts = [rankable([ix], [0], session, chunking) for ix in indexes]
+    stats = Collection(0, 0, {})
+    for part in parts:
+        stats = stats.merged(Collection(len(part.starts), sum(part.lengths),
+                                        document_frequencies(set(query), part.occurrence, len(part.starts))))
+    got, base = [], 0
+    for part in parts:
+        s = scores_of(query, part.lengths, part.occurrence, stats)
+        got.extend(s.get(p, 0.0) for p in range(len(part.starts)))
+    assert got == expected and any(got)
+
+
+@pytest.mark.parametrize("chunking,overlaps", [
+    ({"strategy": "window", "unit": "chars", "size": 900}, [0, 50, 150, 900]),
+    ({"strategy": "window", "unit": "words", "size": 60}, [0, 8, 25]),
+])
+def test_streamed_audit_equals_one_request(chunking, overlaps):
+    expected = one_request(COLLECTION, chunking, overlaps)
+    summary, facts = streamed(COLLECTION, chunking, overlaps, pool.Local(1))
+    assert facts == expected["facts"]
+    assert summary["rows"] == expected["rows"]
+    assert summary["documents"] == len(COLLECTION) and summary["facts"] == len(expected["facts"])
+    pooled, pooled_facts = streamed(COLLECTION, chunking, overlaps, pool.Local(2))
+    assert pooled_facts == facts and pooled["rows"] == summary["rows"]
+    assert pooled["sentence"] == summary["sentence"]
+
+
+def test_the_corpus_sentence_says_it_in_the_studys_words():
+    summary, facts = streamed(COLLECTION, {"unit": "chars", "size": 900}, [0, 50, 150, 300], pool.Local(1))
+    gap = max(f["stretch"][1] - f["stretch"][0] for f in facts)
+    rows = summary["rows"]
+    assert summary["sentence"] == (f"{len(facts)} facts of this shape across {len(COLLECTION)} documents; chunking destroys "
+                                   f"{rows[0]['destroyed']} at overlap 0 and {rows[-1]['destroyed']} at 300; the "
+                                   f"longest name-to-value gap is {gap} characters, so an overlap above it loses none")
+
+
+def test_dask_local_cluster_gives_the_same_results():
+    distributed = pytest.importorskip("dask.distributed")
+    chunking, overlaps = {"unit": "chars", "size": 900}, [0, 150]
+    expected = one_request(COLLECTION, chunking, overlaps)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        engine = pool.Dask(cluster.scheduler_address)
+        try:
+            summary, facts = streamed(COLLECTION, chunking, overlaps, engine)
+        finally:
+            engine.close()
+    assert facts == expected["facts"] and summary["rows"] == expected["rows"]
+
+
+def test_an_unreachable_scheduler_is_one_sentence_and_exit_2():
+    out = subprocess.run([sys.executable, "-m", "ragsim", "audit", COLLECTION[0], "--engine", "dask", "--scheduler",
+                          "tcp://127.0.0.1:9", "--quiet"], capture_output=True, text=True, env=ENV, timeout=60)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and "cannot be reached" in out.stderr
+
+
+def _dies_on_three(shared, item):
+    if item == 3:
+        os._exit(1)
+    return item * shared
+
+
+def test_a_worker_that_dies_is_retried_then_its_batch_reported():
+    engine = pool.Local(2)
+    got = list(engine.map(_dies_on_three, 10, range(6)))
+    assert [i for i, _ in got] == list(range(6))
+    assert [r for _, r in got if not isinstance(r, pool.Failed)] == [0, 10, 20, 40, 50]
+    assert isinstance(got[3][1], pool.Failed) and "died" in got[3][1].reason and engine.retried >= 2
+
+
+def test_unreadable_and_binary_files_are_skipped_and_listed(tmp_path):
+    kb = tmp_path / "kb"
+    (kb / "deeper").mkdir(parents=True)
+    for p in COLLECTION[:2]:
+        shutil.copy(p, kb / "deeper" / pathlib.Path(p).name)
+    (kb / "image.md").write_bytes(b"\x89PNG\x00\x00binary")
+    (kb / "latin.md").write_bytes(b"caf\xe9 \xff")
+    (kb / "notes.txt").write_text("The Galle Ring orbits at 42,000 km.", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "ragsim", "audit", str(kb), "--glob", "*.md", "--size", "900",
+                          "--overlaps", "0,150", "--quiet"], capture_output=True, text=True, env=ENV, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "image.md" in out.stderr and "looks binary" in out.stderr and "latin.md" in out.stderr
+    assert "not UTF-8" in out.stderr and "notes.txt" not in out.stdout + out.stderr
+    assert out.stdout.startswith("2 documents,")
+
+
+def _lines(path):
+    return [json.loads(line) for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines()]
+
+
+class StopAfter(Progress):
+    """Ctrl-C as the run's progress reports its `n`-th batch judged."""
+
+    def __init__(self, n):
+        super().__init__(1, 1, quiet=True)
+        self.n = n
+
+    def advance(self, files, nbytes):
+        if self.phase == "rank":
+            self.n -= 1
+            if self.n == 0:
+                raise KeyboardInterrupt
+
+
+def test_resume_after_an_interruption_gives_the_uninterrupted_output(tmp_path):
+    chunking, overlaps = {"unit": "chars", "size": 900}, [0, 50, 150]
+    whole = tmp_path / "whole.jsonl"
+    streamed(COLLECTION, chunking, overlaps, pool.Local(1), out_path=str(whole))
+    part = tmp_path / "part.jsonl"
+    with pytest.raises(audit_run.Interrupted, match="--resume"):
+        streamed(COLLECTION, chunking, overlaps, pool.Local(1), out_path=str(part), progress=StopAfter(2))
+    written = _lines(part)
+    assert written and all(line["type"] == "document" for line in written)
+    assert len(written) < len(COLLECTION)
+    streamed(COLLECTION, chunking, overlaps, pool.Local(1), out_path=str(part), resume=True)
+    assert part.read_bytes() == whole.read_bytes()
+    assert _lines(whole)[-1]["type"] == "summary" and not pathlib.Path(str(part) + ".resume").exists()
+
+
+def test_ctrl_c_leaves_a_valid_partial_output_and_says_how_to_resume(tmp_path):
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    for i in range(30):
+        for p in COLLECTION:
+            shutil.copy(p, kb / f"{i:02d}-{pathlib.Path(p).name}")
+    out = tmp_path / "out.jsonl"
+    command = [sys.executable, "-m", "ragsim", "audit", str(kb), "--size", "900", "--overlaps", "0,150",
+               "--workers", "1", "--batch-kb", "8", "--quiet", "--jsonl", str(out)]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 1000):
+        time.sleep(0.05)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "Traceback" not in err and err.count("\n") == 1 and "--resume" in err
+    partial = _lines(out)
+    assert partial and all(line["type"] == "document" for line in partial)
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, env=ENV, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    lines = _lines(out)
+    assert lines[-1]["type"] == "summary" and lines[-1]["documents"] == 30 * len(COLLECTION)
+    assert [d["file"] for d in lines if d["type"] == "document"] == sorted(str(p) for p in kb.iterdir())
