@@ -43,7 +43,7 @@ class Plan:
         return hashlib.sha256(described.encode("utf-8", "backslashreplace")).hexdigest()
 
 
-def _run_pass(engine, fn, shared, items, progress, phase, sizes):
+def run_pass(engine, fn, shared, items, progress, phase, sizes):
     progress.start(phase)
     for i, result in engine.map(fn, shared, items):
         progress.advance(len(sizes[i]), sum(s.size for s in sizes[i]))
@@ -68,7 +68,7 @@ def _batches(plan: Plan) -> list:
     return sources.batches(plan.files, plan.batch_bytes)
 
 
-def _skip_failed(plan, batch, failed) -> None:
+def skip_failed(plan, batch, failed) -> None:
     plan.skipped.extend((s.path, f"{failed.reason}") for s in batch)
 
 
@@ -76,9 +76,9 @@ def _read_facts(plan, engine, batches, progress) -> dict:
     """Pass 1: every fact's query, numbered in order of first appearance; the batches that failed removed."""
     key_id, keys, failed = {}, [], []
     shared = {"retrieval": plan.retrieval, "pdf_mode": plan.pdf_mode}
-    for i, result in _run_pass(engine, audit_stream.facts_pass, shared, batches, progress, "read", batches):
+    for i, result in run_pass(engine, audit_stream.facts_pass, shared, batches, progress, "read", batches):
         if isinstance(result, engines.Failed):
-            _skip_failed(plan, batches[i], result)
+            skip_failed(plan, batches[i], result)
             failed.append(i)
             continue
         for entry in result:
@@ -105,9 +105,9 @@ def _count(plan, engine, batches, keys, progress) -> dict:
               "terms": frozenset(keys["by_term"]), "pdf_mode": plan.pdf_mode}
     totals = {o: {"chunks": 0, "units": 0, "total": 0, "df": {}, "error": None, "unit": None} for o in plan.overlaps}
     bases, failed = [], []
-    for i, per in _run_pass(engine, audit_stream.count_pass, shared, batches, progress, "count", batches):
+    for i, per in run_pass(engine, audit_stream.count_pass, shared, batches, progress, "count", batches):
         if isinstance(per, engines.Failed):
-            _skip_failed(plan, batches[i], per)
+            skip_failed(plan, batches[i], per)
             failed.append(i)
             continue
         bases.append({o: totals[o]["chunks"] for o in plan.overlaps})
@@ -134,9 +134,9 @@ def _judge(plan, engine, batches, keys, counted, state, out, progress) -> None:
     first = state["batches_done"]
     items = [(batches[i], counted["bases"][i]) for i in range(first, len(batches))]
     try:
-        for j, result in _run_pass(engine, audit_stream.judge_pass, shared, items, progress, "rank", batches[first:]):
+        for j, result in run_pass(engine, audit_stream.judge_pass, shared, items, progress, "rank", batches[first:]):
             if isinstance(result, engines.Failed):
-                _skip_failed(plan, batches[first + j], result)
+                skip_failed(plan, batches[first + j], result)
                 state["failed"].extend(s.path for s in batches[first + j])
             else:
                 _merge(state, result, plan.k)

@@ -23,7 +23,7 @@ from ragsim.wire.audit import answering_chunks, facts_of, stretch_units
 from ragsim.wire.request import query_terms_for, read_retrieval_options
 
 
-def _documents(shared, batch):
+def documents_of(shared, batch):
     """Each file of the batch with its documents (none, and the reason, for a file skipped)."""
     for source in batch:
         docs, reason = sources.read_or_skip(source, shared.get("pdf_mode", "page"))
@@ -34,7 +34,7 @@ def facts_pass(shared: dict, batch: list) -> list[dict]:
     """Per file: its documents (id, title, characters) and each fact's query, as a tuple of terms."""
     analyzer = read_retrieval_options(shared["retrieval"])["analyzer"]
     out = []
-    for source, docs, reason in _documents(shared, batch):
+    for source, docs, reason in documents_of(shared, batch):
         entry = {"seq": source.seq, "bytes": source.size, "skipped": reason, "docs": []}
         for d in docs:
             index = Session().index(d["text"], analyzer)
@@ -59,7 +59,7 @@ def count_pass(shared: dict, batch: list) -> dict:
     analyzer = read_retrieval_options(shared["retrieval"])["analyzer"]
     terms = shared["terms"]
     per = {o: {"chunks": 0, "units": 0, "total": 0, "df": {}, "error": None, "unit": None} for o in shared["overlaps"]}
-    for _, docs, _ in _documents(shared, batch):
+    for _, docs, _ in documents_of(shared, batch):
         for d in docs:
             session = Session()
             index = session.index(d["text"], analyzer)
@@ -69,6 +69,7 @@ def count_pass(shared: dict, batch: list) -> dict:
                     row["error"] = row["error"] or error
                     continue
                 present = _present(index, corpus, terms)
+                row.setdefault("doc_chunks", []).append(len(corpus.starts))
                 row["chunks"] += len(corpus.starts)
                 row["units"] += sum(corpus.units)
                 row["total"] += sum(corpus.lengths)
@@ -97,7 +98,7 @@ def judge_pass(shared: dict, item: tuple) -> dict:
     best = {o: {} for o in stats}  # overlap -> key -> the batch's best (-score, position), at most k
     positive = {o: {} for o in stats}  # overlap -> key -> chunks scoring above 0 in the batch so far
     files = []
-    for source, docs, reason in _documents(shared, batch):
+    for source, docs, reason in documents_of(shared, batch):
         entry = {"seq": source.seq, "skipped": reason, "docs": []}
         for d in docs:
             session = Session()

@@ -93,6 +93,9 @@ class Output:
     def fact(self, record: dict) -> None:
         self._write({"type": "fact", **record})
 
+    def line(self, record: dict) -> None:
+        self._write(record)
+
     def finish(self, summary: dict) -> None:
         self._write(summary)
         self.file.close()

@@ -12,6 +12,34 @@ from ragsim.wire.audit import read_overlaps
 PROG = "ragsim audit"
 
 
+def _go(prog, args, plan, job):
+    """`job(engine, out, progress)` on the engine the options name, its output and progress set up:
+    (exit status, its result or None); Ctrl-C, an engine that cannot run, an output that cannot be
+    resumed each said in one sentence."""
+    try:
+        engine = pool.engine(args.engine, args.workers, args.scheduler)
+    except pool.EngineError as e:
+        console.say(f"{prog}: {str(e).rstrip('.')}.")
+        return 2, None
+    out = jsonl_out.Output(args.jsonl)
+    progress = Progress(sum(s.size for s in plan.files), len(plan.files), quiet=args.quiet)
+    try:
+        return 0, job(engine, out, progress)
+    except audit_run.Interrupted as e:
+        progress.end()
+        console.say(f"{prog}: {e}.")
+        return 130, None
+    except (jsonl_out.ResumeError, pool.EngineError) as e:
+        progress.end()
+        console.say(f"{prog}: {str(e).rstrip('.')}.")
+        return 2, None
+    finally:
+        progress.end()
+        out.close()
+        if isinstance(engine, pool.Dask):
+            engine.close()
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--glob", default=None, help="in directories, only the files whose name (or path below "
                         "the directory) matches this pattern, e.g. '*.md'")
@@ -29,12 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=argparse.SUPPRESS)  # the size of a batch of files (tests make it small)
 
 
-def say_skipped(skipped: list) -> None:
+def say_skipped(skipped: list, prog: str = PROG) -> None:
     """Each file skipped, with why, on stderr (one line each, at most 20; then how many more)."""
     for path, reason in skipped[:20]:
-        console.say(f"{PROG}: skipped {path}: {reason}.")
+        console.say(f"{prog}: skipped {path}: {reason}.")
     if len(skipped) > 20:
-        console.say(f"{PROG}: and {len(skipped) - 20:,} more files skipped (the summary line lists them all).")
+        console.say(f"{prog}: and {len(skipped) - 20:,} more files skipped (the summary line lists them all).")
 
 
 def _plan(args, chunking, overlaps) -> audit_run.Plan:
@@ -58,34 +86,75 @@ def run_audit(args, chunking: dict, overlaps: list) -> tuple[int, dict | None]:
     """The streamed audit: (exit status, its summary with the facts when --json asks for them)."""
     try:
         plan = _plan(args, chunking, overlaps)
-        engine = pool.engine(args.engine, args.workers, args.scheduler)
-    except (ValueError, pool.EngineError) as e:
+    except ValueError as e:
         console.say(f"{PROG}: {str(e).rstrip('.')}.")
         return 2, None
     if not plan.files:
         say_skipped(plan.skipped)
         console.say(f"{PROG}: no file to read; give text or Markdown files or directories holding them.")
         return 1, None
-    out = jsonl_out.Output(args.jsonl)
-    progress = Progress(sum(s.size for s in plan.files), len(plan.files), quiet=args.quiet)
     facts = [] if args.json else None
-    try:
-        summary = audit_run.run(plan, engine, out, progress, resume=args.resume,
-                                on_fact=facts.append if facts is not None else None)
-    except audit_run.Interrupted as e:
-        progress.end()
-        console.say(f"{PROG}: {e}.")
-        return 130, None
-    except (jsonl_out.ResumeError, pool.EngineError) as e:
-        progress.end()
-        console.say(f"{PROG}: {str(e).rstrip('.')}.")
-        return 2, None
-    finally:
-        out.close()
-        if isinstance(engine, pool.Dask):
-            engine.close()
-    progress.end()
+
+    def job(engine, out, progress):
+        return audit_run.run(plan, engine, out, progress, resume=args.resume,
+                             on_fact=facts.append if facts is not None else None)
+
+    code, summary = _go(PROG, args, plan, job)
+    if summary is None:
+        return code, None
     return _status(plan, summary, facts)
+
+
+def run_eval(args, chunking: dict, table) -> int:
+    """The streamed question set over files and directories: the table (or --json), exit status."""
+    from ragsim.host import cli_common, cli_retrieval, eval_run
+
+    prog = "ragsim eval"
+    files, skipped = sources.walk(args.files, args.glob)
+    try:
+        if args.questions is None:
+            raise ValueError("give the question set with --questions FILE (.json or .csv)")
+        if args.resume and not args.jsonl:
+            raise ValueError("--resume goes on from an output file: give it with --jsonl OUT.jsonl")
+        text = cli_common.read_text_file(args.questions)
+    except (OSError, ValueError) as e:
+        console.say(f"{prog}: {str(e).rstrip('.')}.")
+        return 2 if isinstance(e, ValueError) and args.questions is None else 1
+    retrieval = {"k": args.k if args.k is not None else 5, **cli_retrieval.retrieval_fields(args)}
+    problem = eval_run.check_setting(chunking, retrieval)
+    if problem:
+        console.say(f"{prog}: {problem}")
+        return 2
+    plan = eval_run.Plan(chunking=chunking, retrieval=retrieval, questions_text=text, questions_name=args.questions,
+                         files=files, pdf_mode=args.pdf_mode, batch_bytes=args.batch_kb * 1024, skipped=skipped)
+    if not files:
+        say_skipped(skipped, prog)
+        console.say(f"{prog}: no file to read; give text or Markdown files or directories holding them.")
+        return 1
+
+    def job(engine, out, progress):
+        return eval_run.run(plan, engine, out, progress, resume=args.resume)
+
+    try:
+        code, result = _go(prog, args, plan, job)
+    except eval_run.NothingRead as e:
+        say_skipped(plan.skipped, prog)
+        console.say(f"{prog}: {e}.")
+        return 1
+    except RequestError as e:  # the question set names no document, or misplaces a reference
+        console.say(f"{prog}: {args.questions}: {e.message}")
+        return 2
+    except ValueError as e:
+        console.say(f"{prog}: {str(e).rstrip('.')}.")
+        return 2
+    say_skipped(plan.skipped, prog)
+    if result is None:
+        return code
+    if args.json:
+        console.out_json({k: result[k] for k in ("questions", "question_stats", "skipped") if k in result}, indent=1)
+    elif "questions" in result:
+        console.out(table(result, {"chunking": chunking, "retrieval": retrieval}))
+    return 0
 
 
 def _status(plan, summary, facts) -> tuple[int, dict | None]:

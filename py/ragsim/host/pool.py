@@ -139,7 +139,7 @@ class Dask:
         items = list(items)
         if not self.client.nthreads():
             raise EngineError(f"the Dask cluster at {self.address} has no workers; start some and run again.")
-        handle = self.client.scatter(shared, broadcast=True)
+        [handle] = self.client.scatter([shared], broadcast=True, hash=False)  # one object, not one per key
         limit = 2 * self.workers
         pending, done, nxt, index = deque(range(len(items))), {}, 0, {}
         flight = None
