@@ -15,6 +15,7 @@ Functions here run on the workers (a process pool or Dask): module-level, taking
 import heapq
 
 from ragsim.host import sources
+from ragsim.judge import facts as fact_rules
 from ragsim.rank.collection import Collection, document_frequencies, scores_of
 from ragsim.rank.corpus import rankable
 from ragsim.split.session import Session
@@ -36,9 +37,8 @@ def facts_pass(shared: dict, batch: list) -> list[dict]:
     out = []
     for source, docs, reason in documents_of(shared, batch):
         entry = {"seq": source.seq, "bytes": source.size, "skipped": reason, "docs": []}
-        for d in docs:
-            index = Session().index(d["text"], analyzer)
-            keys = [tuple(query_terms_for(d["text"][f.name[0]:f.name[1]], analyzer)) for f in facts_of(index)]
+        for d in docs:  # the facts come from the text alone (`facts_of` keeps them on an index): none built here
+            keys = [tuple(query_terms_for(d["text"][f.name[0]:f.name[1]], analyzer)) for f in fact_rules.detect(d["text"])]
             entry["docs"].append({"id": d["id"], "title": d["title"], "chars": len(d["text"]), "keys": keys})
         out.append(entry)
     return out
