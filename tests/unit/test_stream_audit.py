@@ -198,3 +198,37 @@ def test_ctrl_c_leaves_a_valid_partial_output_and_says_how_to_resume(tmp_path):
     lines = _lines(out)
     assert lines[-1]["type"] == "summary" and lines[-1]["documents"] == 30 * len(COLLECTION)
     assert [d["file"] for d in lines if d["type"] == "document"] == sorted(str(p) for p in kb.iterdir())
+
+
+class Terminal:
+    """A stderr that says it is a terminal, keeping what is written."""
+
+    def __init__(self, tty=True):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_progress_shows_files_rate_and_time_left_only_on_a_terminal():
+    shown = Terminal()
+    p = Progress(4_000_000, 4, stream=shown, every=0)
+    p.start("rank")
+    p.advance(1, 1_000_000)
+    p.advance(3, 3_000_000)
+    p.end()
+    assert "rank: 1 of 4 files, 1.0 MB" in shown.text and "MB/s" in shown.text and "s left" in shown.text
+    assert "4 of 4 files" in shown.text and shown.text.endswith("\n")
+    for quiet, tty in ((True, True), (False, False)):
+        silent = Terminal(tty)
+        p = Progress(10, 1, quiet=quiet, stream=silent, every=0)
+        p.start("read")
+        p.advance(1, 10)
+        p.end()
+        assert silent.text == ""

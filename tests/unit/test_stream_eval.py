@@ -81,3 +81,64 @@ def test_streamed_eval_on_a_dask_cluster_equals_the_pool():
         finally:
             engine.close()
     assert got["questions"] == expected["questions"] and got["question_stats"] == expected["question_stats"]
+
+
+class StopAfter(Progress):
+    """Ctrl-C as the run's progress reports its `n`-th batch ranked."""
+
+    def __init__(self, n):
+        super().__init__(1, 1, quiet=True)
+        self.n = n
+
+    def advance(self, files, nbytes):
+        if self.phase == "rank":
+            self.n -= 1
+            if self.n == 0:
+                raise KeyboardInterrupt
+
+
+def test_an_interrupted_question_set_resumes_to_the_uninterrupted_output(tmp_path):
+    from ragsim.host import audit_run
+
+    chunking, k, questions = {"strategy": "window", "unit": "words", "size": 60, "overlap": 10}, 3, question_set()
+    files, _ = sources.walk(COLLECTION)
+
+    def run(path, progress, resume=False):
+        plan = eval_run.Plan(chunking=chunking, retrieval={"k": k}, questions_text=json.dumps(questions),
+                             questions_name="q.json", files=files, batch_bytes=5000)
+        out = jsonl_out.Output(str(path))
+        try:
+            return eval_run.run(plan, pool.Local(1), out, progress, resume=resume)
+        finally:
+            out.close()
+
+    whole = run(tmp_path / "whole.jsonl", Progress(1, 1, quiet=True))
+    with pytest.raises(audit_run.Interrupted, match="--resume"):
+        run(tmp_path / "part.jsonl", StopAfter(2))
+    lines = (tmp_path / "part.jsonl").read_text(encoding="utf-8").splitlines()
+    assert lines and all(json.loads(line)["type"] == "document" for line in lines)
+    run(tmp_path / "part.jsonl", Progress(1, 1, quiet=True), resume=True)
+    assert (tmp_path / "part.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
+    last = json.loads((tmp_path / "whole.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert last["type"] == "summary" and last["question_stats"] == whole["question_stats"]
+
+
+def test_eval_reads_a_directory_on_the_command_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "q.json").write_text(json.dumps(question_set()), encoding="utf-8")
+    (tmp_path / "kb").mkdir()
+    for p in COLLECTION:
+        (tmp_path / "kb" / pathlib.Path(p).name).write_bytes(pathlib.Path(p).read_bytes())
+    (tmp_path / "kb" / "logo.md").write_bytes(b"\x00PNG")
+    out = subprocess.run([sys.executable, "-m", "ragsim", "eval", str(tmp_path / "kb"), "--questions",
+                          str(tmp_path / "q.json"), "--size", "60", "--overlap", "10", "--k", "3", "--json", "--quiet"],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "logo.md" in out.stderr and "looks binary" in out.stderr
+    expected = one_request({"strategy": "window", "unit": "words", "size": 60, "overlap": 10}, 3, question_set())
+    got = json.loads(out.stdout)
+    assert [q["verdict"] for q in got["questions"]] == [q["verdict"] for q in expected["questions"]]
+    assert got["question_stats"] == expected["question_stats"]

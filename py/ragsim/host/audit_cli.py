@@ -1,11 +1,15 @@
-"""`python -m ragsim audit FILE... --unit chars --size 900 --overlaps 0,25,50,100,150,300 [--json]`.
+"""`python -m ragsim audit FILE|DIR... --unit chars --size 900 --overlaps 0,25,50,100,150,300 [--json]`.
 
-Runs the corpus audit over text files and prints the table (or, with --json, the data). A .pdf is
-read as LangChain's PyPDFLoader reads it (ragsim.pdf; needs pypdf): a document per page, or one for
-the file with --pdf-mode single.
-Exit status 0, 2 for settings that break the contract (one line on stderr), 1 for files that
-cannot be read as text or are over the size limits (40 MB a file, 10 million characters in all:
-ragsim.limits); a file is read no further than its limit, so /dev/zero is refused at once.
+Runs the corpus audit over text files and prints the table (or, with --json, the data), then the
+corpus in the study's words. With BM25 (the default) the files are streamed (issue 26, docs/cli.md
+"Whole knowledge bases": directories, --glob, --workers, --engine dask, --jsonl, --resume), so a
+knowledge base of any size gives one request's numbers; dense and hybrid run as one request. A .pdf
+is read as LangChain's PyPDFLoader reads it (ragsim.pdf; needs pypdf): a document per page, or one
+for the file with --pdf-mode single.
+Exit status 0, 2 for settings that break the contract (one line on stderr), 1 when no file can be
+read as text (a file that cannot be, or is over 40 MB, is skipped and listed; with dense or hybrid
+retrieval it is refused, and so are more than 10 million characters in all: ragsim.limits); a file
+is read no further than its limit, so /dev/zero is refused at once. Ctrl-C: 130, the output kept.
 """
 
 import argparse

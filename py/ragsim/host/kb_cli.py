@@ -41,20 +41,21 @@ def _go(prog, args, plan, job):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--glob", default=None, help="in directories, only the files whose name (or path below "
-                        "the directory) matches this pattern, e.g. '*.md'")
-    parser.add_argument("--workers", type=int, default=None, help="processes to run on (default: every core)")
+    parser.add_argument("--glob", default=None, help="In directories, only the files whose name (or path below "
+                        "the directory) matches this pattern, e.g. '*.md'.")
+    parser.add_argument("--workers", type=int, default=None, help="Processes to run on (default: every core).")
     parser.add_argument("--engine", default="local", choices=("local", "dask"),
-                        help="local (a process pool, the default) or dask (an existing dask.distributed cluster)")
-    parser.add_argument("--scheduler", default=None, help="with --engine dask, the scheduler's address, e.g. "
-                        "tcp://127.0.0.1:8786")
+                        help="Local (a process pool, the default) or dask (an existing dask.distributed cluster).")
+    parser.add_argument("--scheduler", default=None, help="With --engine dask, the scheduler's address, e.g. "
+                        "tcp://127.0.0.1:8786.")
     parser.add_argument("--jsonl", "-o", dest="jsonl", default=None, metavar="OUT.jsonl",
-                        help="write the results as JSON Lines: a line per document, per fact, then the summary")
-    parser.add_argument("--resume", action="store_true", help="go on from where an interrupted run's --jsonl "
-                        "output stops (the documents it holds are not judged again)")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+                        help="Write the results as JSON Lines: a line per document, then per fact or question, "
+                        "then the summary.")
+    parser.add_argument("--resume", action="store_true", help="Go on from where an interrupted run's --jsonl "
+                        "output stops (the documents it holds are not ranked again).")
+    parser.add_argument("--quiet", action="store_true", help="No progress on stderr.")
     parser.add_argument("--batch-kb", type=int, default=audit_run.BATCH_BYTES // 1024,
-                        help=argparse.SUPPRESS)  # the size of a batch of files (tests make it small)
+                        help=f"About how many KB of files a batch holds (default {audit_run.BATCH_BYTES // 1024}).")
 
 
 def say_skipped(skipped: list, prog: str = PROG) -> None:
@@ -90,9 +91,7 @@ def run_audit(args, chunking: dict, overlaps: list) -> tuple[int, dict | None]:
         console.say(f"{PROG}: {str(e).rstrip('.')}.")
         return 2, None
     if not plan.files:
-        say_skipped(plan.skipped)
-        console.say(f"{PROG}: no file to read; give text or Markdown files or directories holding them.")
-        return 1, None
+        return nothing_read(plan.skipped), None
     facts = [] if args.json else None
 
     def job(engine, out, progress):
@@ -128,19 +127,15 @@ def run_eval(args, chunking: dict, table) -> int:
     plan = eval_run.Plan(chunking=chunking, retrieval=retrieval, questions_text=text, questions_name=args.questions,
                          files=files, pdf_mode=args.pdf_mode, batch_bytes=args.batch_kb * 1024, skipped=skipped)
     if not files:
-        say_skipped(skipped, prog)
-        console.say(f"{prog}: no file to read; give text or Markdown files or directories holding them.")
-        return 1
+        return nothing_read(skipped, prog)
 
     def job(engine, out, progress):
         return eval_run.run(plan, engine, out, progress, resume=args.resume)
 
     try:
         code, result = _go(prog, args, plan, job)
-    except eval_run.NothingRead as e:
-        say_skipped(plan.skipped, prog)
-        console.say(f"{prog}: {e}.")
-        return 1
+    except eval_run.NothingRead:
+        return nothing_read(plan.skipped, prog)
     except RequestError as e:  # the question set names no document, or misplaces a reference
         console.say(f"{prog}: {args.questions}: {e.message}")
         return 2
@@ -157,15 +152,23 @@ def run_eval(args, chunking: dict, table) -> int:
     return 0
 
 
+def nothing_read(skipped: list, prog: str = PROG) -> int:
+    """No file gave a document: why, in one sentence for one file (else each listed first); exit 1."""
+    if len(skipped) == 1:
+        console.say(f"{prog}: {skipped[0][1].rstrip('.')}.")
+        return 1
+    say_skipped(skipped, prog)
+    console.say(f"{prog}: no document could be read; give text or Markdown files, or directories holding them.")
+    return 1
+
+
 def _status(plan, summary, facts) -> tuple[int, dict | None]:
+    if summary["documents"] == 0:
+        return nothing_read(plan.skipped), None
     say_skipped(plan.skipped)
     if summary.get("failed"):
         console.say(f"{PROG}: {len(summary['failed']):,} files were not judged (a worker died on their batch twice); "
                     "the numbers leave their facts out.")
-    if summary["documents"] == 0:
-        first = plan.skipped[0] if plan.skipped else ("the files", "no text")
-        console.say(f"{PROG}: no document could be read ({first[0]}: {first[1]}); give text files.")
-        return 1, None
     if all(row.get("error") for row in summary["rows"]):
         console.say(f"{PROG}: every overlap was refused; the first: {summary['rows'][0]['error']}")
         return 2, None
