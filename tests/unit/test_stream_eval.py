@@ -10,6 +10,7 @@ import pytest
 from ragsim.host import eval_run, jsonl_out, pool, sources
 from ragsim.host.progress import Progress
 from ragsim.wire.api import simulate
+from test_stream_audit import StopAfter  # Ctrl-C at the n-th batch ranked
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COLLECTION = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))
@@ -81,20 +82,6 @@ def test_streamed_eval_on_a_dask_cluster_equals_the_pool():
         finally:
             engine.close()
     assert got["questions"] == expected["questions"] and got["question_stats"] == expected["question_stats"]
-
-
-class StopAfter(Progress):
-    """Ctrl-C as the run's progress reports its `n`-th batch ranked."""
-
-    def __init__(self, n):
-        super().__init__(1, 1, quiet=True)
-        self.n = n
-
-    def advance(self, files, nbytes):
-        if self.phase == "rank":
-            self.n -= 1
-            if self.n == 0:
-                raise KeyboardInterrupt
 
 
 def test_an_interrupted_question_set_resumes_to_the_uninterrupted_output(tmp_path):
