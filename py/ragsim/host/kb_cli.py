@@ -29,6 +29,10 @@ def _go(prog, args, plan, job):
         progress.end()
         console.say(f"{prog}: {e}.")
         return 130, None
+    except KeyboardInterrupt:  # before any document was written: nothing to resume
+        progress.end()
+        console.say(f"{prog}: interrupted before any document was ranked; run the same command again.")
+        return 130, None
     except (jsonl_out.ResumeError, pool.EngineError) as e:
         progress.end()
         console.say(f"{prog}: {str(e).rstrip('.')}.")
