@@ -27,7 +27,8 @@ def _go(prog, args, plan, job):
         return 0, job(engine, out, progress)
     except audit_run.Interrupted as e:
         progress.end()
-        console.say(f"{prog}: {e}.")
+        console.say(f"{prog}: {e}." if args.jsonl else f"{prog}: interrupted; nothing was kept (give --jsonl OUT.jsonl "
+                    "to keep a run's output and go on from it with --resume).")
         return 130, None
     except KeyboardInterrupt:  # before any document was written: nothing to resume
         progress.end()
