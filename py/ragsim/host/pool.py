@@ -61,7 +61,11 @@ class Local:
     def map(self, fn, shared, items):
         if self.workers == 1:
             for i, item in enumerate(items):
-                yield i, fn(shared, item)
+                try:
+                    result = fn(shared, item)
+                except (MemoryError, RecursionError, OSError) as e:  # this batch's own failure, not the run's
+                    result = Failed(f"it could not be run ({type(e).__name__}: {_first_line(e)})")
+                yield i, result
             return
         yield from self._pooled(fn, shared, list(items))
 
@@ -89,6 +93,8 @@ class Local:
                     except BrokenProcessPool:
                         broken = True
                         running[f] = i
+                    except (MemoryError, RecursionError, OSError) as e:
+                        done[i] = Failed(f"it could not be run ({type(e).__name__}: {_first_line(e)})")
                 if broken:
                     pool.shutdown(wait=False, cancel_futures=True)
                     lost = sorted(running.values())
