@@ -177,7 +177,7 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_output(tmp_path):
 def test_ctrl_c_leaves_a_valid_partial_output_and_says_how_to_resume(tmp_path):
     kb = tmp_path / "kb"
     kb.mkdir()
-    for i in range(30):
+    for i in range(12):
         for p in COLLECTION:
             shutil.copy(p, kb / f"{i:02d}-{pathlib.Path(p).name}")
     out = tmp_path / "out.jsonl"
@@ -196,7 +196,7 @@ def test_ctrl_c_leaves_a_valid_partial_output_and_says_how_to_resume(tmp_path):
     resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, env=ENV, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     lines = _lines(out)
-    assert lines[-1]["type"] == "summary" and lines[-1]["documents"] == 30 * len(COLLECTION)
+    assert lines[-1]["type"] == "summary" and lines[-1]["documents"] == 12 * len(COLLECTION)
     assert [d["file"] for d in lines if d["type"] == "document"] == sorted(str(p) for p in kb.iterdir())
 
 
