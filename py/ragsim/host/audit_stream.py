@@ -16,7 +16,7 @@ import heapq
 
 from ragsim.host import sources
 from ragsim.judge import facts as fact_rules
-from ragsim.rank.collection import Collection, document_frequencies, scores_of
+from ragsim.rank.collection import Collection, Scorer, document_frequencies
 from ragsim.rank.corpus import rankable
 from ragsim.split.session import Session
 from ragsim.errors import RequestError
@@ -126,14 +126,14 @@ def _fact_record(d, f, key_id) -> dict:
 
 
 def _score_keys(index, corpus, by_term, keys, collection, retrieval, base, k, best, positive) -> dict:
-    shared_terms = by_term.keys() if isinstance(by_term, dict) else by_term
     """Each query holding a term of this document, scored over its chunks: `{key: {position: score}}`
     (positions in the corpus); the batch's best k and positive counts updated."""
     out = {}
-    ids = sorted({i for t in _present(index, corpus, shared_terms) for i in by_term[t]})
+    ids = sorted({i for t in _present(index, corpus, by_term.keys()) for i in by_term[t]})
+    scorer = Scorer(corpus.lengths, corpus.occurrence, collection, retrieval["variant"], retrieval["k1"],
+                    retrieval["b"], retrieval["delta"])
     for i in ids:
-        scored = scores_of(keys[i], corpus.lengths, corpus.occurrence, collection, retrieval["variant"],
-                           retrieval["k1"], retrieval["b"], retrieval["delta"])
+        scored = scorer.scores(keys[i])
         scored = {p + base: s for p, s in scored.items() if s > 0}
         out[i] = scored
         if not scored:

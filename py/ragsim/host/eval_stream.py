@@ -17,7 +17,7 @@ from bisect import bisect_left, bisect_right
 
 from ragsim.host import sources
 from ragsim.host.audit_stream import documents_of
-from ragsim.rank.collection import Collection, scores_of
+from ragsim.rank.collection import Collection, Scorer
 from ragsim.rank.corpus import nondecreasing, rankable
 from ragsim.split.session import Session
 from ragsim.wire.request import read_retrieval_options
@@ -35,11 +35,14 @@ def _corpus(shared, text, analyzer):
     return index, rankable([index], [0], session, shared["chunking"])
 
 
-def _scores(shared, index, corpus, qi, retrieval, base) -> dict:
+def _scorer(shared, corpus, retrieval) -> Scorer:
+    return Scorer(corpus.lengths, corpus.occurrence, Collection(*shared["collection"]), retrieval["variant"],
+                  retrieval["k1"], retrieval["b"], retrieval["delta"])
+
+
+def _scores(shared, scorer, qi, base) -> dict:
     """Question `qi`'s positive scores over this document's chunks, by position in the corpus."""
-    s = scores_of(shared["terms"][qi], corpus.lengths, corpus.occurrence, Collection(*shared["collection"]),
-                  retrieval["variant"], retrieval["k1"], retrieval["b"], retrieval["delta"])
-    return {p + base: x for p, x in s.items() if x > 0}
+    return {p + base: x for p, x in scorer.scores(shared["terms"][qi]).items() if x > 0}
 
 
 def referenced_pass(shared: dict, item: tuple) -> dict:
@@ -50,12 +53,13 @@ def referenced_pass(shared: dict, item: tuple) -> dict:
     text = sources.read(source, shared.get("pdf_mode", "page"))[within]["text"]
     index, corpus = _corpus(shared, text, retrieval["analyzer"])
     starts, ends = corpus.doc_columns(0)
+    scorer = _scorer(shared, corpus, retrieval)
     whole, touching = {}, {}
     for qi, q in enumerate(shared["questions"]):
         spans = [(si, s, t) for si, (dd, s, t) in enumerate(q["spans"]) if dd == d]
         if not spans:
             continue
-        scores = _scores(shared, index, corpus, qi, retrieval, base)
+        scores = _scores(shared, scorer, qi, base)
         for si, s, t in spans:
             held = [base + i for i, (a, z) in enumerate(zip(starts, ends)) if a <= s and t <= z]
             best = min(((scores.get(p, 0.0), p) for p in held), key=lambda x: (-x[0], x[1]), default=None)
@@ -83,11 +87,12 @@ def rank_pass(shared: dict, item: tuple) -> dict:
         for doc in docs:
             index, corpus = _corpus(shared, doc["text"], retrieval["analyzer"])
             starts, ends = corpus.doc_columns(0)
+            scorer = _scorer(shared, corpus, retrieval)
             for i in range(min(len(starts), 2 * k - len(first))):
                 first.append((base + i, d, starts[i], ends[i]))
             vocabulary = set(index.postings).union(*(layout.edge_index for _, layout, _, _, _ in corpus.parts))
             for qi in sorted({qi for t in vocabulary & shared["by_term"].keys() for qi in shared["by_term"][t]}):
-                scores = _scores(shared, index, corpus, qi, retrieval, base)
+                scores = _scores(shared, scorer, qi, base)
                 if not scores:
                     continue
                 positive[qi] = positive.get(qi, 0) + len(scores)

@@ -42,33 +42,54 @@ def document_frequencies(terms, occurrence, n: int) -> dict:
     return out
 
 
+class Scorer:
+    """BM25 over one part's chunks with the collection's statistics: each term's weight in each chunk
+    holding it computed once (`weight(idf, tf, dl, ...)`, the variant's own formula) and shared by
+    every query that asks for the term. `lengths[p]` is chunk p's term count, `occurrence(t)` as
+    `Corpus.occurrence`."""
+
+    def __init__(self, lengths, occurrence, collection: Collection, variant="lucene", k1=1.2, b=0.75, delta=0.5):
+        if variant in SHIFTED:  # these score absent terms too: every chunk of every part, not a seam's job
+            raise RequestError("retrieval.variant", f"{variant} scores every chunk for a term it lacks; a corpus "
+                               "read in parts ranks with lucene, robertson or atire.")
+        self.idf, self.weight = formulas(variant)
+        check_parameters(variant, k1, b, delta)
+        self.lengths, self.occurrence, self.collection = lengths, occurrence, collection
+        self.k1, self.b, self.delta = k1, b, delta
+        self.l_avg = collection.total / collection.chunks if collection.chunks and collection.total else None
+        self.weights: dict = {}
+
+    def term(self, t: str) -> dict:
+        """`{position: weight}` of term t in the chunks holding it (empty when it is nowhere)."""
+        got = self.weights.get(t)
+        if got is None:
+            df = self.collection.df.get(t, 0)
+            got = {}
+            if df and self.l_avg is not None:
+                chunks, tfs = self.occurrence(t)
+                pairs = zip(chunks, tfs) if chunks is not None else ((p, tf) for p, tf in enumerate(tfs) if tf)
+                idf, w, lengths = self.idf(df, self.collection.chunks), self.weight, self.lengths
+                got = {p: w(idf, tf, lengths[p], self.l_avg, self.k1, self.b, self.delta) for p, tf in pairs}
+            self.weights[t] = got
+        return got
+
+    def scores(self, query_terms) -> dict:
+        """`{position: score}` for the chunks holding a query term: the weights added in query order
+        from 0.0, as `ranking.score_all` adds them (a term a chunk lacks adds nothing)."""
+        columns = [self.term(t) for t in query_terms]
+        out: dict = {}
+        for p in sorted({p for column in columns for p in column}):
+            s = 0.0
+            for column in columns:
+                w = column.get(p)
+                if w is not None:
+                    s += w
+            out[p] = s
+        return out
+
+
 def scores_of(query_terms, lengths, occurrence, collection: Collection, variant="lucene", k1=1.2, b=0.75,
               delta=0.5) -> dict:
     """`{position: score}` for the chunks of a part holding at least one query term (every other chunk
-    scores 0.0): `lengths[p]` is chunk p's term count, `occurrence(t)` as `Corpus.occurrence`."""
-    if variant in SHIFTED:  # these score absent terms too: every chunk of every part, not a seam's job
-        raise RequestError("retrieval.variant", f"{variant} scores every chunk for a term it lacks; a corpus "
-                           "read in parts ranks with lucene, robertson or atire.")
-    idf_f, weight = formulas(variant)
-    check_parameters(variant, k1, b, delta)
-    N, total = collection.chunks, collection.total
-    if N == 0 or total == 0:
-        return {}
-    l_avg = total / N
-    held = {}
-    for t in dict.fromkeys(query_terms):
-        df = collection.df.get(t, 0)
-        if not df:
-            continue
-        chunks, tfs = occurrence(t)
-        pairs = zip(chunks, tfs) if chunks is not None else ((p, tf) for p, tf in enumerate(tfs) if tf)
-        held[t] = (idf_f(df, N), dict(pairs))
-    scores: dict = {}
-    for p in sorted({p for _, tf_of in held.values() for p in tf_of}):
-        s = 0.0
-        for t in query_terms:
-            got = held.get(t)
-            if got is not None and p in got[1]:
-                s += weight(got[0], got[1][p], lengths[p], l_avg, k1, b, delta)
-        scores[p] = s
-    return scores
+    scores 0.0): one query's `Scorer.scores`."""
+    return Scorer(lengths, occurrence, collection, variant, k1, b, delta).scores(query_terms)
