@@ -68,7 +68,7 @@ def _harvest(limit_bytes: int) -> list[str]:
 def make_corpus(directory: pathlib.Path, size_mb: int, seed: int = 26) -> tuple[int, int]:
     """Documents of 4 KB to 300 KB (log-uniform) of permuted paragraphs until `size_mb` MB are written."""
     rng = random.Random(seed)
-    pool = paragraphs(min(size_mb, 8) * 2**20)  # 8 MB of distinct text, permuted into the rest
+    pool = paragraphs(8 * 2**20)  # 8 MB of distinct text, permuted into documents of any size
     target, written, n = size_mb * 2**20, 0, 0
     while written < target:
         want = int(4096 * (300 / 4) ** rng.random())
