@@ -129,3 +129,18 @@ def test_eval_reads_a_directory_on_the_command_line(tmp_path):
     got = json.loads(out.stdout)
     assert [q["verdict"] for q in got["questions"]] == [q["verdict"] for q in expected["questions"]]
     assert got["question_stats"] == expected["question_stats"]
+
+
+def test_the_resume_fingerprint_is_the_same_in_every_process():
+    """--resume runs in a new process: its checkpoint's fingerprint must not hang on a per-process hash."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json, sys; from ragsim.host import eval_run, sources; "
+            "print(eval_run.Plan(chunking={'size': 60}, retrieval={'k': 3}, questions_text='{\"questions\": []}', "
+            "questions_name='q.json', files=sources.walk(sys.argv[1:])[0]).fingerprint())")
+    prints = {subprocess.run([sys.executable, "-c", code, *COLLECTION], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "PYTHONPATH": str(ROOT / "py"), "PYTHONHASHSEED": seed}).stdout
+              for seed in ("1", "2")}
+    assert len(prints) == 1 and len(prints.pop().strip()) == 64

@@ -7,6 +7,7 @@ verdict and metrics come from `judge.questions`' own functions (`judge`, `chroma
 `Retrieved`, so they are one request's numbers over the same documents.
 """
 
+import hashlib
 import heapq
 from dataclasses import dataclass, field
 
@@ -32,8 +33,9 @@ class Plan:
     skipped: list = field(default_factory=list)
 
     def fingerprint(self) -> str:
-        return audit_run.Plan(self.chunking, [], self.retrieval, 0, self.files, self.pdf_mode, self.batch_bytes,
-                              ).fingerprint() + str(hash(self.questions_text) & 0xFFFF)
+        asked = hashlib.sha256(self.questions_text.encode("utf-8", "backslashreplace")).hexdigest()
+        return audit_run.Plan(self.chunking, [asked], self.retrieval, 0, self.files, self.pdf_mode,
+                              self.batch_bytes).fingerprint()
 
 
 class NothingRead(Exception):
