@@ -161,8 +161,10 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
         if best is not None:
             shared["thresholds"].setdefault(qi, {})[f"{qi}:{si}"] = best
     state = out.resume_state(plan.fingerprint()) if resume else None
-    if state is not None and state.get("complete"):
-        return state["summary"]
+    if state is not None and state.get("complete"):  # a finished run: its question lines as they are
+        asked = [{k: v for k, v in line.items() if k not in ("type", "query")}
+                 for line in out.read_lines() if line.get("type") == "question"]
+        return {**state["summary"], "questions": asked}
     state = state or out.start(plan.fingerprint())
     _rank(plan, engine, batches, bases, doc_base, shared, state, out, progress)
     return _finish(plan, questions, whole, touching, state, out)

@@ -90,6 +90,12 @@ class Output:
                     break
                 yield json.loads(line)
 
+    def read_lines(self):
+        """Every line of a finished output."""
+        with open(self.path, "rb") as f:
+            for line in f:
+                yield json.loads(line)
+
     def fact(self, record: dict) -> None:
         self._write({"type": "fact", **record})
 
