@@ -283,6 +283,8 @@ function startPanels(gate) {
   settingsMap = new SettingsMap({
     gate,
     simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("simulate", r)), request, "map"),
+    dense: computer.dense,
+    send: (r) => gate.send(documentsMessage("simulate", r)),
     busy,
     onPick: pickSetting,
   });
@@ -382,7 +384,8 @@ window.ragsim = Object.freeze({
   panelsShown: () => Boolean(results.investigate && store.last && (store.embed || results.investigate.last === store.last)),
   audit: () => (results.audit ? results.audit.result : null),
   // issue 13: the embedding worker's state and counts (chunks embedded, model load ms)
-  dense: () => ({ state: computer.dense.state, ...computer.dense.stats }),
+  dense: () => ({ state: computer.dense.state, ...computer.dense.stats, rate: computer.dense.rate(), held: computer.dense.held,
+    jobs: computer.dense.running(), aheadBusy: Boolean(computer.dense.aheadBusy) }),
   // issue 11: the question set (UTF-16 offsets) and the map ({state, done, grid, cells})
   questions: () => store.state.questions,
   // the set's scores, asked for after the drag's result: {state: "stale" | "fresh" | ..., response, log}

@@ -3,25 +3,58 @@
 // so an inference never holds up a BM25 answer in the Pyodide worker.
 //
 //   page -> {type: "load", dtype: "fp32" | "q8"}
-//        <- {type: "progress", loaded, total}  ...  then {type: "loaded", ms} or {type: "failed", message}
-//   page -> {type: "embed", job, query, texts}
-//        <- {type: "embedding", job, done, total}  (after each batch)
-//        <- {type: "scores", job, scores}  (cosine of each text with the query)  or {type: "cancelled", job}
+//        <- {type: "progress", loaded, total}  ...  then {type: "loaded", ms, backend} or {type: "failed", message}
+//           backend: {device: "webgpu" | "wasm", threads, isolated}: what the model runs on
+//   page -> {type: "embed", job, lane, priority, query, texts, reply?}
+//        <- {type: "embedding", job, done, total, embedded}  (after each batch that advanced it; `embedded`:
+//           the texts this job's own batches gave the model so far)
+//        <- {type: "scores", job, lane, scores, embedded, ms}  (cosine of each text with the query; `embedded`:
+//           texts the model ran on for this job, `ms`: the model's time for them)  or {type: "cancelled", job, lane, embedded, ms}
+//   page -> {type: "cancel", job} | {type: "cancel", lane}
+//   page -> {type: "count", job, texts} <- {type: "count", job, missing}: how many the model has not read yet
+//   page -> {type: "hold", on}  (the user is dragging: only priority 0 runs until it is off)
 //
-// Vectors are kept by text (per model), so a text is embedded once. A newer "embed" cancels an
-// older one between batches (latest wins); what the older one embedded stays cached.
-// Truncation as sentence-transformers does it: the first 255 ids and [SEP] (transformers.js would
-// cut [SEP] off: notes/dense_api.md, trap 3).
+// A small job queue (issue 24). Every job waits in `queue`; before each batch the worker takes the
+// job of the lowest `priority` (0: the setting on screen; then its question set; then the settings
+// embedded ahead; then the panels below the picture; then the map: the JOBS table of the page's dense client), the oldest first
+// among equals, and runs one batch of its texts the model has not read. So a drag's job overtakes the
+// map between two batches, and the map resumes where it was. A newer job in the same lane replaces
+// the older (latest wins); what the older one embedded stays cached. Another kind of job joins with
+// a lane and a priority of its own, and, when it wants something other than one cosine per text
+// with a query, a `reply` named in REPLIES.
+//
+// Vectors are kept by what the model reads: the word-piece ids after truncation (a chunk longer
+// than 256 pieces is kept by its first 255 and [SEP], which is all the model sees), so two chunks
+// that differ only past that point are embedded once. Truncation as sentence-transformers does it
+// (transformers.js would cut [SEP] off: notes/dense_api.md, trap 3).
 
 const configUrl = new URL("./build-config.js", import.meta.url);
 const MAX = 256;
-const BATCH = 16;
+const BATCH = 16; // texts per model call for the setting on screen
+const SMALL_BATCH = 8; // for the others: a drag waits for at most one of these
 const KEEP = 20000; // vectors kept per model (1.5 KB each)
 
-let loading = null; // promise of {tokenizer, model, Tensor, mean_pooling}
+let loading = null; // promise of {tokenizer, model, Tensor, mean_pooling, backend}
 let dtype = null;
-const latest = {}; // lane -> the newest job asked for in it (the drag's, the sweep's)
-const vectors = new Map(); // dtype -> Map(text -> Float32Array)
+const vectors = new Map(); // dtype -> Map(key -> Float32Array)
+const queue = new Map(); // job -> {job, lane, priority, query, keys, rows: Map(key -> ids), want, ...}
+const lanes = new Map(); // lane -> its newest job
+let held = false;
+let pumping = false;
+let order = 0; // jobs' arrival order
+
+/** What the model can run on here: WebGPU when the browser gives an adapter, else WebAssembly with
+ * several threads where the page is cross-origin isolated: one core fewer than the machine has (the
+ * page and Python need one; on 2 shared cores 2 threads embedded 4.7 chunks/s against 7.3 for one,
+ * benchmarks/bench_dense.py --browser), at most 4. */
+async function backendHere() {
+  const isolated = Boolean(self.crossOriginIsolated);
+  const threads = isolated ? Math.max(1, Math.min(4, (navigator.hardwareConcurrency || 2) - 1)) : 1;
+  try {
+    if (navigator.gpu && await navigator.gpu.requestAdapter()) return { device: "webgpu", threads, isolated };
+  } catch { /* no adapter: WebAssembly */ }
+  return { device: "wasm", threads, isolated };
+}
 
 async function load(kind) {
   const { dense } = (await import(configUrl.href)).default;
@@ -31,30 +64,38 @@ async function load(kind) {
   env.allowRemoteModels = false;
   env.localModelPath = new URL(dense.localModelPath, configUrl).pathname; // no scheme (trap 1)
   env.backends.onnx.wasm.wasmPaths = { mjs: at(dense["ort-wasm-simd-threaded.mjs"]), wasm: at(dense["ort-wasm-simd-threaded.wasm"]) };
-  env.backends.onnx.wasm.numThreads = 1; // the page is not cross-origin isolated
+  const backend = await backendHere();
+  env.backends.onnx.wasm.numThreads = backend.threads;
   const expected = kind === "q8" ? dense.model_quantizedBytes : dense.modelBytes;
   const files = new Map();
   let last = 0;
-  const extractor = await pipeline("feature-extraction", dense.model, {
-    dtype: kind, device: "wasm",
-    progress_callback: (p) => {
-      if (p.status !== "progress" || !p.file) return;
-      files.set(p.file, [p.loaded || 0, p.total || 0]);
-      const now = performance.now();
-      if (now - last < 100 && p.loaded !== p.total) return;
-      last = now;
-      let loaded = 0, total = 0;
-      for (const [l, t] of files.values()) { loaded += l; total += t; }
-      postMessage({ type: "progress", loaded, total: Math.max(total, expected || 0) });
-    },
-  });
+  const progress_callback = (p) => {
+    if (p.status !== "progress" || !p.file) return;
+    files.set(p.file, [p.loaded || 0, p.total || 0]);
+    const now = performance.now();
+    if (now - last < 100 && p.loaded !== p.total) return;
+    last = now;
+    let loaded = 0, total = 0;
+    for (const [l, t] of files.values()) { loaded += l; total += t; }
+    postMessage({ type: "progress", loaded, total: Math.max(total, expected || 0) });
+  };
+  let extractor;
+  try {
+    extractor = await pipeline("feature-extraction", dense.model, { dtype: kind, device: backend.device, progress_callback });
+  } catch (error) {
+    if (backend.device === "wasm") throw error;
+    backend.device = "wasm"; // WebGPU offered but the model could not start on it
+    extractor = await pipeline("feature-extraction", dense.model, { dtype: kind, device: "wasm", progress_callback });
+  }
   const { tokenizer, model } = extractor;
-  return { tokenizer, model, Tensor, mean_pooling, sep: tokenizer.sep_token_id };
+  return { tokenizer, model, Tensor, mean_pooling, sep: tokenizer.sep_token_id, backend };
 }
 
-async function embed(m, texts) {
-  const ids = (text) => { const all = m.tokenizer.encode(text); return all.length <= MAX ? all : [...all.slice(0, MAX - 1), m.sep]; };
-  const rows = texts.map(ids), width = Math.max(...rows.map((r) => r.length)), dims = [rows.length, width];
+/** The ids the model reads for `text`: at most MAX, ending with [SEP]. */
+const readIds = (m, text) => { const all = m.tokenizer.encode(text); return all.length <= MAX ? all : [...all.slice(0, MAX - 1), m.sep]; };
+
+async function embed(m, rows) {
+  const width = Math.max(...rows.map((r) => r.length)), dims = [rows.length, width];
   const flat = (f) => BigInt64Array.from(rows.flatMap((r) => Array.from({ length: width }, (_, i) => f(r, i))));
   const input_ids = new m.Tensor("int64", flat((r, i) => BigInt(r[i] ?? 0)), dims);
   const attention_mask = new m.Tensor("int64", flat((r, i) => (i < r.length ? 1n : 0n)), dims);
@@ -65,57 +106,131 @@ async function embed(m, texts) {
   return Array.from({ length: n }, (_, i) => Float32Array.from(data.subarray(i * d, (i + 1) * d)));
 }
 
+const dot = (a, b) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * b[i]; return s; };
+
+// What a finished job sends back, by its `reply` (default "cosines"): another kind of job adds its own.
+const REPLIES = {
+  cosines: (job, get) => ({ scores: job.keys.map((k) => dot(get(k), get(job.queryKey))) }),
+};
+
 const yieldToMessages = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-async function run({ job, lane, query, texts }) {
+async function enqueue(data) {
   const m = await loading;
-  const cache = vectors.get(dtype);
-  const want = [...new Set([query, ...texts])].filter((t) => !cache.has(t));
-  want.sort((a, b) => a.length - b.length); // similar lengths together: little padding
-  const total = texts.length;
-  const unseen = new Set(texts.filter((t) => !cache.has(t)));
-  let done = total - unseen.size;
-  postMessage({ type: "embedding", job, done, total });
-  for (let i = 0; i < want.length; i += BATCH) {
-    if (job !== latest[lane]) { postMessage({ type: "cancelled", job }); return; }
-    const batch = want.slice(i, i + BATCH);
-    const out = await embed(m, batch);
-    batch.forEach((t, j) => { cache.set(t, out[j]); if (unseen.delete(t)) done++; });
-    while (cache.size > KEEP) cache.delete(cache.keys().next().value);
-    postMessage({ type: "embedding", job, done, total });
-    await yieldToMessages(); // a newer job, if one came, is seen before the next batch
+  const older = lanes.get(data.lane);
+  if (older !== undefined && queue.has(older)) finish(older, cancelled(queue.get(older)));
+  lanes.set(data.lane, data.job);
+  const cache = vectors.get(dtype), rows = new Map();
+  const keyOf = (text) => { const ids = readIds(m, text), key = ids.join(","); if (!cache.has(key)) rows.set(key, ids); return key; };
+  const queryKey = data.query === undefined ? null : keyOf(data.query);
+  const keys = data.texts.map(keyOf);
+  const job = { ...data, priority: data.priority ?? 0, queryKey, keys, rows, total: data.texts.length, embedded: 0, told: 0, ms: 0, at: order++ };
+  job.done = keys.filter((k) => cache.has(k)).length;
+  delete job.texts;
+  queue.set(job.job, job);
+  postMessage({ type: "embedding", job: job.job, done: job.done, total: job.total, embedded: 0 });
+  if (!rows.size) advance(job, cache); // every vector cached: answered at once, even while a drag holds the rest
+  else pump();
+}
+
+const cancelled = (j) => ({ type: "cancelled", job: j.job, lane: j.lane, embedded: j.embedded, ms: j.ms });
+
+function finish(id, message) {
+  queue.delete(id);
+  postMessage(message);
+}
+
+/** The job to run a batch of next, or null (nothing queued, or only jobs that wait for the drag). */
+function next() {
+  let best = null;
+  for (const j of queue.values()) {
+    if (held && j.priority > 0) continue;
+    if (!best || j.priority < best.priority || (j.priority === best.priority && j.at < best.at)) best = j;
   }
-  const q = cache.get(query);
-  const scores = texts.map((t) => {
-    const v = cache.get(t) || q; // evicted meanwhile cannot happen within one job; guard anyway
-    let s = 0;
-    for (let i = 0; i < v.length; i++) s += v[i] * q[i];
-    return s;
-  });
-  postMessage({ type: "scores", job, scores });
+  return best;
+}
+
+/** Run batches, the most urgent job's first, until nothing can run. */
+async function pump() {
+  if (pumping) return;
+  pumping = true;
+  try {
+    for (let job = next(); job; job = next()) {
+      const m = await loading, cache = vectors.get(dtype);
+      for (const k of job.rows.keys()) if (cache.has(k)) job.rows.delete(k); // embedded meanwhile, for another job
+      const todo = [...job.rows].sort((a, b) => a[1].length - b[1].length).slice(0, job.priority ? SMALL_BATCH : BATCH);
+      if (todo.length) {
+        const started = performance.now();
+        let out;
+        try {
+          out = await embed(m, todo.map((t) => t[1]));
+        } catch (error) {
+          finish(job.job, { type: "failed", job: job.job, message: String((error && error.message) || error || "unknown error") });
+          continue;
+        }
+        const ms = performance.now() - started;
+        todo.forEach(([k], i) => { cache.set(k, out[i]); job.rows.delete(k); });
+        job.embedded += todo.length;
+        job.ms += ms;
+        while (cache.size > KEEP) cache.delete(cache.keys().next().value);
+      }
+      for (const j of [...queue.values()]) advance(j, cache);
+      await yieldToMessages(); // a newer job, a cancel or a hold, if one came, is seen before the next batch
+    }
+  } finally {
+    pumping = false;
+  }
+}
+
+/** Tell the page how far job `j` is; answer it once every vector it needs is cached. */
+function advance(j, cache) {
+  const done = j.keys.filter((k) => cache.has(k)).length;
+  if (done !== j.done || j.embedded !== j.told) {
+    Object.assign(j, { done, told: j.embedded });
+    postMessage({ type: "embedding", job: j.job, done, total: j.total, embedded: j.embedded });
+  }
+  if (done < j.total || (j.queryKey !== null && !cache.has(j.queryKey))) return;
+  const get = (k) => cache.get(k);
+  finish(j.job, { type: "scores", job: j.job, lane: j.lane, embedded: j.embedded, ms: j.ms, ...REPLIES[j.reply || "cosines"](j, get) });
+}
+
+function cancel(data) {
+  for (const j of [...queue.values()]) {
+    if (j.job === data.job || (data.lane !== undefined && j.lane === data.lane)) finish(j.job, cancelled(j));
+  }
 }
 
 addEventListener("message", async ({ data }) => {
   try {
     if (data.type === "load") {
       if (!loading || dtype !== data.dtype) {
+        for (const j of [...queue.values()]) finish(j.job, cancelled(j)); // another model's jobs
         dtype = data.dtype;
         if (!vectors.has(dtype)) vectors.set(dtype, new Map());
         const started = performance.now();
         loading = load(dtype);
         loading.catch(() => { loading = null; });
-        await loading;
-        postMessage({ type: "loaded", ms: performance.now() - started });
+        const m = await loading;
+        postMessage({ type: "loaded", ms: performance.now() - started, backend: m.backend });
       } else {
-        await loading;
-        postMessage({ type: "loaded", ms: 0 });
+        const m = await loading;
+        postMessage({ type: "loaded", ms: 0, backend: m.backend });
       }
     } else if (data.type === "embed") {
-      latest[data.lane] = data.job;
-      await run(data);
+      await enqueue(data);
+    } else if (data.type === "count") {
+      const m = await loading, cache = vectors.get(dtype);
+      const missing = new Set(data.texts.map((t) => readIds(m, t).join(",")).filter((k) => !cache.has(k))).size;
+      postMessage({ type: "count", job: data.job, missing });
+    } else if (data.type === "cancel") {
+      cancel(data);
+    } else if (data.type === "hold") {
+      held = Boolean(data.on);
+      if (!held) pump();
     }
   } catch (error) {
     const message = String((error && error.message) || error || "unknown error");
+    if (data.job !== undefined) queue.delete(data.job);
     postMessage({ type: "failed", job: data.job, message });
   }
 });

@@ -11,7 +11,14 @@ alternate between the measured setting and a neighbour, so no cache answers a me
 Also the move with `"scores": "top"` (docs/wire.md): the top k and the ranked chunks' scores only,
 scoring the chunks that can reach the top k; the page asks for it over 2,000 chunks.
 
-    python benchmarks/bench_core.py [--repeat 15] [--sizes 65000,200000,500000]
+What a hand does (issue 24): a drag through sizes never seen before (size 25, 26, 27, ... at overlap
+6), and separately through overlaps never seen before (overlap 7, 8, 9, ... at size 60), each move the
+page's own request (the packed wire, the top k only over 2,000 chunks) through the page's own
+`Session()` (its caches as the worker has them): median and p95. The cached alternation (24 <-> 25
+through that session: after the first two moves each finds its split in the cache) is reported
+apart, labelled as such; it is a move a drag never makes.
+
+    python benchmarks/bench_core.py [--repeat 15] [--sizes 65000,200000,500000] [--walk 40] [--walk-only]
 """
 
 import argparse
@@ -174,6 +181,45 @@ def bench(text, unit, size, overlap, k, repeat):
     return ours, rb / ours, bs / ours
 
 
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
+
+
+def page_request(text, size, overlap, pruned):
+    req = {**request(text, "words", size, overlap, 3), "wire": "binary"}
+    return {**req, "scores": "top"} if pruned else req
+
+
+def walk(text, moves) -> None:
+    """A hand's drag: every move a setting never seen, through the page's own Session(); then the
+    cached alternation, apart."""
+    session = Session()
+    t = time.perf_counter()
+    first = simulate(page_request(text, 24, 6, False), session)  # the document pasted: indexed once
+    pruned = first["stats"]["chunks"] > PRUNE_CHUNKS
+    print(f"  words 24/6: {first['stats']['chunks']} chunks; pasted and ranked in {(time.perf_counter() - t) * 1000:.0f} ms;"
+          f" the page's drag {'asks for the top k only' if pruned else 'asks for every score'}")
+
+    def timed(settings):
+        times = []
+        for size, overlap in settings:
+            t = time.perf_counter()
+            out = simulate(page_request(text, size, overlap, pruned), session)
+            times.append((time.perf_counter() - t) * 1000)
+            assert "error" not in out, out
+        return times
+
+    for label, settings in (("new sizes    (25, 26, ... at overlap 6)", [(25 + i, 6) for i in range(moves)]),
+                            ("new overlaps (7, 8, ... at size 60)", [(60, 7 + i) for i in range(moves)])):
+        times = timed(settings)
+        print(f"  drag through {label}: median {statistics.median(times):7.2f} ms, p95 {percentile(times, 95):7.2f} ms"
+              f" ({len(times)} moves)")
+    times = timed([(24 + i % 2, 6) for i in range(moves + 2)])[2:]
+    print(f"  cached alternation 24 <-> 25 (each split found in the session's cache; not a drag):"
+          f" median {statistics.median(times):7.2f} ms, p95 {percentile(times, 95):7.2f} ms")
+
+
 def memory(text) -> None:
     """The core's own memory for a document, without a worker: the traced peak of indexing it and one
     move (Python allocations, as tracemalloc counts them), and what the index keeps afterwards."""
@@ -191,6 +237,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--sizes", default="65000,200000,500000",
                         help="document sizes in words; 65000 is the help topics alone")
+    parser.add_argument("--walk", type=int, default=40, help="moves of each drag through settings never seen")
+    parser.add_argument("--walk-only", action="store_true", help="only the drags through new settings")
     args = parser.parse_args()
     for words in map(int, args.sizes.split(",")):
         text = corpus() if words <= 65_000 else book(words)
@@ -199,6 +247,9 @@ def main():
         t = time.perf_counter()
         Session().index(text)
         print(f"indexing once: {(time.perf_counter() - t) * 1000:.1f} ms")
+        walk(text, args.walk)
+        if args.walk_only:
+            continue
         repeat = args.repeat if words <= 65_000 else max(3, args.repeat * 65_000 // words)
         bench(text, "words", 24, 6, 3, repeat)
         bench(text, "chars", 900, 150, 3, repeat)

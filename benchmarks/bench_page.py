@@ -1,10 +1,14 @@
 """The page in real Chromium: time from a slider's input event to the repainted verdict, and the time
 until the controls are usable and until Python is ready, cold and warm cache.
 
-A sample dispatches one `input` event on "Chunk size" (alternating between two sizes, so every move
-really recomputes) and stops the clock at the first animation frame after the page is back to
-`data-state="ready"` with the verdict drawn for that size. Measured inside the page with
-performance.now(), so Playwright's own round trips do not count.
+A sample dispatches one `input` event on "Chunk size" (or "Overlap") and stops the clock at the
+first animation frame after the page is back to `data-state="ready"` with the verdict drawn for that
+value. Measured inside the page with performance.now(), so Playwright's own round trips do not count.
+
+What a hand does (issue 24): a drag through sizes never seen before (25, 26, 27, ... at overlap 6),
+and separately through overlaps never seen before (7, 8, 9, ... at size 60): every move a new split.
+The cached alternation (24 <-> 25: after its warm-up every move finds its split in the worker's
+session cache, a move a drag never makes) is reported apart, labelled as such.
 
 Then the same drag on documents of 200,000 and 500,000 words of real English (CPython's help topics,
 then the standard library's docstrings and comment paragraphs, each passage once: `real_text`).
@@ -36,11 +40,12 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 
 # One drag sample, in the page: input event -> ready again -> next frame.
-SAMPLE = """async (size) => {
-  const slider = document.querySelector('#param-size');
+SAMPLE = """async (arg) => {
+  const [name, size] = typeof arg === "number" ? ["size", arg] : arg;
+  const slider = document.querySelector('#param-' + name);
   const done = () => {
     const shown = window.ragsim.shownRequest();
-    return document.body.dataset.state === "ready" && shown && shown.chunking.size === size;
+    return document.body.dataset.state === "ready" && shown && shown.chunking[name] === size;
   };
   // Woken by the page itself: data-state on <body> turns "ready" when the verdict has been drawn.
   const ready = () => new Promise((resolve) => {
@@ -114,6 +119,27 @@ def drag(page, samples, sizes):
         if i >= 3:  # the first moves warm the caches
             times.append(t)
     return statistics.median(times), percentile(times, 95)
+
+
+def walk(page, samples, name, values, prepare=None):
+    """A hand's drag: one input event per value, each a setting never seen before (median, p95)."""
+    if prepare is not None:
+        page.evaluate(SAMPLE, list(prepare))
+    quiet(page)
+    times = [page.evaluate(SAMPLE, [name, v]) for v in values[:samples]]
+    return statistics.median(times), percentile(times, 95)
+
+
+def hand_drags(page, label, samples):
+    """The drags through new sizes and new overlaps, printed; the cached alternation apart."""
+    median, p95 = walk(page, samples, "size", list(range(25, 25 + samples)))
+    print(f"{label}: drag through new sizes (25, 26, ... overlap 6), input -> repainted verdict  "
+          f"median {median:.1f} ms, p95 {p95:.1f} ms", flush=True)
+    median, p95 = walk(page, samples, "overlap", list(range(7, 7 + samples)), prepare=("size", 60))
+    print(f"{label}: drag through new overlaps (7, 8, ... size 60), input -> repainted verdict  "
+          f"median {median:.1f} ms, p95 {p95:.1f} ms", flush=True)
+    page.evaluate(SAMPLE, ["overlap", 6])
+    page.evaluate(SAMPLE, ["size", 24])
 
 
 def idle(page, samples, sizes):
@@ -240,8 +266,11 @@ def main():
             if text is not None:
                 paste(page, text)
             label = "example document" if text is None else f"{len(text.split()):,}-word document ({len(text):,} characters)"
+            if text is not None:  # the example is too short for 40 new sizes to differ
+                hand_drags(page, label, args.samples)
             median, p95 = drag(page, args.samples, (25, 24))
-            print(f"{label}: slider input -> repainted verdict  median {median:.1f} ms, p95 {p95:.1f} ms", flush=True)
+            print(f"{label}: cached alternation 24 <-> 25 (each split found in the worker's cache; not a drag)"
+                  f"  median {median:.1f} ms, p95 {p95:.1f} ms", flush=True)
             if args.idle_samples:
                 median, p95 = idle(page, args.idle_samples, (25, 24))
                 print(f"{label}: slider input -> every panel repainted  median {median:.1f} ms, p95 {p95:.1f} ms", flush=True)

@@ -3,11 +3,13 @@
 the worker's own times on the same clock, and a Chromium trace (CDP Tracing) for the main thread's
 style, layout, paint and garbage collection.
 
-A sample is bench_page.py's drag (one `input` event on "Chunk size", alternating two sizes; the clock
-stops at the first animation frame after the page is ready with the verdict for that size), with
-`window.ragsimTiming` set so the page records its marks. Medians per step over the samples.
+A sample is bench_page.py's drag (one `input` event on "Chunk size"; the clock stops at the first
+animation frame after the page is ready with the verdict for that size), with `window.ragsimTiming`
+set so the page records its marks. Medians per step over the samples. As a hand drags (issue 24),
+every move is a size never seen before (25, 26, 27, ...: a new split each time); `--alternate`
+profiles the cached alternation between two sizes instead (each split found in the worker's cache).
 
-    python benchmarks/drag_profile.py [--samples 30] [--words 500000] [--trace 10]
+    python benchmarks/drag_profile.py [--samples 30] [--words 500000] [--trace 10] [--alternate]
 """
 
 import argparse
@@ -104,8 +106,9 @@ TRACE_NAMES = {"FunctionCall": "script (FunctionCall)", "EventDispatch": "script
                "HitTest": "hit test", "ParseHTML": "parse HTML", "v8.callFunction": "script (v8 call)"}
 
 
-def profile(page, samples, sizes=(25, 24)):
-    runs = [page.evaluate(SAMPLE, sizes[i % 2]) for i in range(samples + 3)][3:]
+def profile(page, samples, alternate=False):
+    sizes = [(25, 24)[i % 2] for i in range(samples + 3)] if alternate else list(range(25, 25 + samples + 3))
+    runs = [page.evaluate(SAMPLE, size) for size in sizes][3:]
     steps = defaultdict(list)
     for run in runs:
         at = dict(run["marks"])
@@ -125,7 +128,7 @@ def percentile(values, p):
     return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
 
 
-def traced(browser, page, samples, sizes=(25, 24)):
+def traced(browser, page, samples, sizes=(25, 24), start=None):
     """Main-thread time by kind over `samples` drags (Chromium's trace), per drag: self time of each
     event name inside the drags' windows (input event -> frame) and outside them, and the script
     functions that forced a style or layout."""
@@ -134,7 +137,7 @@ def traced(browser, page, samples, sizes=(25, 24)):
     windows = []
     for i in range(samples):
         page.evaluate("() => performance.mark('ragsim-drag-start')")
-        page.evaluate(SAMPLE, sizes[i % 2])
+        page.evaluate(SAMPLE, sizes[i % 2] if start is None else start + i)
         page.evaluate("() => performance.mark('ragsim-drag-end')")
     browser.stop_tracing()
     events = json.loads(path.read_text())
@@ -215,6 +218,7 @@ def main():
     parser.add_argument("--words", type=int, nargs="*", default=[500_000])
     parser.add_argument("--trace", type=int, default=10, help="drags traced with CDP per document (0: none)")
     parser.add_argument("--skip-example", action="store_true")
+    parser.add_argument("--alternate", action="store_true", help="the cached alternation 24 <-> 25, not new sizes")
     parser.add_argument("--css", default="", help="a style sheet added to the page first (to try a change without a build)")
     args = parser.parse_args()
     with served_browser() as (browser, url):
@@ -228,9 +232,10 @@ def main():
             if text is not None:
                 paste(page, text)
             label = "example document" if text is None else f"{len(text.split()):,}-word document"
-            steps, totals, idles = profile(page, args.samples)
-            trace = traced(browser, page, args.trace) if args.trace else None
-            report(label, steps, totals, idles, trace)
+            steps, totals, idles = profile(page, args.samples, args.alternate)
+            trace = traced(browser, page, args.trace, start=None if args.alternate else 200) if args.trace else None
+            report(label + (" (cached alternation 24 <-> 25)" if args.alternate else " (new sizes 25, 26, ...)"),
+                   steps, totals, idles, trace)
 
 
 if __name__ == "__main__":

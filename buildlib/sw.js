@@ -15,6 +15,9 @@
 //           stemmer, the PDF reader, tokenizer rank files, the dense model: fetched only when a
 //           feature needs them) is left to the browser and its HTTP cache.
 // Nothing is fetched from another origin: every URL here is resolved against this script's own.
+// Cross-origin isolation (issue 24): the page and the files served from here carry COOP and COEP,
+// as `build.py serve` sends them, so on a static host that cannot send headers the page is still
+// isolated from its second load on, and the embedding model runs on several threads.
 
 const BUILD = /*BUILD*/ { version: "unbuilt", page: "index.html", pageSha256: "", files: [] } /*BUILD*/;
 
@@ -60,6 +63,17 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
+const ISOLATION = { "Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp" };
+
+/** `response` with the isolation headers added (as it is when it cannot be read or already has them). */
+function isolated(response) {
+  if (!response || response.type === "opaque" || response.type === "opaqueredirect" || response.status === 0 ||
+      response.headers.get("Cross-Origin-Embedder-Policy")) return response;
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(ISOLATION)) headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
 /** The network's answer within the time limit, else the kept page. */
 async function page(request) {
   try {
@@ -91,8 +105,8 @@ self.addEventListener("fetch", (event) => {
   const url = request.url.split("#")[0];
   const bare = url.split("?")[0];
   if (request.mode === "navigate" && (bare === FOLDER || bare === PAGE)) {
-    event.respondWith(page(request));
+    event.respondWith(page(request).then(isolated));
   } else if (FILES.has(url) && url !== PAGE) {
-    event.respondWith(file(request, url));
+    event.respondWith(file(request, url).then(isolated));
   }
 });

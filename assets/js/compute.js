@@ -31,6 +31,9 @@ export function inputProblem(s) {
 // rest of the scores (the detail box, the chunk table) come once the controls rest (completeScores).
 export const PRUNE_CHUNKS = 2_000;
 
+// Dense: how long the controls rest before the neighbouring settings are embedded ahead.
+const AHEAD_AFTER_MS = 450;
+
 /** What the retriever's note says when the model cannot load. */
 const turnedOff = (message) => `${message} BM25 ranks instead: choose dense or hybrid again to retry.`;
 
@@ -71,8 +74,9 @@ export class Computer {
     // loading the model again: its "Loading…" does not replace the sentence that says BM25 ranks instead.
     this.dense = new DenseClient({ onStatus: ({ state, text }) => {
       if (state !== "failed" && this.store.state.method === "bm25") return;
-      this.controls.note("method", state === "failed" ? "error" : "loading", state === "failed" ? turnedOff(text) : text);
+      this.controls.note("method", state === "failed" ? "error" : state === "ready" ? "ready" : "loading", state === "failed" ? turnedOff(text) : text);
     } });
+    this.aheadTimer = 0;
   }
 
   /** data-state on <body>: "loading" until Python is ready, then "computing", "ready" or "error". */
@@ -115,6 +119,7 @@ export class Computer {
     mark("request");
     this.setBodyState("computing");
     this.dense.use(state.model);
+    if (state.method !== "bm25") this.dense.hold(); // a move: only this setting is embedded until the controls rest
     const sent = mainRequest(request, state); // the question set is scored after the result (question-scores.js)
     // The investigation panels' questions (find, cuts, expand) are not asked on a drag: the cuts alone
     // split the document a second time (half a move at 65,000 words). The panels ask for them once
@@ -158,6 +163,26 @@ export class Computer {
     mark("rendered");
     if (seq === this.sequence) this.setBodyState("ready");
     if (response.dense && response.dense.pending) this.followDense(seq, sent, response);
+    else if (response.dense && seq === this.sequence) this.embedAhead(seq, bare);
+  }
+
+  /** Dense or hybrid, this setting's verdict drawn: once the controls rest, the chunks of the
+   * neighbouring settings embedded ahead (dense-client.js `ahead`: nearest first, within a budget),
+   * so the next step of a drag finds them. A move before that replaces the plan. */
+  embedAhead(seq, request) {
+    clearTimeout(this.aheadTimer);
+    this.dense.aheadBusy = false;
+    const c = request.chunking;
+    if (typeof c.size !== "number" || c.strategy === "stored") return;
+    const o = c.overlap ?? 0, steps = [[1, 0], [-1, 0], [0, 1], [0, -1], [2, 0], [-2, 0], [0, 2], [0, -2]];
+    const near = steps.map(([ds, dov]) => ({ size: c.size + ds, overlap: o + dov }))
+      .filter((n) => n.size >= 1 && n.overlap >= 0 && n.overlap < n.size && (c.overlap !== undefined || n.overlap === 0));
+    const requests = near.map((n) => ({ ...request, chunking: { ...c, size: n.size, ...(c.overlap !== undefined ? { overlap: n.overlap } : {}) } }));
+    this.dense.aheadBusy = true; // planned: a page at rest is not done until these are embedded
+    this.aheadTimer = setTimeout(() => {
+      if (seq !== this.sequence) { this.dense.aheadBusy = false; return; }
+      this.dense.ahead((r) => this.gate.send(sendableSimulation(r)), requests, () => seq === this.sequence);
+    }, AHEAD_AFTER_MS);
   }
 
   /** The scores a pruned drag left out (`last.response.cols.partial`): the same request with every

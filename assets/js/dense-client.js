@@ -6,19 +6,68 @@
 // cosines this page already has for the request's query by chunk position. When some are missing
 // the core answers by BM25 for now with `dense.pending` and `dense.needs`; fill() embeds those
 // chunks and the caller asks again. Cosines are kept by (model, query) and by chunk text, vectors
-// by text in the worker: a drag back over settings seen before needs no embedding and one request.
+// in the worker by what the model reads: a drag back over settings seen before needs no embedding.
+//
+// Scheduling (issue 24): every embedding is a job of a kind in JOBS, and the worker runs the most
+// urgent kind first, one batch at a time: the setting on screen, then its question set, then the
+// settings embedded ahead (so the next step of a drag is ready), then the panels below the picture
+// (the overlap sweep, the audit), then the map. While the user drags (hold()), only the setting
+// on screen is embedded; the rest resume once the controls rest. Another kind of job joins with
+// one row in JOBS (or addJobKind): its priority and the words its note says.
 //
 //   const dense = new DenseClient({ onStatus: ({ state, text }) => ... });
 //   dense.use("fp32");                       // or "q8", the int8 approximation
 //   request = dense.prepare(request);        // + retrieval.similarities (a copy; bm25: unchanged)
 //   const r = await dense.fill(request, response, "main");   // {ok} | {cancelled} | {ok: false, message}
 //   const reply = await dense.simulate((req) => gate.send(...), request, "sweep");  // the round trip
+//   dense.hold();                            // a drag: everything but "main" waits until the controls rest
+//   await dense.ahead(send, [request, ...]); // the neighbouring settings embedded, within a budget
 
 import { offsetMap } from "./offsets.js";
 
 const QUERIES_KEPT = 8; // queries whose cosines are kept (each: by position and by text)
+const REST_MS = 400; // the controls have rested this long: the held jobs resume
+export const AHEAD_BUDGET_S = 20; // the model time the settings ahead may take, at most, per rest
+const DEFAULT_RATE = 20; // chunks per second until the model has been timed here
+
+const count = (n, one = "chunk", many = "chunks") => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+
+/** The kinds of embedding job: the worker runs the lowest priority first. `words(done, total, label)`
+ * is the note while one runs; `label` is what the caller said the job is about. */
+export const JOBS = {
+  main: { priority: 0, words: (d, t) => `Embedding this setting: ${d} of ${count(t)}` },
+  questions: { priority: 1, words: (d, t) => `Question set: ${d} of ${count(t)}` },
+  ahead: { priority: 2, words: (d, t, label) => `Ahead: ${label} (${d} of ${count(t)})` },
+  sweep: { priority: 3, words: (d, t) => `Overlap sweep: ${d} of ${count(t)}` },
+  audit: { priority: 3, words: (d, t) => `Corpus audit: ${d} of ${count(t)}` },
+  ask: { priority: 3, words: (d, t) => `Your model's prompts: ${d} of ${count(t)}` },
+  map: { priority: 4, words: (d, t) => `Map: ${d.toLocaleString("en-US")} of ${count(t)}` },
+};
+
+/** Another kind of embedding job (a lane of its own): `priority` among JOBS', `words` for its note. */
+export function addJobKind(lane, { priority, words }) { JOBS[lane] = { priority, words }; }
+
+const kindOf = (lane) => JOBS[lane] || JOBS[String(lane).replace(/\d+$/, "")] || { priority: 1, words: (d, t) => `Embedding ${d} of ${count(t)}` };
 
 export const isDense = (request) => Boolean(request.retrieval && request.retrieval.method && request.retrieval.method !== "bm25");
+
+/** The sentence that says what the model runs on. */
+export function backendWords(b) {
+  if (!b) return "";
+  if (b.device === "webgpu") return "Embedding on WebGPU.";
+  const threads = b.threads > 1 ? `${b.threads} threads` : "1 thread";
+  return `Embedding on WebAssembly, ${threads}${b.isolated ? "" : " (this page is not cross-origin isolated, so one)"}.`;
+}
+
+/** "size 25", "sizes 23–25", "sizes 23–25, overlaps 5–7": the settings a list of chunkings covers. */
+export function settingsWords(chunkings) {
+  const span = (name, values) => {
+    const v = [...new Set(values)].sort((a, b) => a - b);
+    return v.length === 1 ? `${name} ${v[0]}` : `${name}s ${v[0]}–${v[v.length - 1]}`;
+  };
+  const sizes = chunkings.map((c) => c.size), overlaps = chunkings.map((c) => c.overlap ?? 0);
+  return new Set(overlaps).size > 1 ? `${span("size", sizes)}, ${span("overlap", overlaps)}` : span("size", sizes);
+}
 
 export class DenseClient {
   constructor({ onStatus = () => {} } = {}) {
@@ -26,20 +75,51 @@ export class DenseClient {
     this.dtype = "fp32";
     this.worker = null;
     this.loaded = {}; // dtype -> promise of {ok, message?}
-    this.jobs = new Map(); // job -> {resolve, lane}
+    this.jobs = new Map(); // job -> {resolve, lane, label, done, total}
     this.nextJob = 1;
     this.latest = {}; // lane -> newest job
     this.byQuery = new Map(); // `${dtype}\u0001${query}` -> {positions: Map(doc -> {text, sims: Map}), texts: Map(text -> cosine)}
     this.state = "idle";
-    this.stats = { embedded: 0, loadMs: null };
+    this.held = false;
+    this.backend = null; // {device, threads, isolated}, once the model is loaded
+    this.stats = { embedded: 0, lanes: {}, modelMs: 0, loadMs: null, backend: null };
   }
 
   use(dtype) { this.dtype = dtype === "q8" ? "q8" : "fp32"; }
+
+  /** Chunks per second the model has embedded here (a default until it has run). */
+  rate() { return this.stats.embedded >= 16 && this.stats.modelMs > 0 ? this.stats.embedded / (this.stats.modelMs / 1000) : DEFAULT_RATE; }
 
   status(state, text = "") {
     this.state = state;
     document.body.dataset.dense = state;
     this.onStatus({ state, text });
+  }
+
+  /** The note for the most urgent job still running, or the backend once none is. */
+  report() {
+    const running = [...this.jobs.values()].filter((j) => j.total > 0 && j.done < j.total);
+    if (!running.length) { this.status("ready", backendWords(this.backend)); return; }
+    const kinds = (j) => kindOf(j.lane).priority;
+    const j = running.filter((x) => !this.held || kinds(x) === 0).sort((a, b) => kinds(a) - kinds(b) || a.job - b.job)[0];
+    if (!j) { this.status("embedding", `${running.length === 1 ? "One job waits" : `${running.length} jobs wait`} while you drag.`); return; }
+    this.status("embedding", `${kindOf(j.lane).words(j.done, j.total, j.label || "")}…`);
+  }
+
+  /** A drag is on: only the setting on screen is embedded until the controls rest REST_MS. */
+  hold() {
+    clearTimeout(this.restTimer);
+    this.restTimer = setTimeout(() => this.release(), REST_MS);
+    if (this.held || !this.worker) { this.held = true; return; }
+    this.held = true;
+    this.worker.postMessage({ type: "hold", on: true });
+  }
+
+  release() {
+    if (!this.held) return;
+    this.held = false;
+    if (this.worker) this.worker.postMessage({ type: "hold", on: false });
+    if (this.jobs.size) this.report();
   }
 
   cosines(query) {
@@ -82,57 +162,131 @@ export class DenseClient {
   }
 
   /** Embed the chunks `response.dense.needs` names, and `question_needs` for each question's
-   * query; their cosines are then known to prepare(). A chunk's vector is made once whatever the query. */
-  async fill(request, response, lane = "main") {
+   * query; their cosines are then known to prepare(). A chunk's vector is made once whatever the
+   * query: the first job embeds every text any query needs (one job, one progress count), the
+   * other queries' jobs then find every vector made. */
+  async fill(request, response, lane = "main", label = "") {
     const d = response.dense || {};
-    const asks = [[request.query, d.needs || []], ...Object.entries(d.question_needs || {})];
-    for (const [query, needs] of asks) {
-      const r = await this.fillQuery(request, query, needs, lane);
+    const asks = [[request.query, d.needs || []], ...Object.entries(d.question_needs || {})]
+      .map(([query, needs]) => [query, this.unknown(request, query, needs)]).filter(([, todo]) => todo.length);
+    if (!asks.length) return { ok: true };
+    const loaded = await this.load();
+    if (!loaded.ok) return loaded;
+    const all = [...new Set(asks.flatMap(([, todo]) => todo.map((t) => t[3])))];
+    for (const [i, [query, todo]] of asks.entries()) {
+      const r = await this.fillQuery(request, query, todo, i === 0 ? all : [...new Set(todo.map((t) => t[3]))], lane, label);
       if (!r.ok) return r;
     }
     return { ok: true };
   }
 
-  async fillQuery(request, query, needs, lane) {
-    if (!needs.length) return { ok: true };
-    const c = this.cosines(query);
-    const docs = new Map(request.documents.map((d) => [d.id, d.text]));
-    const todo = []; // [doc, start, end, chunk text] still without a cosine
+  /** The chunk texts of `needs` ([doc, start, end]) that have no cosine for `query` yet: [[doc, start, end, text]]. */
+  unknown(request, query, needs) {
+    const c = this.cosines(query), docs = new Map(request.documents.map((d) => [d.id, d.text])), maps = new Map();
+    const todo = [];
     for (const [doc, start, end] of needs) {
       const text = docs.get(doc) ?? "";
-      const map = offsetMap(text);
-      const chunk = text.slice(map.toU16(start), map.toU16(end));
+      if (!maps.has(doc)) maps.set(doc, offsetMap(text));
+      const map = maps.get(doc), chunk = text.slice(map.toU16(start), map.toU16(end));
       const known = c.texts.get(chunk);
       if (known !== undefined) this.remember(c, doc, text, start, end, known);
       else todo.push([doc, start, end, chunk]);
     }
-    if (!todo.length) return { ok: true };
-    const loaded = await this.load();
-    if (!loaded.ok) return loaded;
-    const texts = [...new Set(todo.map((t) => t[3]))];
-    const reply = await this.embed(query, texts, lane);
+    return todo;
+  }
+
+  /** `texts` embedded (or found) and their cosines with `query` kept; `todo`'s positions remembered. */
+  async fillQuery(request, query, todo, texts, lane, label) {
+    const c = this.cosines(query), docs = new Map(request.documents.map((d) => [d.id, d.text]));
+    const reply = await this.embed(query, texts, lane, label);
     if (!reply.ok) return reply;
     texts.forEach((t, i) => c.texts.set(t, reply.scores[i]));
     for (const [doc, start, end, chunk] of todo) this.remember(c, doc, docs.get(doc), start, end, c.texts.get(chunk));
-    this.stats.embedded += texts.length;
     return { ok: true };
   }
 
   /** The whole round trip for a caller outside the drag's gate (the overlap sweep, the map, the
    * audit): `send(request)` -> the worker's reply; asked again once the chunks it names are embedded
    * (with the cosines of every query it named: the audit's fact names). */
-  async simulate(send, request, lane = "side") {
+  async simulate(send, request, lane = "side", label = "") {
     let reply = await send(this.prepare(request));
     const queries = new Set();
     for (let round = 0; round < 3 && reply.ok && isDense(request); round++) {
       const response = JSON.parse(reply.result);
       if (!response.dense || !response.dense.pending) return reply;
-      const filled = await this.fill(request, response, lane);
+      const filled = await this.fill(request, response, lane, label);
       if (!filled.ok) return filled.cancelled ? reply : { ok: false, error: { field: "retrieval.method", message: filled.message } };
       for (const q of Object.keys(response.dense.question_needs || {})) queries.add(q);
       reply = await send(this.prepare(request, [...queries]));
     }
     return reply;
+  }
+
+  /** What embedding `request` still needs, asked of the core once (`send` -> its reply): {ok,
+   * response, chunks (distinct texts without a cosine), seconds (at this page's rate)}. */
+  async plan(send, request) {
+    const reply = await send(this.prepare(request));
+    if (!reply.ok) return { ok: false, error: reply.error };
+    const response = JSON.parse(reply.result), d = response.dense || {};
+    const texts = new Set();
+    for (const [query, needs] of [[request.query, d.needs || []], ...Object.entries(d.question_needs || {})]) {
+      for (const t of this.unknown(request, query, needs)) texts.add(t[3]);
+    }
+    const chunks = await this.missing([...texts]);
+    return { ok: true, response, chunks, seconds: chunks / this.rate() };
+  }
+
+  /** How many of `texts` the model has not read yet (all of them before the model is loaded). */
+  missing(texts) {
+    if (!texts.length || !this.worker || !this.loaded[this.dtype]) return Promise.resolve(texts.length);
+    return this.loaded[this.dtype].then((r) => (!r.ok ? texts.length : new Promise((resolve) => {
+      const job = this.nextJob++;
+      this.counting = { ...(this.counting || {}), [job]: resolve };
+      this.worker.postMessage({ type: "count", job, texts });
+    })));
+  }
+
+  /** While the controls rest: the chunks of `requests` (the neighbouring settings, nearest first)
+   * embedded ahead, each its own job behind the panels', as many as fit in AHEAD_BUDGET_S of the
+   * model's time. Resolves once they are embedded, replaced by a newer plan, or stopped. */
+  async ahead(send, requests, isCurrent = () => true) {
+    this.aheadBusy = true;
+    try { await this.aheadPlanned(send, requests, isCurrent); } finally { this.aheadBusy = false; }
+  }
+
+  async aheadPlanned(send, requests, isCurrent) {
+    const plans = [];
+    let seconds = 0;
+    for (const request of requests) {
+      if (!isCurrent()) return;
+      const p = await this.plan(send, request);
+      if (!p.ok || !p.chunks) continue;
+      if (plans.length && seconds + p.seconds > AHEAD_BUDGET_S) break;
+      seconds += p.seconds;
+      plans.push({ request, ...p });
+    }
+    if (!isCurrent()) return;
+    for (const lane of Object.keys(this.latest)) {
+      if (/^ahead\d+$/.test(lane) && Number(lane.slice(5)) >= plans.length) this.cancel(lane);
+    }
+    const label = settingsWords(plans.map((p) => p.request.chunking));
+    await Promise.all(plans.map((p, i) => this.fill(p.request, p.response, `ahead${i}`, label)));
+  }
+
+  /** The jobs waiting or running: [{lane, done, total, embedded}] (the page's test hook). */
+  running() { return [...this.jobs.values()].map(({ lane, done, total, embedded = 0 }) => ({ lane, done, total, embedded })); }
+
+  /** How far the newest job of `lane` is: {done, total}, or null when none runs. */
+  progress(lane) {
+    const j = this.jobs.get(this.latest[lane]);
+    return j ? { done: j.done, total: j.total } : null;
+  }
+
+  /** Stop a lane's job (the map's Stop button): what it embedded so far stays. */
+  cancel(lane) {
+    const job = this.latest[lane];
+    if (job && this.jobs.has(job)) this.jobs.get(job).resolve({ ok: false, cancelled: true });
+    if (this.worker) this.worker.postMessage({ type: "cancel", lane });
   }
 
   start() {
@@ -143,6 +297,7 @@ export class DenseClient {
       e.preventDefault?.();
       this.broken(`the embedding worker stopped (${e.message || "it could not be loaded"})`);
     });
+    if (this.held) this.worker.postMessage({ type: "hold", on: true });
   }
 
   /** The worker is gone: every waiting call fails, the next one starts a new worker. */
@@ -168,7 +323,7 @@ export class DenseClient {
       this.loadWaiters = { ...(this.loadWaiters || {}), [dtype]: resolve };
       this.worker.postMessage({ type: "load", dtype });
     }).then((r) => {
-      if (r.ok) { this.stats.loadMs = performance.now() - started; this.status("ready", ""); }
+      if (r.ok) { this.stats.loadMs = performance.now() - started; this.status("ready", backendWords(this.backend)); }
       else { delete this.loaded[dtype]; this.status("failed", r.message); }
       return r;
     });
@@ -176,33 +331,45 @@ export class DenseClient {
     return promise;
   }
 
-  embed(query, texts, lane) {
+  embed(query, texts, lane, label = "") {
     const job = this.nextJob++;
     const superseded = this.latest[lane];
     this.latest[lane] = job;
     if (superseded && this.jobs.has(superseded)) this.jobs.get(superseded).resolve({ ok: false, cancelled: true });
     return new Promise((resolve) => {
-      this.jobs.set(job, { resolve, lane, total: texts.length });
-      this.worker.postMessage({ type: "embed", job, lane, query, texts });
+      this.jobs.set(job, { job, resolve, lane, label, done: 0, total: texts.length });
+      this.worker.postMessage({ type: "embed", job, lane, priority: kindOf(lane).priority, query, texts });
     }).finally(() => {
       this.jobs.delete(job);
-      if (!this.jobs.size && this.state === "embedding") this.status("ready", "");
+      if (this.state === "embedding") this.report();
     });
   }
 
   receive(m) {
     if (m.type === "progress") { if (this.onProgress) this.onProgress(m); return; }
     if (m.type === "loaded" || (m.type === "failed" && m.job === undefined)) {
+      if (m.backend) this.backend = this.stats.backend = m.backend;
       const waiters = this.loadWaiters || {};
       const dtype = Object.keys(waiters)[0];
       if (dtype) { waiters[dtype](m.type === "loaded" ? { ok: true } : { ok: false, message: modelSentence(m.message) }); delete waiters[dtype]; }
       return;
     }
+    if (m.type === "count") {
+      const resolve = (this.counting || {})[m.job];
+      if (resolve) { delete this.counting[m.job]; resolve(m.missing); }
+      return;
+    }
+    if (m.embedded !== undefined && m.type !== "embedding") { // the model's work for a job that ended (answered or cancelled)
+      const kind = String(m.lane).replace(/\d+$/, "");
+      this.stats.embedded += m.embedded;
+      this.stats.lanes[kind] = (this.stats.lanes[kind] || 0) + m.embedded;
+      this.stats.modelMs += m.ms;
+    }
     const j = this.jobs.get(m.job);
     if (!j) return;
     if (m.type === "embedding") {
-      if (m.done < m.total) this.status("embedding", `Embedding ${m.done} of ${m.total} ${m.total === 1 ? "chunk" : "chunks"} for ${LANE_WORDS[j.lane] || "the page"}…`);
-      else if (this.state === "embedding") this.status("ready", "");
+      Object.assign(j, { done: m.done, total: m.total, embedded: m.embedded });
+      this.report();
     } else if (m.type === "scores") {
       j.resolve({ ok: true, scores: m.scores });
     } else if (m.type === "cancelled") {
@@ -213,10 +380,6 @@ export class DenseClient {
     }
   }
 }
-
-// Which job a lane's embedding is for (issue 23: the counts of several jobs no longer jump in one line).
-const LANE_WORDS = { main: "the picture", questions: "the question set", map: "the settings map",
-  sweep: "the panels below the picture", audit: "the corpus audit" };
 
 const sentence = (reason) => `The embedding model could not be loaded: ${reason}.`;
 const modelSentence = (reason) => sentence(String(reason || "no reason was given").replace(/\.\s*$/, "").slice(0, 200));

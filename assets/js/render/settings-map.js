@@ -8,6 +8,12 @@
 // first and waits for at most one row. A newer setting (anything but size and overlap, which the
 // map does not depend on) cancels the map being filled and starts again: the latest wins.
 //
+// Dense and hybrid (issue 24): the map embeds every cell's chunks, which takes the model minutes,
+// so it waits to be started. Its cost is said first ("about 40 s: 3,100 chunks to embed", from the
+// core's own list of what the map needs and this page's measured rate), the embedding shows its
+// progress and can be stopped (what was embedded is kept: starting again goes on from there), and
+// the drag always goes first (its job is more urgent in the embedding worker's queue).
+//
 // Nothing is computed here but the grid's defaults and the wording; the cells come from the core.
 
 import { $, cell } from "../dom.js";
@@ -20,6 +26,10 @@ const POLL_MS = 20;
 const ROW_MS = 250; // the worker time one map request aims at (a drag waits for at most one)
 const MAX_BATCH = 5; // rows in one request, at most
 const LEVELS = 6; // colour steps: 0 = none intact ... 5 = every answer intact
+const PROGRESS_MS = 250; // the dense map's embedding progress, read this often
+
+const isDense = (request) => Boolean(request.retrieval && request.retrieval.method && request.retrieval.method !== "bm25");
+const about = (seconds) => (seconds < 90 ? `about ${Math.max(1, Math.round(seconds))} s` : `about ${Math.round(seconds / 60)} min`);
 
 // The last input event anywhere on the page (a slider being dragged, a box typed in), and the last
 // time the gate was seen busy with the page's own simulation (or a result arrived).
@@ -102,7 +112,8 @@ export function cellWords(size, overlap, c, count) {
 }
 
 export class SettingsMap {
-  /** deps: gate; busy() (the gate has a simulation in flight or queued); onPick(size, overlap). */
+  /** deps: gate; busy() (the gate has a simulation in flight or queued); onPick(size, overlap);
+   * dense: the page's DenseClient; send(request): a simulation straight to the worker. */
   constructor(deps) {
     this.deps = deps;
     this.run = 0;
@@ -125,6 +136,77 @@ export class SettingsMap {
     table.addEventListener("mouseover", detail);
     table.addEventListener("focusin", detail);
     table.addEventListener("keydown", (e) => this.onKey(e));
+    $("map-start").addEventListener("click", () => this.onStart && this.onStart());
+    $("map-stop").addEventListener("click", () => this.stop());
+  }
+
+  /** Dense: the map's cost said, and the map started only when the user presses Start; resolves
+   * true then, or false when a newer map (run) took over. */
+  async confirm(run, request, grid) {
+    const status = $("map-status"), start = $("map-start"), bar = $("map-progress");
+    this.state = "waiting";
+    $("map-section").dataset.state = "waiting";
+    bar.hidden = true;
+    status.textContent = "Counting the chunks the dense map needs…";
+    await this.idle();
+    if (run !== this.run) return false;
+    const plan = await this.deps.dense.plan(this.deps.send, rowRequest(request, grid.sizes, grid.overlaps));
+    if (run !== this.run) return false;
+    if (!plan.ok) { this.stopped(plan.error); return false; }
+    this.plan = plan;
+    if (!plan.chunks) return true;
+    status.textContent = `The dense map embeds every cell's chunks: ${about(plan.seconds)}: ${plan.chunks.toLocaleString("en-US")} ` +
+      `${plan.chunks === 1 ? "chunk" : "chunks"} to embed. Dragging goes first meanwhile.`;
+    start.hidden = false;
+    return new Promise((resolve) => {
+      this.onStart = () => { start.hidden = true; this.onStart = null; resolve(run === this.run); };
+      this.onCancel = () => { start.hidden = true; this.onStart = null; resolve(false); };
+    });
+  }
+
+  /** Dense: every cell's chunks embedded as one job of the map's kind (behind the drag and the panels). */
+  async embedAll(run, request, grid) {
+    const status = $("map-status"), bar = $("map-progress"), stop = $("map-stop");
+    this.state = "running";
+    $("map-section").dataset.state = "running";
+    const total = this.plan.chunks;
+    bar.hidden = false;
+    bar.max = total;
+    bar.value = 0;
+    stop.hidden = false;
+    const tick = setInterval(() => {
+      const p = this.deps.dense.progress("map");
+      if (p && run === this.run) { bar.value = p.done; status.textContent = `Map: ${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} chunks embedded…`; }
+    }, PROGRESS_MS);
+    status.textContent = `Map: 0 of ${total.toLocaleString("en-US")} chunks embedded…`;
+    const r = await this.deps.dense.fill(rowRequest(request, grid.sizes, grid.overlaps), this.plan.response, "map");
+    clearInterval(tick);
+    stop.hidden = true;
+    if (run !== this.run) return false;
+    if (!r.ok && !r.cancelled) { this.stopped({ message: r.message }); return false; }
+    return r.ok;
+  }
+
+  /** A dense map waiting to start, or embedding, given up (a newer map, or none). */
+  cancelDense() {
+    if (this.onCancel) { this.onCancel(); this.onCancel = null; }
+    if (this.deps.dense && this.deps.dense.latest.map) this.deps.dense.cancel("map");
+    $("map-stop").hidden = true;
+    $("map-start").hidden = true;
+  }
+
+  /** The Stop button: the dense map's embedding stopped; what it embedded stays for the next start. */
+  stop() {
+    const p = this.deps.dense && this.deps.dense.progress("map");
+    this.run++;
+    if (this.deps.dense) this.deps.dense.cancel("map");
+    this.key = null; // the next result offers the map again
+    this.state = "stopped";
+    $("map-section").dataset.state = "stopped";
+    $("map-stop").hidden = true;
+    $("map-progress").hidden = true;
+    $("map-status").textContent = `The map was stopped${p ? ` at ${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} chunks` : ""}; ` +
+      "what was embedded is kept, so starting it again goes on from there.";
   }
 
   /** The grid is one tab stop (roving tabindex): the arrow keys, Home and End move between cells,
@@ -159,6 +241,7 @@ export class SettingsMap {
   /** Turn the map off (nothing to score, or a splitter without a size): `why` says so. */
   off(why) {
     this.run++;
+    this.cancelDense();
     this.key = null;
     this.state = "off";
     $("map-section").dataset.state = "off";
@@ -183,7 +266,12 @@ export class SettingsMap {
 
   async start(request, grid, count) {
     const run = ++this.run;
+    this.cancelDense();
     Object.assign(this, { grid, count, cells: [], done: 0, state: "running" });
+    if (this.deps.dense && isDense(request)) {
+      this.draw();
+      if (!await this.confirm(run, request, grid) || !await this.embedAll(run, request, grid)) return;
+    }
     const section = $("map-section"), bar = $("map-progress"), status = $("map-status");
     section.dataset.state = "running";
     bar.hidden = false;

@@ -15,7 +15,7 @@ from itertools import islice, repeat
 from operator import add, le, setitem, sub
 
 from ragsim.rank import bm25, dense
-from ragsim.rank import ranking
+from ragsim.rank import ranking, weights
 from ragsim.text import tokens as ragsim_tokens
 from ragsim.rank.corpus import Corpus, nondecreasing, rankable
 from ragsim.judge import spans
@@ -38,7 +38,7 @@ class Judged:
                  shared: list, dense: dict | None = None, order: list[int] | None = None):
         self.corpus = corpus
         self._scores = scores  # None until read when `pruned` found the top k without them
-        self.pruned = None  # ranking.Pruned: the top k and most ranks from the chunks a rarer term is in
+        self.pruned = None  # ranking.MaxScore: the top k and ranks from the chunks that can reach them
         self._score_all = None  # () -> every chunk's score, when `scores` is None
         self.top = top  # the first k positions of `order`
         self.held = held  # position -> "whole" / "part" (chunks meeting the span)
@@ -101,9 +101,7 @@ class Judged:
         if self._ranks is not None:
             return self._ranks[pos]
         if self._scores is None:
-            rank = self.pruned.rank_of(pos)
-            if rank is not None:
-                return rank
+            return self.pruned.best_rank([pos])
         self._asked += 1
         if self._order is not None or self._asked > self.COUNT_LIMIT:
             return self.ranks[pos]  # a given order (dense, hybrid) is the ranking; many asked: rank them all
@@ -127,13 +125,14 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
                               req.delta)
 
     # Only the top k and a few ranks asked for (the binary wire without scores, or another setting's
-    # verdict): the chunks holding a rarer query term are scored, unless that cannot decide.
+    # verdict): MaxScore scores the chunks that can reach them (every chunk for BM25L and BM25+).
     pruned = None
-    if req.retriever.method == "bm25" and (req.scores == "top" or chunking is not None):
-        pruned = ranking.Pruned.build(req.query_terms, corpus.lengths, corpus.occurrences, req.variant, req.k1,
-                                   req.b, req.delta, req.k)
+    if req.retriever.method == "bm25" and (req.scores == "top" or chunking is not None) and req.k > 0 \
+            and req.variant not in bm25.SHIFTED:
+        terms = weights.Terms(corpus.lengths, corpus.occurrence, req.variant, req.k1, req.b, req.delta)
+        pruned = ranking.MaxScore(terms, req.query_terms)
     if pruned is not None:
-        judged = Judged(corpus, None, pruned.top, {}, [], [])
+        judged = Judged(corpus, None, pruned.top(req.k), {}, [], [])
         judged.pruned, judged._score_all = pruned, score_all
     elif req.retriever.method != "bm25":  # SPEC section 10: the host's similarities, alone or fused
         scores, order, report = dense.rerank_corpus(req, corpus, score_all(), session)

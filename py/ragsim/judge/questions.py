@@ -24,7 +24,8 @@ from ragsim.judge import spans
 from ragsim.errors import RequestError
 from ragsim.fields import get_int, get_str, shown
 from ragsim.text.index import terms as bm25_terms
-from ragsim.rank.queries import Query, Setting, Words, collection_paused
+from ragsim.rank.queries import Setting, Words, collection_paused
+from ragsim.rank.ranking import MaxScore
 
 VERDICTS = ("intact", "ranked_out", "cut")
 
@@ -172,7 +173,7 @@ def precision_omega(refs, setting: Setting) -> float:
     return num / den if num else 0
 
 
-def judge(question: Question, top: list[int], setting: Setting, query: Query | None) -> tuple[str, int | None]:
+def judge(question: Question, top: list[int], setting: Setting, query: MaxScore | None) -> tuple[str, int | None]:
     """The verdict over the trimmed spans, and needed_k (the worst of their best ranks; None when cut).
 
     Without a `query` (a map cell) a ranked-out question's needed_k is not computed."""
@@ -208,7 +209,7 @@ def query_terms(question: Question, analyzer) -> list[str]:
 
 
 def rank_question(q: Question, setting: Setting, analyzer=None):
-    """The question's ranking at `setting`: BM25's (topk.Query), or the dense or hybrid one when the
+    """The question's ranking at `setting`: BM25's (ranking.MaxScore), or the dense or hybrid one when the
     setting's retrieval carries a `dense` ranker (dense.QuestionRanker, SPEC section 10)."""
     terms = query_terms(q, analyzer)
     ranker = setting.retrieval.get("dense")

@@ -233,7 +233,7 @@ class GivenByQuery:
 
 
 class Ranked:
-    """A full ranking with topk.Query's interface: `top(k)` and `best_rank(chunks)` (1-based)."""
+    """A full ranking with ranking.MaxScore's interface: `top(k)` and `best_rank(chunks)` (1-based)."""
 
     def __init__(self, order: list[int]):
         self.order = order
@@ -263,7 +263,7 @@ class QuestionRanker:
         keys = [(self.ids[d], s, e) for d, s, e in zip(setting.doc_of, setting.starts, setting.ends)]
         chunk_texts = [texts[d].text[s:e] for d, s, e in zip(setting.doc_of, setting.starts, setting.ends)]
         similarities = self.host.similarities(text, chunk_texts, keys) if keys else []
-        bm25_scores = setting.scores(terms)
+        bm25_scores = ranking.every_score(setting.terms, terms)
         if similarities is None:
             self.pending = True
             return Ranked(ranking.rank(bm25_scores))

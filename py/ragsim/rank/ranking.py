@@ -5,8 +5,8 @@ descending, ties by position (document order, chunk index)."""
 from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from heapq import nlargest
-from itertools import compress, groupby, islice, repeat
-from operator import add, le, mul, not_, setitem, truediv
+from itertools import accumulate, compress, filterfalse, groupby, islice, repeat
+from operator import add, ge, gt, le, mul, neg, not_, setitem, truediv
 
 from ragsim.rank.bm25 import SHIFTED, check_lengths, check_parameters, formulas, lucene_norms, weight_lucene
 
@@ -42,7 +42,7 @@ class LuceneWeights(Weights):
 
 
 def _prepare(query_terms, lengths, occurrences, variant, k1, b, delta):
-    """What `score_all` and `Pruned` share: `(weight, total, l_avg, K, present, tables, shifted)`, or
+    """What `score_all` needs: `(weight, total, l_avg, K, present, tables, shifted)`, or
     None when no chunk has a term. `present[t] = (chunks, tfs, df)` for each distinct query term that
     occurs; `tables[t]` its weights by `tf + K * dl` (`Weights`)."""
     idf_f, weight = formulas(variant)
@@ -129,139 +129,167 @@ def score_all(query_terms, lengths, occurrences, variant="lucene", k1=1.2, b=0.7
     return scores
 
 
-# Computed scores may exceed the formula's bound by rounding: a few units in the last place.
-_ROOM = 1e-9
+def every_score(terms, query_terms: list[str]) -> list[float]:
+    """Every chunk's score over a split (`rank.weights.Terms`), by `score_all`."""
+    occurrences = {t: terms.occurrence(t) for t in dict.fromkeys(query_terms)}
+    return score_all(query_terms, terms.lengths, occurrences, terms.variant, terms.k1, terms.b, terms.delta)
 
 
-class Pruned:
-    """The top k and a few chunks' ranks, scoring only the chunks that can reach the top (MaxScore,
-    Turtle & Flood 1995), with the bits of `score_all`.
+# Bounds are sums in another order than the scores: any two values further apart than this
+# (relative) compare the same way whichever order they were summed in.
+TOLERANCE = 1e-9
+# A query's candidates are narrowed term by term down to about this many before exact scoring.
+REFINE = 8
 
-    Each formula grows with tf and shrinks with dl, so a term adds at most its weight at its largest
-    tf and the smallest dl (`_ROOM` more for rounding). The chunks of the term with the largest such
-    bound are scored first; their k-th best score, theta, is a floor for the k-th best overall. The
-    terms whose bounds (once per query occurrence) add up to less than theta cannot lift a chunk
-    holding none of the others into the top k: the chunks holding one of the others (the candidates)
-    are scored exactly, in query order as `score_all` does, and the rest never. `bound` is the most
-    a chunk that is not a candidate can score: a chunk scoring above it has its rank counted among
-    the candidates. `Pruned.build` gives None where this cannot apply (BM25L and BM25+ score every
-    chunk; too few candidates above the bound), and `rank_of` None for a chunk at or below the bound:
-    callers then score every chunk.
-    """
 
-    __slots__ = ("top", "bound", "candidates", "scores", "_exact")
+class MaxScore:
+    """One query's exact top k and ranks over a split (its terms' weights: `rank.weights.Terms`),
+    scoring only the chunks that can reach them (MaxScore, Turtle & Flood 1995): the terms taken
+    from the largest weight down, the chunks holding them gathered, and the rest skipped once the
+    k-th best beats the most the remaining terms could add. A chunk's score is summed in query order, one addition per query term
+    occurrence, as `score_all` sums it (adding 0.0 for a term it lacks changes no bit), so with its
+    bits; the bounds are sums in another order, so every comparison with one allows TOLERANCE. Ties
+    go by position, as in `rank`. BM25L and BM25+ score every chunk: there every score is computed."""
 
-    @classmethod
-    def build(cls, query_terms, lengths, occurrences, variant, k1, b, delta, k: int) -> "Pruned | None":
-        if variant in SHIFTED or k <= 0:
-            return None
-        prepared = _prepare(query_terms, lengths, occurrences, variant, k1, b, delta)
-        if prepared is None:
-            return None
-        weight, _, l_avg, K, present, tables, _ = prepared
-        if not present:
-            return None
-        dl_min = min(lengths)
-        # lucene's expression divides by k1 * (1 - b + b * dl / avgdl), never 0 under this test
-        lucene = (k1, b, l_avg) if weight is weight_lucene and k1 > 0 and (b < 1 or dl_min > 0) else None
-        times = Counter(t for t in query_terms if t in present)
-        # A term in every chunk's list bounded by idf itself where lucene's tf / (tf + norm) < 1
-        # (no pass for its largest tf); any other by its weight at its largest tf and smallest dl.
-        bounds = {t: (tables[t].idf if lucene and chunks is None else
-                      weight(tables[t].idf, max(tfs), dl_min, l_avg, k1, b, delta)) * times[t] * (1 + _ROOM)
-                  for t, (chunks, tfs, _) in present.items()}
-        self = cls.__new__(cls)
-        self._exact = (query_terms, lengths, present, tables, K, lucene)
-        # theta: the k-th best score among the chunks of the term that can add the most
-        first = max(bounds, key=lambda t: (bounds[t], -present[t][2]))
-        seed = present[first][0]
-        if seed is None or len(seed) < k:
-            return None
-        seed = sorted(seed)
-        theta = top_value(self._score(seed), k)
-        # the cheapest terms to leave out first: the smallest bounds
-        left_out, bound = [], 0.0
-        for t in sorted(bounds, key=bounds.__getitem__):
-            if t == first or not (bound + bounds[t]) * (1 + _ROOM) < theta:
-                break
-            left_out.append(t)
-            bound += bounds[t]
-        kept = [present[t][0] for t in present if t not in left_out]
-        if any(chunks is None for chunks in kept):
-            return None  # a term in every chunk's list must be scored everywhere: the full pass is as cheap
-        candidates = sorted(set().union(*kept)) if len(kept) > 1 else seed
-        self.bound = bound * (1 + _ROOM)
-        self.candidates = candidates
-        self.scores = self._score(candidates, {t for t in present if t not in left_out})
-        best = top(self.scores, k)
-        if len(best) < k or not self.scores[best[-1]] > self.bound:
-            return None
-        self.top = [candidates[i] for i in best]
-        return self
+    def __init__(self, terms, query_terms: list[str]):
+        self.terms, self.query_terms = terms, query_terms
+        self.full = None  # every score: BM25L and BM25+ give every chunk one; or a low rank was asked
+        self._top: dict = {}
+        if terms.shifted:
+            self.full = every_score(terms, query_terms)
+            return
+        present = [t for t in dict.fromkeys(query_terms) if terms.entry(t) is not None]
+        self.seq = [t for t in query_terms if t in present]  # the terms that count, in query order
+        self.times = Counter(self.seq)
+        self.bound = {t: terms.bound(t) * self.times[t] for t in present}  # the most each can add
+        # MaxScore's order: terms by the most they can add, so the cheapest to skip come first
+        self.order = sorted(present, key=self.bound.__getitem__)
+        # bounds[i]: the most a chunk holding only the terms order[:i] could score
+        self.bounds = [0.0, *accumulate(map(self.bound.__getitem__, self.order))]
+        self.scored: dict[int, float] = {}
+        self.gathered: tuple[dict[int, float], int] = ({}, len(self.order))  # see _gather
 
-    def _score(self, chunks: list[int], inside=()) -> list[float]:
-        """Exact scores of some chunks, summed in query order as `score_all` sums them, so with its
-        bits: a common term is added to every chunk (0.0 where it is absent changes no bit), a rarer
-        one only to the chunks holding it. `inside`: terms whose chunks are all among `chunks`."""
-        query_terms, lengths, present, tables, K, lucene = self._exact
-        m = len(chunks)
-        dls = list(map(lengths.__getitem__, chunks))
-        if lucene:  # the expression itself (as score_all computes it for windows of characters)
-            k1, b, l_avg = lucene
-            norm = lucene_norms(dls, k1, b, l_avg)
-        else:
-            dlK = list(map(mul, dls, repeat(K)))
-        where = None  # chunk -> its index in `chunks`, for the rarer terms
-        acc = [0.0] * m
-        found = {}
-        for t in query_terms:
-            if t not in tables:
-                continue
-            got = found.get(t)
-            if got is None:
-                positions, tfs, _ = present[t]
-                if positions is None:  # a common term: its tf in every chunk
-                    at, tf = None, list(map(tfs.__getitem__, chunks))
-                else:  # a rarer one: the chunks among these that hold it
-                    if where is None:
-                        where = dict(zip(chunks, range(m)))
-                    if t in inside:  # every chunk holding it is among these
-                        at, tf = list(map(where.__getitem__, positions)), tfs
-                    else:
-                        held = list(map(where.__contains__, positions))
-                        at = list(map(where.__getitem__, compress(positions, held)))
-                        tf = list(compress(tfs, held))
-                if lucene:
-                    ns = norm if at is None else map(norm.__getitem__, at)
-                    w = list(map(truediv, map(mul, repeat(tables[t].idf), tf), map(add, tf, ns)))
-                else:
-                    ks = dlK if at is None else map(dlK.__getitem__, at)
-                    w = list(map(tables[t].__getitem__, map(add, tf, ks)))
-                got = found[t] = (at, w)
-            at, w = got
-            if at is None:
-                acc = list(map(add, acc, w))
-            else:  # acc[i] += w for the chunks holding t (operator.setitem at C speed)
-                deque(map(setitem, repeat(acc), at, map(add, map(acc.__getitem__, at), w)), maxlen=0)
-        return acc
+    def _score(self, chunks) -> None:
+        """Exact sums in query order of chunks not yet scored."""
+        new = list(dict.fromkeys(filterfalse(self.scored.__contains__, chunks)))
+        if not self.seq:
+            self.scored.update(zip(new, repeat(0.0)))
+        elif new:
+            got = {t: self.terms.at(t, new) for t in self.times}
+            acc = got[self.seq[0]]
+            for t in self.seq[1:]:
+                acc = list(map(add, acc, got[t]))
+            self.scored.update(zip(new, acc))
+
+    def _gather(self, theta: float, k: int) -> tuple[dict, int, float]:
+        """MaxScore's first phase: the terms taken from the largest weight down, each chunk holding one
+        gathering its weights, until the terms left could not lift a chunk holding none of the taken
+        ones to theta. With `k`, theta rises as it goes to the k-th best gathered sum. The gathering
+        goes on from where an earlier call left it (a rank asked after the top k: a lower theta)."""
+        partial, left = self.gathered  # terms order[:left] not taken
+        while left and not self.bounds[left] < theta * (1 - TOLERANCE):
+            left -= 1
+            t = self.order[left]
+            w = self.terms.weights(t)
+            times = self.times[t]  # a repeated query term counts once per occurrence
+            if times > 1:
+                w = dict(zip(w, map(mul, w.values(), repeat(times))))
+            if not partial:
+                partial = dict(w)
+            else:  # partial += w, at C speed: the chunks in both get their sums after the update
+                both = list(partial.keys() & w.keys())
+                sums = list(map(add, map(partial.__getitem__, both), map(w.__getitem__, both)))
+                partial.update(w)
+                partial.update(zip(both, sums))
+            if k and self.bound[t] > theta:  # (the k-th weight is at most the largest)
+                theta = max(theta, self.terms.kth_weight(t, k) * times)
+        self.gathered = (partial, left)
+        if k and len(partial) >= k:
+            theta = max(theta, nlargest(k, partial.values())[-1])
+        return partial, left, theta
+
+    def _candidates(self, theta: float, k: int = 0) -> list[int]:
+        """Chunks that could score at least `theta`: those gathered whose sums plus the most the terms
+        left could add reach it; the terms left are then looked up for these chunks alone, dropping
+        those that fall short, until few are left for exact scoring."""
+        partial, left, theta = self._gather(theta, k)
+        reach = theta * (1 - TOLERANCE) - self.bounds[left] * (1 + TOLERANCE)
+        chunks = list(compress(partial, map(ge, partial.values(), repeat(reach))))
+        sums = list(map(partial.__getitem__, chunks))
+        while left and len(chunks) > REFINE:
+            left -= 1
+            t = self.order[left]
+            got = self.terms.at(t, chunks)
+            times = self.times[t]
+            sums = list(map(add, sums, map(mul, got, repeat(times)) if times > 1 else got))
+            reach = theta * (1 - TOLERANCE) - self.bounds[left] * (1 + TOLERANCE)
+            keep = list(map(ge, sums, repeat(reach)))
+            chunks = list(compress(chunks, keep))
+            sums = list(compress(sums, keep))
+        return chunks
+
+    def top(self, k: int) -> list[int]:
+        """The first `min(k, N)` positions of the full ranking (score descending, ties by position)."""
+        if k not in self._top:
+            self._top[k] = self._top_of(k)
+        return list(self._top[k])
+
+    def _top_of(self, k: int) -> list[int]:
+        if self.full is not None:
+            return top(self.full, k)
+        n, theta = self.terms.n, 0.0
+        if not self.terms.shared and self.order and len(seed := self.terms.weights(self.order[-1])) >= k:
+            # a floor for the k-th best: the k-th best exact score among the chunks of the term that
+            # can add the most (a shared table's exact largest weights rise theta fast enough)
+            self._score(seed)
+            theta = nlargest(k, map(self.scored.__getitem__, seed))[-1]
+        self._score(self._candidates(theta, k))
+        scored = self.scored
+        best = sorted(zip(scored.values(), map(neg, scored)), reverse=True)[:k]  # score desc, position asc
+        found = [-c for s, c in best if s > 0]
+        if len(found) < k:  # the rest score 0 and follow in position order
+            taken = set(found)
+            zeros = (c for c in range(n) if c not in taken)
+            found += [next(zeros) for _ in range(min(k, n) - len(found))]
+        return found
 
     def score_of(self, p: int) -> float:
-        i = bisect_left(self.candidates, p)
-        if i < len(self.candidates) and self.candidates[i] == p:
-            return self.scores[i]
-        return self._score([p])[0]
+        if self.full is not None:
+            return self.full[p]
+        self._score([p])
+        return self.scored[p]
 
-    def rank_of(self, p: int) -> int | None:
-        """Position `p`'s 1-based rank in the full ranking, or None when `p` scores at or below the
-        bound (chunks that were not scored might tie or beat it)."""
-        s = self.score_of(p)
-        if not s > self.bound:
-            return None
-        scores = self.scores
-        above = len(list(filter(s.__lt__, scores)))
-        if scores.count(s) > 1:  # equal scores: the earlier chunks first (every one of them a candidate)
-            above += scores[: bisect_left(self.candidates, p)].count(s)
-        return 1 + above
+    def _common_below(self, theta: float) -> bool:
+        """Whether reaching down to `theta` gathers a term given as every chunk's tf (a common one):
+        then one pass over every chunk (`score_all`) costs less than its weights' table (unless the
+        table is shared by many queries, as in a question set)."""
+        left = self.gathered[1]
+        while left and not self.bounds[left] < theta * (1 - TOLERANCE):
+            left -= 1
+            if self.terms.entry(self.order[left])[0] is None:
+                return True
+        return False
+
+    def best_rank(self, chunks: list[int]) -> int:
+        """The best 1-based rank among some chunks in the full ranking."""
+        if self.full is not None:
+            c = min(chunks, key=lambda c: (-self.full[c], c))
+            return rank_of(self.full, c)
+        self._score(chunks)
+        scored = self.scored
+        s, c = max((scored[c], -c) for c in chunks)
+        c = -c
+        if not self.terms.shared and self._common_below(s):  # most chunks could tie or beat it: score them all
+            self.full = every_score(self.terms, self.query_terms)
+            return rank_of(self.full, c)
+        self._score(self._candidates(s))  # every chunk that could tie or beat it
+        values = list(scored.values())
+        ahead = sum(map(gt, values, repeat(s)))
+        if values.count(s) > 1:  # equal scores: the earlier chunks come first
+            ahead += sum(1 for d, x in scored.items() if x == s and d < c)
+        if s == 0:  # unscored chunks (all scoring 0) before c tie with it and come first
+            ahead += c - sum(1 for d in scored if d < c)
+        return 1 + ahead
 
 
 def rank(scores: list[float]) -> list[int]:

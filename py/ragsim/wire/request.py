@@ -23,7 +23,7 @@ DEFAULT_PRICE = 3.0
 # packed bytes, `chunk_bytes` (encode.chunk_bytes, docs/wire.md).
 WIRES = ("objects", "columns", "binary")
 # On the binary wire, "top" leaves the score column out: only the top k's and the ranked chunks'
-# scores are sent, so a move scores only the chunks a rarer query term is in (ranking.Pruned).
+# scores are sent, so a move scores only the chunks that can reach the top k (ranking.MaxScore).
 SCORES = ("all", "top")
 # The least k1 above 0 (issue 22): k1 times the length norm (1 - b + b * dl / avgdl, at least about
 # 1e-7 for a chunk with a term among 10 million characters) must not underflow to 0, or BM25+'s
