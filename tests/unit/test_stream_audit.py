@@ -16,9 +16,11 @@ import pytest
 from ragsim.host import audit_run, jsonl_out, pool, sources
 from ragsim.host.progress import Progress
 from ragsim.rank import ranking
-from ragsim.rank.collection import Collection, document_frequencies, scores_of
+from ragsim.errors import RequestError
+from ragsim.rank.collection import Collection, document_frequencies
 from ragsim.rank.corpus import rankable
 from ragsim.split.session import Session
+from ragsim.rank.weights import Terms
 from ragsim.text.index import DocIndex
 from ragsim.wire.audit import audit
 
@@ -46,25 +48,54 @@ def streamed(files, chunking, overlaps, engine, k=3, batch=6000, out_path=None, 
     return summary, facts
 
 
-def test_collection_scores_equal_score_all_over_the_whole_corpus():
-    """BM25 over one part with the whole corpus's statistics has score_all's bits, chunk for chunk."""
+def _parts_and_stats(query, chunking, variant="lucene"):
     texts = [pathlib.Path(p).read_text(encoding="utf-8") for p in COLLECTION]
     session = Session()
     indexes = [DocIndex.build(t) for t in texts]
-    chunking = {"unit": "chars", "size": 300, "overlap": 40}
     whole = rankable(indexes, list(range(len(indexes))), session, chunking)
-    query = ["corran", "navigation", "lock", "corran", "the"]
-    expected = ranking.score_all(query, whole.lengths, {t: whole.occurrence(t) for t in set(query)})
+    expected = ranking.score_all(query, whole.lengths, {t: whole.occurrence(t) for t in set(query)}, variant)
     parts = [rankable([ix], [0], session, chunking) for ix in indexes]
     stats = Collection(0, 0, {})
     for part in parts:
         stats = stats.merged(Collection(len(part.starts), sum(part.lengths),
                                         document_frequencies(set(query), part.occurrence, len(part.starts))))
-    got, base = [], 0
+    return parts, stats, expected
+
+
+QUERY = ["corran", "navigation", "lock", "corran", "the"]
+
+
+@pytest.mark.parametrize("variant", ["lucene", "robertson", "atire"])
+def test_terms_with_the_collections_statistics_give_score_all_bits_over_the_whole_corpus(variant):
+    """Each part's weights under the whole corpus's statistics (`Terms(stats=...)`), added in query
+    order, have score_all's bits over the whole corpus, chunk for chunk."""
+    parts, stats, expected = _parts_and_stats(QUERY, {"unit": "chars", "size": 300, "overlap": 40}, variant)
+    got = []
     for part in parts:
-        s = scores_of(query, part.lengths, part.occurrence, stats)
-        got.extend(s.get(p, 0.0) for p in range(len(part.starts)))
+        terms = Terms(part.lengths, part.occurrence, variant, 1.2, 0.75, 0.5, stats=stats.stats)
+        ms = ranking.MaxScore(terms, QUERY)
+        got.extend(ms.score_of(p) for p in range(len(part.starts)))
     assert got == expected and any(got)
+
+
+def test_each_parts_maxscore_top_k_merged_is_the_whole_corpus_top_k():
+    """Each part's exact top k (MaxScore under the collection's statistics), merged by SPEC section 3's
+    tie rule, is the top k of one ranking over the whole corpus."""
+    parts, stats, expected = _parts_and_stats(QUERY, {"unit": "chars", "size": 300, "overlap": 40})
+    for k in (1, 3, 10):
+        merged, base = [], 0
+        for part in parts:
+            ms = ranking.MaxScore(Terms(part.lengths, part.occurrence, "lucene", 1.2, 0.75, 0.5, stats=stats.stats),
+                                  QUERY)
+            merged.extend((-ms.score_of(p), p + base) for p in ms.top(k))
+            base += len(part.starts)
+        assert [p for _, p in sorted(merged)[:k]] == ranking.top(expected, k)
+
+
+def test_shifted_variants_are_refused_with_the_collections_statistics():
+    with pytest.raises(RequestError) as e:
+        Terms([3, 4], lambda t: ([], []), "bm25l", 1.2, 0.75, 0.5, stats=(10, 40, {}))
+    assert e.value.field == "retrieval.variant" and "lucene, robertson or atire" in e.value.message
 
 
 @pytest.mark.parametrize("chunking,overlaps", [

@@ -150,23 +150,12 @@ def _judge(plan, engine, batches, keys, counted, state, out, progress) -> None:
 
 
 def _merge(state, result, k) -> None:
-    """A batch's best chunks and positive counts into the run's, and its facts' counts before it."""
-    positive = state["positive"]
-    for entry in result["files"]:
-        for doc in entry["docs"]:
-            state["documents"] += 1
-            for f in doc["facts"]:
-                for o, at in f["at"].items():
-                    if "zero_before" in at:
-                        at["zero_before"] += positive.get(o, {}).get(str(f["key"]), 0)
+    """A batch's documents counted, and its best chunks merged into the run's."""
+    state["documents"] += sum(len(entry["docs"]) for entry in result["files"])
     for o, per in result["best"].items():
         mine = state["best"].setdefault(str(o), {})
         for key, top in per.items():
             mine[str(key)] = heapq.nsmallest(k, [tuple(x) for x in mine.get(str(key), [])] + [tuple(x) for x in top])
-    for o, per in result["positive"].items():
-        mine = positive.setdefault(str(o), {})
-        for key, n in per.items():
-            mine[str(key)] = mine.get(str(key), 0) + n
 
 
 def _document_lines(plan, result):
@@ -228,12 +217,15 @@ def _fact(f, live, state, rows, k) -> dict:
 
 def _in_top(at, state, o, key, k) -> bool:
     """Whether the fact's best answering chunk ranks within k for its name: among the query's top k
-    positive chunks, or, scoring 0, after every positive chunk and the zero-scoring ones before it."""
+    positive chunks, or, scoring 0, after every positive chunk and the zero-scoring ones before it
+    (fewer than k positive chunks in all: then every one of them is among the best kept)."""
     score, p = at["best"]
+    best = [list(x) for x in state["best"].get(o, {}).get(key, [])]
     if score > 0:
-        return [-score, p] in [list(x) for x in state["best"].get(o, {}).get(key, [])]
-    positives = state["positive"].get(o, {}).get(key, 0)
-    return 1 + positives + (p - at["zero_before"]) <= k
+        return [-score, p] in best
+    if len(best) >= k:
+        return False
+    return 1 + len(best) + p - sum(1 for _, q in best if q < p) <= k
 
 
 def _summary(plan, live, totals, rows, facts, documents, gap, state) -> dict:

@@ -7,17 +7,19 @@ over the same documents, bit for bit.
    how many chunks each query term occurs: BM25's collection statistics (`rank.collection`).
 3. `judge_pass`: split again; each fact's answering chunks (numbered across the corpus from the
    batch's first chunk), and per query the batch's best chunks (score descending, position
-   ascending: SPEC section 3's tie rule), from which `audit_run` takes every query's top k.
+   ascending: SPEC section 3's tie rule), from which `audit_run` takes every query's top k: each
+   overlap's chunks of the batch one split, its terms' weights under the collection's statistics
+   (`rank.weights.Terms`), each query ranked over it by `rank.ranking.MaxScore`.
 
 Functions here run on the workers (a process pool or Dask): module-level, taking `(shared, batch)`.
 """
 
-import heapq
-
 from ragsim.host import sources
 from ragsim.judge import facts as fact_rules
-from ragsim.rank.collection import Collection, Scorer, document_frequencies
+from ragsim.rank.collection import document_frequencies
 from ragsim.rank.corpus import rankable
+from ragsim.rank.ranking import MaxScore
+from ragsim.rank.weights import Terms
 from ragsim.split.session import Session
 from ragsim.errors import RequestError
 from ragsim.wire.audit import answering_chunks, facts_of, stretch_units
@@ -87,17 +89,45 @@ def _present(index, corpus, wanted) -> list:
     return sorted(vocabulary & wanted) if len(vocabulary) > len(wanted) else sorted(t for t in wanted if t in vocabulary)
 
 
+class BatchSplit:
+    """One overlap's chunks of a batch laid end to end, as one split: each chunk's length and, for the
+    query terms, the chunks holding each and how often (positions from the batch's first chunk), the
+    documents' own corpora let go as it goes. `terms(...)`: its `rank.weights.Terms` under the
+    collection's statistics."""
+
+    def __init__(self):
+        self.lengths: list[int] = []
+        self.found: dict = {}  # term -> (positions, tfs)
+
+    def add(self, index, corpus, wanted) -> int:
+        """Append a document's chunks; returns the batch position of its first."""
+        base = len(self.lengths)
+        self.lengths.extend(corpus.lengths)
+        for t in _present(index, corpus, wanted):
+            positions, tfs = corpus.holding(t)
+            mine = self.found.setdefault(t, ([], []))
+            mine[0].extend(p + base for p in positions)
+            mine[1].extend(tfs)
+        return base
+
+    def occurrence(self, t):
+        return self.found.get(t, ([], []))
+
+    def terms(self, collection, retrieval) -> Terms:
+        return Terms(self.lengths, self.occurrence, retrieval["variant"], retrieval["k1"], retrieval["b"],
+                     retrieval["delta"], stats=collection)
+
+
 def judge_pass(shared: dict, item: tuple) -> dict:
     """Per document: its facts' answering chunks and best-scoring answering chunk at each overlap;
-    per overlap and query: the batch's best `k` chunks and how many chunks score above 0."""
+    per overlap and query: the batch's best `k` positive chunks (-score, position in the corpus),
+    each query ranked over the whole batch at once (`ranking.MaxScore`)."""
     batch, bases = item
     retrieval = read_retrieval_options(shared["retrieval"])
-    keys, by_term, k = shared["keys"], shared["by_term"], shared["k"]
-    stats = {o: Collection(*c) for o, c in shared["collections"].items()}
-    next_chunk = dict(bases)
-    best = {o: {} for o in stats}  # overlap -> key -> the batch's best (-score, position), at most k
-    positive = {o: {} for o in stats}  # overlap -> key -> chunks scoring above 0 in the batch so far
-    files = []
+    stats = {o: tuple(c) for o, c in shared["collections"].items()}
+    splits = {o: BatchSplit() for o in stats}
+    wanted = shared["by_term"].keys()
+    files, pending = [], []  # pending: (record, overlap, answering chunks in the batch)
     for source, docs, reason in documents_of(shared, batch):
         entry = {"seq": source.seq, "skipped": reason, "docs": []}
         for d in docs:
@@ -110,14 +140,40 @@ def judge_pass(shared: dict, item: tuple) -> dict:
             for o, corpus, error in _splits(shared, index, session):
                 if error is not None or o not in stats:
                     continue
-                base = next_chunk[o]
-                next_chunk[o] += len(corpus.starts)
+                local = splits[o].add(index, corpus, wanted)
                 doc["chunks"][str(o)] = len(corpus.starts)
-                scores = _score_keys(index, corpus, by_term, keys, stats[o], retrieval, base, k, best[o], positive[o])
-                _judge_facts(doc, index, found, corpus, o, base, scores, positive[o], shared["chunking"])
+                pending.extend(_judge_facts(doc, index, found, corpus, o, local, bases[o], shared["chunking"]))
             entry["docs"].append(doc)
         files.append(entry)
-    return {"files": files, "best": best, "positive": positive}
+    best = {o: _rank_batch(splits[o], stats[o], retrieval, shared, bases[o], pending, o) for o in stats}
+    return {"files": files, "best": best}
+
+
+def _rank_batch(split, collection, retrieval, shared, base, pending, o) -> dict:
+    """Each query holding a term of the batch: its best k positive chunks over the batch; and each
+    pending fact's best answering chunk at overlap `o` by its name's scores."""
+    terms = split.terms(collection, retrieval)
+    keys, by_term, k = shared["keys"], shared["by_term"], shared["k"]
+    ranked: dict = {}
+
+    def ranking(i):
+        if i not in ranked:
+            ranked[i] = MaxScore(terms, list(keys[i]))
+        return ranked[i]
+
+    best = {}
+    for i in sorted({i for t in split.found for i in by_term[t]}):
+        ms = ranking(i)
+        top = [(-s, p + base) for p in ms.top(k) if (s := ms.score_of(p)) > 0]
+        if top:
+            best[i] = top
+    for record, at, chunks in pending:
+        if at != o:
+            continue
+        ms = ranking(record["key"])
+        s, p = min(((ms.score_of(c), c) for c in chunks), key=lambda x: (-x[0], x[1]))
+        record["at"][str(o)]["best"] = [s, p + base]
+    return best
 
 
 def _fact_record(d, f, key_id) -> dict:
@@ -125,41 +181,18 @@ def _fact_record(d, f, key_id) -> dict:
             "value_text": d["text"][f.value[0]:f.value[1]], "stretch": list(f.stretch), "key": key_id, "at": {}}
 
 
-def _score_keys(index, corpus, by_term, keys, collection, retrieval, base, k, best, positive) -> dict:
-    """Each query holding a term of this document, scored over its chunks: `{key: {position: score}}`
-    (positions in the corpus); the batch's best k and positive counts updated."""
-    out = {}
-    ids = sorted({i for t in _present(index, corpus, by_term.keys()) for i in by_term[t]})
-    scorer = Scorer(corpus.lengths, corpus.occurrence, collection, retrieval["variant"], retrieval["k1"],
-                    retrieval["b"], retrieval["delta"])
-    for i in ids:
-        scored = scorer.scores(keys[i])
-        scored = {p + base: s for p, s in scored.items() if s > 0}
-        out[i] = scored
-        if not scored:
-            continue
-        positive[i] = positive.get(i, 0) + len(scored)
-        top = heapq.nsmallest(k, ((-s, p) for p, s in scored.items()))
-        best[i] = heapq.nsmallest(k, best.get(i, []) + top)
-    return out
-
-
-def _judge_facts(doc, index, found, corpus, o, base, scores, positive, chunking) -> None:
-    """Each fact at overlap `o`: the chunks answering it (numbered from 1 across the corpus), and the
-    best of them by its name's scores; for a best scoring 0, the positive chunks before it."""
+def _judge_facts(doc, index, found, corpus, o, local, base, chunking):
+    """Each fact at overlap `o`: the chunks answering it (numbered from 1 across the corpus, the
+    document's first at batch position `local`); yields `(record, o, answering chunks in the batch)`
+    for those answered, whose best chunk `_rank_batch` finds."""
     starts, ends = corpus.doc_columns(0)
     for f, record in zip(found, doc["facts"]):
         a, z = f.stretch
-        chunks = [c + base for c in answering_chunks(starts, ends, a, z)]
+        chunks = [c + local for c in answering_chunks(starts, ends, a, z)]
         size = stretch_units(index, corpus.unit, a, z, chunking)
         if size is not None:
             doc["gap"] = max(doc["gap"] or 0, size)
-        entry = {"answering": [c + 1 for c in chunks], "within": not chunks and size is not None and size <= o}
+        record["at"][str(o)] = {"answering": [c + base + 1 for c in chunks],
+                                "within": not chunks and size is not None and size <= o}
         if chunks:
-            mine = scores.get(record["key"], {})
-            p = min(chunks, key=lambda c: (-mine.get(c, 0.0), c))
-            entry["best"] = [mine.get(p, 0.0), p]
-            if not mine.get(p):  # the rank of a chunk scoring 0 counts the positive ones before it
-                before_here = sum(1 for q in mine if q < p)
-                entry["zero_before"] = positive.get(record["key"], 0) - len(mine) + before_here
-        record["at"][str(o)] = entry
+            yield record, o, chunks

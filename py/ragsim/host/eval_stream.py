@@ -14,11 +14,12 @@ Functions here run on the workers: module-level, taking `(shared, item)`.
 
 import heapq
 from bisect import bisect_left, bisect_right
+from operator import add
 
 from ragsim.host import sources
 from ragsim.host.audit_stream import documents_of
-from ragsim.rank.collection import Collection, Scorer
 from ragsim.rank.corpus import nondecreasing, rankable
+from ragsim.rank.weights import Terms
 from ragsim.split.session import Session
 from ragsim.wire.request import read_retrieval_options
 
@@ -35,14 +36,27 @@ def _corpus(shared, text, analyzer):
     return index, rankable([index], [0], session, shared["chunking"])
 
 
-def _scorer(shared, corpus, retrieval) -> Scorer:
-    return Scorer(corpus.lengths, corpus.occurrence, Collection(*shared["collection"]), retrieval["variant"],
-                  retrieval["k1"], retrieval["b"], retrieval["delta"])
+def _terms(shared, corpus, retrieval) -> Terms:
+    """The document's terms' weights under the collection's statistics (`rank.weights.Terms`)."""
+    return Terms(corpus.lengths, corpus.occurrence, retrieval["variant"], retrieval["k1"], retrieval["b"],
+                 retrieval["delta"], shared=True, stats=tuple(shared["collection"]))
 
 
-def _scores(shared, scorer, qi, base) -> dict:
+def _sums(terms, query, chunks) -> list[float]:
+    """The scores of `chunks` for `query`: its terms' weights added in query order, as
+    `ranking.score_all` adds them (0.0 for a term a chunk lacks changes no bit)."""
+    acc = [0.0] * len(chunks)
+    for t in query:
+        if terms.entry(t) is not None:
+            acc = list(map(add, acc, terms.at(t, chunks)))
+    return acc
+
+
+def _scores(shared, terms, qi, base) -> dict:
     """Question `qi`'s positive scores over this document's chunks, by position in the corpus."""
-    return {p + base: x for p, x in scorer.scores(shared["terms"][qi]).items() if x > 0}
+    query = shared["terms"][qi]
+    chunks = sorted({p for t in query if terms.entry(t) is not None for p in terms.weights(t)})
+    return {p + base: x for p, x in zip(chunks, _sums(terms, query, chunks)) if x > 0}
 
 
 def referenced_pass(shared: dict, item: tuple) -> dict:
@@ -53,17 +67,17 @@ def referenced_pass(shared: dict, item: tuple) -> dict:
     text = sources.read(source, shared.get("pdf_mode", "page"))[within]["text"]
     index, corpus = _corpus(shared, text, retrieval["analyzer"])
     starts, ends = corpus.doc_columns(0)
-    scorer = _scorer(shared, corpus, retrieval)
+    terms = _terms(shared, corpus, retrieval)
     whole, touching = {}, {}
     for qi, q in enumerate(shared["questions"]):
         spans = [(si, s, t) for si, (dd, s, t) in enumerate(q["spans"]) if dd == d]
         if not spans:
             continue
-        scores = _scores(shared, scorer, qi, base)
         for si, s, t in spans:
-            held = [base + i for i, (a, z) in enumerate(zip(starts, ends)) if a <= s and t <= z]
-            best = min(((scores.get(p, 0.0), p) for p in held), key=lambda x: (-x[0], x[1]), default=None)
-            whole[(qi, si)] = (held, best)
+            held = [i for i, (a, z) in enumerate(zip(starts, ends)) if a <= s and t <= z]
+            scores = _sums(terms, shared["terms"][qi], held)
+            best = min(zip(scores, (base + i for i in held)), key=lambda x: (-x[0], x[1]), default=None)
+            whole[(qi, si)] = ([base + i for i in held], best)
         for dd, a, b in q["refs"]:
             if dd == d:
                 if nondecreasing(starts) and nondecreasing(ends):  # as `queries.Setting.touching` finds them
@@ -87,12 +101,12 @@ def rank_pass(shared: dict, item: tuple) -> dict:
         for doc in docs:
             index, corpus = _corpus(shared, doc["text"], retrieval["analyzer"])
             starts, ends = corpus.doc_columns(0)
-            scorer = _scorer(shared, corpus, retrieval)
+            terms = _terms(shared, corpus, retrieval)
             for i in range(min(len(starts), 2 * k - len(first))):
                 first.append((base + i, d, starts[i], ends[i]))
             vocabulary = set(index.postings).union(*(layout.edge_index for _, layout, _, _, _ in corpus.parts))
             for qi in sorted({qi for t in vocabulary & shared["by_term"].keys() for qi in shared["by_term"][t]}):
-                scores = _scores(shared, scorer, qi, base)
+                scores = _scores(shared, terms, qi, base)
                 if not scores:
                     continue
                 positive[qi] = positive.get(qi, 0) + len(scores)
