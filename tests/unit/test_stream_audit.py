@@ -263,3 +263,20 @@ def test_progress_shows_files_rate_and_time_left_only_on_a_terminal():
         p.advance(1, 10)
         p.end()
         assert silent.text == ""
+
+
+def test_a_zero_scoring_best_chunks_rank_comes_from_the_kept_best_alone():
+    """A fact whose best answering chunk scores 0 ranks after every positive chunk and the zero ones
+    before it; the run keeps only each query's best k positive chunks, and that is enough: fewer
+    than k positive chunks in all means every one of them is kept. Checked against the full ranking."""
+    import random
+
+    rng = random.Random(26)
+    for _ in range(300):
+        n, k = rng.randrange(1, 12), rng.randrange(1, 5)
+        scores = [rng.choice([0.0, 0.0, 0.0, 0.5, 1.0, 1.5]) for _ in range(n)]
+        kept = sorted((-s, p) for p, s in enumerate(scores) if s > 0)[:k]  # the merged best k
+        state = {"best": {"0": {"7": kept}}}
+        for p in (p for p, s in enumerate(scores) if s == 0):
+            at = {"best": [0.0, p], "answering": [p + 1]}
+            assert audit_run._in_top(at, state, "0", "7", k) == (ranking.rank_of(scores, p) <= k)
