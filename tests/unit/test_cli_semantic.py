@@ -81,9 +81,9 @@ def test_every_field_of_any_splitter_goes_through_a_chunking_file(capsys, tmp_pa
                                                                    "--chunking-file", str(path)]),
                                      docs, pathlib.Path(QUESTIONS).read_text(), QUESTIONS)
     assert request["chunking"] == chunking
-    want = simulate(request)
-    want.pop("chunk_columns")
-    assert got == json.loads(json.dumps(want))
+    want = json.loads(json.dumps(simulate(request)))
+    # eval streams a BM25 run (issue 26): its JSON is the questions and their statistics, as one request's
+    assert {k: got[k] for k in ("questions", "question_stats")} == {k: want[k] for k in ("questions", "question_stats")}
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -1,11 +1,15 @@
-"""`python -m ragsim audit FILE... --unit chars --size 900 --overlaps 0,25,50,100,150,300 [--json]`.
+"""`python -m ragsim audit FILE|DIR... --unit chars --size 900 --overlaps 0,25,50,100,150,300 [--json]`.
 
-Runs the corpus audit over text files and prints the table (or, with --json, the data). A .pdf is
-read as LangChain's PyPDFLoader reads it (ragsim.pdf; needs pypdf): a document per page, or one for
-the file with --pdf-mode single.
-Exit status 0, 2 for settings that break the contract (one line on stderr), 1 for files that
-cannot be read as text or are over the size limits (40 MB a file, 10 million characters in all:
-ragsim.limits); a file is read no further than its limit, so /dev/zero is refused at once.
+Runs the corpus audit over text files and prints the table (or, with --json, the data), then the
+corpus in the study's words. With BM25 (the default) the files are streamed (issue 26, docs/cli.md
+"Whole knowledge bases": directories, --glob, --workers, --engine dask, --jsonl, --resume), so a
+knowledge base of any size gives one request's numbers; dense and hybrid run as one request. A .pdf
+is read as LangChain's PyPDFLoader reads it (ragsim.pdf; needs pypdf): a document per page, or one
+for the file with --pdf-mode single.
+Exit status 0, 2 for settings that break the contract (one line on stderr), 1 when no file can be
+read as text (a file that cannot be, or is over 40 MB, is skipped and listed; with dense or hybrid
+retrieval it is refused, and so are more than 10 million characters in all: ragsim.limits); a file
+is read no further than its limit, so /dev/zero is refused at once. Ctrl-C: 130, the output kept.
 """
 
 import argparse
@@ -15,11 +19,11 @@ import textwrap
 import time
 
 from ragsim.host.cli_common import add_chunking_arguments, chunking_for, read_chunking, read_text_file
-from ragsim.host import cli_retrieval, console, pdf
+from ragsim.host import cli_retrieval, console, kb_cli, pdf
 from ragsim.wire import jsonio, keys
 from ragsim import limits, split as splitters
 from ragsim.wire import cost
-from ragsim.wire.audit import DEFAULT_OVERLAPS, audit, estimate
+from ragsim.wire.audit import DEFAULT_OVERLAPS, audit, corpus_sentence, estimate
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
 from ragsim.split import registry
@@ -122,6 +126,7 @@ def plural(n: int, word: str) -> str:
 
 
 def heading(documents: list, result: dict, args, chunking: dict) -> str:
+    """The first line: how many documents and facts, at which setting."""
     sp = registry.of(chunking)
     if sp is not None and (sp.embeds or sp.field("size") is None):  # a semantic chunker: its library call
         setting = sp.describe(chunking)
@@ -133,7 +138,8 @@ def heading(documents: list, result: dict, args, chunking: dict) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ragsim audit", description=DESCRIPTION)
-    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each; PDFs as PyPDFLoader reads them")
+    parser.add_argument("files", nargs="+", help="text or Markdown files, one document each, or directories (their "
+                        "files, recursively; --glob to choose); PDFs as PyPDFLoader reads them")
     parser.add_argument("--strategy", default=None, help="splitter (default: window)")
     parser.add_argument("--unit", default=None, help=f"{', '.join(UNITS[:-1])} or {UNITS[-1]} (window and sentences; default chars)")
     parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode: a document per page (default) or per file")
@@ -144,6 +150,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--top", type=int, default=3, help="the k of the precision check (default 3)")
     parser.add_argument("--json", action="store_true", help="print the data as JSON")
     cli_retrieval.add_arguments(parser)
+    kb_cli.add_arguments(parser)
     return parser
 
 
@@ -159,6 +166,36 @@ def main(argv) -> int:
     except ValueError:
         console.say(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {shown(args.overlaps)}).")
         return 2
+    sp = registry.of(args.chunking_object)
+    if args.method != "bm25" or (sp is not None and sp.embeds):  # the model's vectors in memory: one request
+        return _one_request(args, overlaps)
+    code, result = kb_cli.run_audit(args, args.chunking_object, overlaps)
+    if result is not None:
+        show_streamed(args, result)
+    return code
+
+
+def show_streamed(args, result: dict) -> None:
+    """A streamed audit's summary: the table, the corpus sentence, the destroyed facts listed."""
+    if args.json:
+        console.out_json({k: result[k] for k in ("facts", "rows", "precision_k", "overlaps", "sentence", "skipped")
+                          if k in result}, indent=1)
+        return
+    console.out(heading([None] * result["documents"], {"facts": [None] * result["facts"]}, args, args.chunking_object))
+    console.out(table(result))
+    console.out("")
+    console.out(result["sentence"] + ".")
+    console.out("")
+    listed = result.get("destroyed_listed")
+    if listed is None:  # a finished run resumed: its fact lines hold the facts
+        return
+    console.out(destroyed_facts({"facts": listed}).replace(f"({len(listed)})", f"({result['destroyed_facts']:,})", 1))
+    if result["destroyed_facts"] > len(listed) and len(listed) == LISTED:
+        console.out(f"  and {result['destroyed_facts'] - LISTED:,} more (the fact lines of --jsonl list every fact).")
+
+
+def _one_request(args, overlaps) -> int:
+    """Dense and hybrid: the audit as one request (the core's limits), the model's cosines in memory."""
     documents, total = [], 0
     for path in args.files:
         try:
@@ -197,6 +234,8 @@ def main(argv) -> int:
     else:
         console.out(heading(documents, result, args, chunking))
         console.out(table(result))
+        console.out("")
+        console.out(corpus_sentence(result["rows"], len(result["facts"]), len(documents), None, None) + ".")
         console.out("")
         console.out(destroyed_facts(result))
     return 0

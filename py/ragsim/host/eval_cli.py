@@ -17,7 +17,7 @@ import pathlib
 import time
 import sys
 
-from ragsim.host import ask_cli, cli_retrieval, console, pdf
+from ragsim.host import ask_cli, cli_retrieval, console, kb_cli, pdf
 from ragsim.host.cli_common import add_chunking_arguments, chunking_for, read_chunking, read_text_file
 from ragsim.split import registry
 from ragsim.wire import cost, state_file
@@ -72,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
                         "grid field: LangChain SemanticChunker's min_chunk_size; 0 where there is none).")
     parser.add_argument("--json", action="store_true", help="Print the response as JSON instead of the table.")
     cli_retrieval.add_arguments(parser)
+    kb_cli.add_arguments(parser)
     parser.add_argument("--ask", action="store_true", help="Also ask a model every question, with the context it "
                         "retrieves (needs --endpoint and --model).")
     ask_cli.add_model_arguments(parser, required=False)
@@ -208,8 +209,24 @@ def _state(text: str):
     return obj if state_file.is_state(obj) else None
 
 
+def streams(args) -> bool:
+    """Whether the run streams the files (issue 26): BM25 at one setting over files and directories;
+    a state file, a map, a model to ask or a dense retriever make it one request, as before."""
+    return (args.method == "bm25" and args.map_sizes is None and args.map_overlaps is None and not args.ask
+            and not any(str(f).lower().endswith(".json") for f in args.files))
+
+
 def main(argv) -> int:
     args = _parser().parse_args(argv)
+    if streams(args):
+        try:
+            chunking = _chunking(args, None)
+        except _Refused as e:
+            console.say(f"{PROG}: {e}")
+            return 2
+        sp = registry.of(chunking)
+        if sp is None or not sp.embeds:  # a semantic chunker's vectors stay in memory: one request
+            return kb_cli.run_eval(args, chunking, table)
     try:
         documents, base = read_documents(args)
         questions_text = read_text_file(args.questions) if args.questions is not None else None

@@ -17,7 +17,7 @@ import contextlib
 import sys
 
 from ragsim.errors import RequestError
-from ragsim.host import pdf, stores
+from ragsim.host import pdf, sources as kb_sources, stores
 from ragsim.host.cli_common import add_chunking_arguments, read_chunking, read_documents, read_text_file
 from ragsim.wire import inspect as inspection
 from ragsim.wire.jsonio import dumps
@@ -36,7 +36,9 @@ def _store_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--text-field", help="the field holding the chunk text")
     parser.add_argument("--doc-field", help="the metadata key naming each chunk's document")
     parser.add_argument("--source", nargs="+", action="extend", default=[], metavar="FILE",
-                        help="the source documents (text, Markdown or PDF, as eval reads them)")
+                        help="the source documents (text, Markdown or PDF, as eval reads them), or directories "
+                        "holding them (read recursively)")
+    parser.add_argument("--glob", default=None, help="in --source directories, only the files matching this, e.g. '*.md'")
     parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode for PDFs")
     parser.add_argument("--progress", action="store_true", help="show progress on stderr even when it is no terminal")
 
@@ -79,8 +81,11 @@ def read(args) -> tuple[dict, list[dict]]:
     """The store's chunks and the source documents (Refused or RequestError for bad input)."""
     store = stores.read_store(args.store, collection=args.collection, text_field=args.text_field,
                               doc_field=args.doc_field, progress=_progress(args))
+    found, missing = kb_sources.walk(args.source, args.glob)
+    if missing:
+        raise Refused(f"--source {missing[0][0]} {missing[0][1]}; give the source documents' paths.")
     try:
-        sources = read_documents(argparse.Namespace(files=args.source, pdf_mode=args.pdf_mode))
+        sources = read_documents(argparse.Namespace(files=[s.path for s in found], pdf_mode=args.pdf_mode))
     except OSError as e:
         raise Refused(f"{e.filename} cannot be read ({e.strerror}): give the source documents' paths.") from None
     except ValueError as e:

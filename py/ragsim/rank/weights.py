@@ -7,6 +7,7 @@ from heapq import nlargest
 from itertools import compress, repeat
 from operator import add, mul, setitem, truediv
 
+from ragsim.errors import RequestError
 from ragsim.rank.bm25 import SHIFTED, check_parameters, formulas, lucene_norms, weight_lucene
 
 
@@ -19,17 +20,31 @@ class Terms:
     largest tf and the shortest chunk's dl), or its largest weight once its weights are computed;
     `weights(t)` is the weight by position of every chunk holding t; `at(t, chunks)`
     the weights of some chunks (0.0 where absent). Every weight has the bits of `ranking.score_all`:
-    lucene's is computed from the very subexpression it uses there (`lucene_norms`)."""
+    lucene's is computed from the very subexpression it uses there (`lucene_norms`).
+
+    `stats=(n_chunks, total_length, df)` scores the split as part of a larger corpus (issue 26: a
+    knowledge base streamed in batches): N, the average length and each term's document frequency
+    (`df[t]`, 0 when absent) are then the whole corpus's, so each weight has the bits `score_all`
+    gives it over the whole corpus. BM25L and BM25+ score every chunk of every part for a term it
+    lacks: they are refused there."""
 
     def __init__(self, lengths: list[int], occurrence, variant: str, k1: float, b: float, delta: float,
-                 shared: bool = False):
+                 shared: bool = False, stats=None):
         check_parameters(variant, k1, b, delta)
         self.lengths, self.occurrence = lengths, occurrence
         self.variant, self.k1, self.b, self.delta = variant, k1, b, delta
-        self.n = n = len(lengths)
-        self.l_avg = sum(lengths) / n if n else 0.0
+        self.n = n = len(lengths)  # this split's chunks (positions 0..n-1)
         self.idf, self.weight = formulas(variant)
         self.shifted = variant in SHIFTED
+        if stats is None:
+            self.N, self.df = n, None
+            self.l_avg = sum(lengths) / n if n else 0.0
+        else:
+            if self.shifted:
+                raise RequestError("retrieval.variant", f"{variant} scores every chunk for a term it lacks; a "
+                                   "corpus read in parts ranks with lucene, robertson or atire.")
+            self.N, total, self.df = stats
+            self.l_avg = total / self.N if self.N and total else 0.0
         # lucene's expression divides by k1 * (1 - b + b * dl / avgdl): never 0 under this test
         self.lucene = self.weight is weight_lucene and k1 > 0 and (b < 1 or 0 not in lengths)
         self.norm = self.dl_min = None
@@ -45,10 +60,12 @@ class Terms:
         entry = None
         if self.l_avg and tfs:
             df = self.n - tfs.count(0) if positions is None else len(positions)
+            if df and self.df is not None:
+                df = self.df.get(t, 0)
             if df:
                 if self.dl_min is None:
                     self.dl_min = min(self.lengths)
-                idf = self.idf(df, self.n)
+                idf = self.idf(df, self.N)
                 bound = self.weight(idf, max(tfs), self.dl_min, self.l_avg, self.k1, self.b, self.delta)
                 entry = (positions, tfs, idf, bound)
         self.entries[t] = entry

@@ -25,7 +25,7 @@ from ragsim.text.index import DocIndex
 DEFAULT_OVERLAPS = (0, 25, 50, 100, 150, 300)
 
 
-def _read_overlaps(request: dict) -> list[int]:
+def read_overlaps(request: dict) -> list[int]:
     overlaps = request.get("overlaps", list(DEFAULT_OVERLAPS))
     if not isinstance(overlaps, list) or not overlaps:
         raise RequestError("overlaps", "Give overlaps as a list of whole numbers, e.g. [0, 25, 50].")
@@ -95,7 +95,7 @@ def _audit(request: dict, session: Session, budget: cost.Budget, progress) -> di
     chunking = request.get("chunking")
     if not isinstance(chunking, dict):
         raise RequestError("chunking", "Give chunking as an object with unit and size.")
-    overlaps = _read_overlaps(request)
+    overlaps = read_overlaps(request)
     cost.guard(estimate(request, docs), budget)
     given = read_given(chunking, docs)  # chunks read back from an index (SPEC 11): one split, no sweep
     if given is not None or chunking.get("strategy") in registry.EMBEDDING:  # a semantic chunker has no overlap
@@ -231,3 +231,35 @@ def _found_in_top(indexes, found, answered, corpus, columns, retrieval, precisio
 def audit_json(request_json: str, session: Session | None = None) -> str:
     """The audit, string to string, for the worker."""
     return json_call(audit, request_json, session)
+
+
+GAP_UNITS = {"chars": "characters", "words": "words", "tokens": "tokens"}
+
+
+def corpus_sentence(rows: list[dict], facts: int, documents: int, gap: int | None, unit: str | None,
+                    window: bool = True) -> str:
+    """The audit in the study's words (issue 26): how many facts of this shape across how many
+    documents, how many chunking destroys at the first and the last overlap audited, and the
+    longest name-to-value stretch in the split's unit (a fixed window whose overlap is no shorter
+    never cuts it: SPEC section 2)."""
+    def count(n, word):
+        return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+    said = f"{count(facts, 'fact')} of this shape across {count(documents, 'document')}"
+    ok = [r for r in rows if not r.get("error")]
+    if ok:
+        said += f"; chunking destroys {ok[0]['destroyed']:,} at overlap {ok[0]['overlap']}"
+        if len(ok) > 1:
+            said += f" and {ok[-1]['destroyed']:,} at {ok[-1]['overlap']}"
+    if gap is not None and facts and unit in GAP_UNITS:
+        said += f"; the longest name-to-value gap is {count(gap, GAP_UNITS[unit][:-1])}"
+        if window:
+            said += ", so an overlap above it loses none"
+    return said
+
+
+def longest_gap(indexes: list, found: list, unit: str | None, chunking: dict) -> int | None:
+    """The longest name-to-value stretch of the facts `found` ((document, fact) pairs), in `unit`."""
+    sizes = [stretch_units(indexes[di], unit, *f.stretch, chunking) for di, f in found]
+    sizes = [s for s in sizes if s is not None]
+    return max(sizes) if sizes else None

@@ -1,0 +1,246 @@
+"""Runs the streamed corpus audit (issue 26) on an engine (`host.pool`) and writes it as JSON Lines:
+a line per document as its batch is judged, then a line per fact, then the summary line.
+
+The passes are `host.audit_stream`'s; this side merges their batches in order: the documents and
+each fact's query (pass 1), the collection's statistics per overlap (pass 2), and per query its top
+k over the whole corpus (pass 3), from which each fact is found in the top k or not, as one request
+over the same documents finds it. The document lines are the run's record: `--resume` reads the
+ones written (the checkpoint beside the output says how far pass 3 came) and goes on from there.
+"""
+
+import hashlib
+import heapq
+import json
+from dataclasses import dataclass, field
+
+from ragsim.host import audit_stream, pool as engines, sources
+from ragsim.wire.audit import corpus_sentence
+
+LISTED = 50  # destroyed facts the summary keeps for the text output; the fact lines hold every one
+BATCH_BYTES = 1 << 20  # about a megabyte of files a batch: small enough to balance, large enough to amortise
+
+
+class Interrupted(Exception):
+    """Ctrl-C: the output holds what was finished; the message says how to go on."""
+
+
+@dataclass
+class Plan:
+    """What an audit run reads and how: the settings a request would carry, and the files."""
+
+    chunking: dict
+    overlaps: list
+    retrieval: dict
+    k: int
+    files: list  # sources.Source, in order
+    pdf_mode: str = "page"
+    batch_bytes: int = BATCH_BYTES
+    skipped: list = field(default_factory=list)  # (path, reason)
+
+    def fingerprint(self) -> str:
+        described = json.dumps([self.chunking, self.overlaps, self.retrieval, self.k, self.pdf_mode, self.batch_bytes,
+                                [(s.path, s.size) for s in self.files]], sort_keys=True)
+        return hashlib.sha256(described.encode("utf-8", "backslashreplace")).hexdigest()
+
+
+def run_pass(engine, fn, shared, items, progress, phase, sizes):
+    progress.start(phase)
+    for i, result in engine.map(fn, shared, items):
+        progress.advance(len(sizes[i]), sum(s.size for s in sizes[i]))
+        yield i, result
+
+
+def run(plan: Plan, engine, out, progress, resume: bool = False, on_fact=None) -> dict:
+    """The audit of `plan` on `engine`, its lines written to `out` (a `jsonl_out.Output`); returns the
+    summary. `on_fact(record)` sees each fact's full record as its line is written."""
+    batches = _batches(plan)
+    keys = _read_facts(plan, engine, batches, progress)
+    counted = _count(plan, engine, batches, keys, progress)
+    state = out.resume_state(plan.fingerprint()) if resume else None
+    if state is not None and state.get("complete"):
+        return state["summary"]
+    state = state or out.start(plan.fingerprint())
+    _judge(plan, engine, batches, keys, counted, state, out, progress)
+    return _finish(plan, counted, state, out, on_fact)
+
+
+def _batches(plan: Plan) -> list:
+    return sources.batches(plan.files, plan.batch_bytes)
+
+
+def skip_failed(plan, batch, failed) -> None:
+    plan.skipped.extend((s.path, f"{failed.reason}") for s in batch)
+
+
+def _read_facts(plan, engine, batches, progress) -> dict:
+    """Pass 1: every fact's query, numbered in order of first appearance; the batches that failed removed."""
+    key_id, keys, failed = {}, [], []
+    shared = {"retrieval": plan.retrieval, "pdf_mode": plan.pdf_mode}
+    for i, result in run_pass(engine, audit_stream.facts_pass, shared, batches, progress, "read", batches):
+        if isinstance(result, engines.Failed):
+            skip_failed(plan, batches[i], result)
+            failed.append(i)
+            continue
+        for entry in result:
+            if entry["skipped"]:
+                plan.skipped.append((plan.files[entry["seq"]].path, entry["skipped"]))
+            for d in entry["docs"]:
+                for key in d["keys"]:
+                    if key not in key_id:
+                        key_id[key] = len(keys)
+                        keys.append(key)
+    for i in reversed(failed):
+        del batches[i]
+    by_term: dict = {}
+    for i, key in enumerate(keys):
+        for t in dict.fromkeys(key):
+            by_term.setdefault(t, []).append(i)
+    return {"key_id": key_id, "keys": keys, "by_term": by_term}
+
+
+def _count(plan, engine, batches, keys, progress) -> dict:
+    """Pass 2: per overlap the collection (chunks, total length, document frequencies), each batch's
+    first chunk, the unit, and the first refusal of an overlap."""
+    shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": plan.overlaps,
+              "terms": frozenset(keys["by_term"]), "pdf_mode": plan.pdf_mode}
+    totals = {o: {"chunks": 0, "units": 0, "total": 0, "df": {}, "error": None, "unit": None} for o in plan.overlaps}
+    bases, failed = [], []
+    for i, per in run_pass(engine, audit_stream.count_pass, shared, batches, progress, "count", batches):
+        if isinstance(per, engines.Failed):
+            skip_failed(plan, batches[i], per)
+            failed.append(i)
+            continue
+        bases.append({o: totals[o]["chunks"] for o in plan.overlaps})
+        for o, row in per.items():
+            t = totals[o]
+            t["error"] = t["error"] or row["error"]
+            t["unit"] = row["unit"] or t["unit"]
+            for name in ("chunks", "units", "total"):
+                t[name] += row[name]
+            for term, n in row["df"].items():
+                t["df"][term] = t["df"].get(term, 0) + n
+    for i in reversed(failed):
+        del batches[i]
+    return {"totals": totals, "bases": bases, "live": [o for o in plan.overlaps if totals[o]["error"] is None]}
+
+
+def _judge(plan, engine, batches, keys, counted, state, out, progress) -> None:
+    """Pass 3 from the first batch not yet written: each batch's document lines, and every query's
+    best k chunks merged into the run's state."""
+    totals = counted["totals"]
+    shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": counted["live"], "k": plan.k,
+              "keys": keys["keys"], "key_id": keys["key_id"], "by_term": keys["by_term"], "pdf_mode": plan.pdf_mode,
+              "collections": {o: (totals[o]["chunks"], totals[o]["total"], totals[o]["df"]) for o in counted["live"]}}
+    first = state["batches_done"]
+    items = [(batches[i], counted["bases"][i]) for i in range(first, len(batches))]
+    try:
+        for j, result in run_pass(engine, audit_stream.judge_pass, shared, items, progress, "rank", batches[first:]):
+            if isinstance(result, engines.Failed):
+                skip_failed(plan, batches[first + j], result)
+                state["failed"].extend(s.path for s in batches[first + j])
+            else:
+                _merge(state, result, plan.k)
+                out.documents(_document_lines(plan, result))
+            state["batches_done"] = first + j + 1
+            out.checkpoint(state)
+    except KeyboardInterrupt:
+        out.checkpoint(state, force=True)
+        raise Interrupted(f"interrupted after {state['documents']:,} documents; the output holds them, and "
+                          "the same command with --resume goes on from there") from None
+
+
+def _merge(state, result, k) -> None:
+    """A batch's documents counted, and its best chunks merged into the run's."""
+    state["documents"] += sum(len(entry["docs"]) for entry in result["files"])
+    for o, per in result["best"].items():
+        mine = state["best"].setdefault(str(o), {})
+        for key, top in per.items():
+            mine[str(key)] = heapq.nsmallest(k, [tuple(x) for x in mine.get(str(key), [])] + [tuple(x) for x in top])
+
+
+def _document_lines(plan, result):
+    for entry in result["files"]:  # a file skipped was listed by the first pass
+        for doc in entry["docs"]:
+            yield {"type": "document", "file": plan.files[entry["seq"]].path, **doc}
+
+
+def _finish(plan, counted, state, out, on_fact) -> dict:
+    """The fact lines (each fact's overlaps where it is destroyed or found) and the summary."""
+    live, totals, k = counted["live"], counted["totals"], plan.k
+    rows = {o: {"destroyed": 0, "within": 0, "found": 0, "dropped": 0} for o in live}
+    facts = documents = 0
+    gap = None
+    destroyed_listed, destroyed_facts = [], 0
+    for doc in out.read_documents():
+        documents += 1
+        if doc.get("gap") is not None:
+            gap = max(gap or 0, doc["gap"])
+        for f in doc["facts"]:
+            record = _fact(f, live, state, rows, k)
+            facts += 1
+            if record["destroyed_at"]:
+                destroyed_facts += 1
+                if len(destroyed_listed) < LISTED:
+                    destroyed_listed.append(record)
+            out.fact(record)
+            if on_fact is not None:
+                on_fact(record)
+    summary = _summary(plan, live, totals, rows, facts, documents, gap, state)
+    out.finish(summary)
+    return {**summary, "destroyed_listed": destroyed_listed, "destroyed_facts": destroyed_facts}
+
+
+def _fact(f, live, state, rows, k) -> dict:
+    found, destroyed, answering = [], [], {}
+    baseline = None
+    for o in live:
+        at = f["at"][str(o)]
+        answering[str(o)] = at["answering"]
+        r = rows[o]
+        in_top = False
+        if not at["answering"]:
+            destroyed.append(o)
+            r["destroyed"] += 1
+            r["within"] += at["within"]
+        else:
+            in_top = _in_top(at, state, str(o), str(f["key"]), k)
+        if baseline is None:
+            baseline = in_top
+        elif baseline and not in_top and at["answering"]:
+            r["dropped"] += 1
+        if in_top:
+            found.append(o)
+            r["found"] += 1
+    keep = ("doc", "name", "value", "name_text", "value_text", "stretch")
+    return {**{n: f[n] for n in keep}, "destroyed_at": destroyed, "found_at": found, "answering": answering}
+
+
+def _in_top(at, state, o, key, k) -> bool:
+    """Whether the fact's best answering chunk ranks within k for its name: among the query's top k
+    positive chunks, or, scoring 0, after every positive chunk and the zero-scoring ones before it
+    (fewer than k positive chunks in all: then every one of them is among the best kept)."""
+    score, p = at["best"]
+    best = [list(x) for x in state["best"].get(o, {}).get(key, [])]
+    if score > 0:
+        return [-score, p] in best
+    if len(best) >= k:
+        return False
+    return 1 + len(best) + p - sum(1 for _, q in best if q < p) <= k
+
+
+def _summary(plan, live, totals, rows, facts, documents, gap, state) -> dict:
+    table = []
+    for o in plan.overlaps:
+        t = totals[o]
+        if t["error"] is not None:
+            table.append({"overlap": o, "error": t["error"]})
+            continue
+        r = rows[o]
+        table.append({"overlap": o, "unit": t["unit"], "chunks": t["chunks"], "units_stored": t["units"],
+                      "facts": facts, "destroyed": r["destroyed"], "destroyed_within_overlap": r["within"],
+                      "found_top_k": r["found"], "error": None, "dropped_top_k": r["dropped"]})
+    unit = next((totals[o]["unit"] for o in live), None)
+    sentence = corpus_sentence(table, facts, documents, gap, unit, plan.chunking.get("strategy", "window") == "window")
+    return {"type": "summary", "sentence": sentence, "documents": documents, "facts": facts,
+            "rows": table, "precision_k": plan.k, "overlaps": plan.overlaps, "longest_gap": gap,
+            "skipped": [{"path": p, "reason": r} for p, r in plan.skipped], "failed": state["failed"]}

@@ -1,0 +1,199 @@
+"""Where the batches of a whole-corpus run execute (issue 26): this process, a process pool on every
+core (`--workers N`), or an existing Dask cluster (`--engine dask --scheduler ADDRESS`).
+
+Every engine runs `fn(shared, item)` for each item and yields `(i, result)` in the items' order,
+whatever order they finish in, with a bounded number in flight, so results are the same whichever
+way a run goes and memory does not grow with the corpus. A worker that dies takes its batch with it:
+the batch is retried (on a fresh pool, alone, or by Dask on another worker) and, when it fails
+again, yielded as a `Failed` with the reason, so the run goes on without it.
+"""
+
+import os
+import signal
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+
+class EngineError(Exception):
+    """The engine cannot run at all (one sentence): nothing can go on."""
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A batch that could not be run, and why."""
+
+    reason: str
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+_SHARED = None
+
+
+def _start_worker(shared) -> None:
+    global _SHARED
+    _SHARED = shared
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+
+
+def _call(fn, item):
+    return fn(_SHARED, item)
+
+
+class Local:
+    """This process (one worker) or a process pool of `workers` processes."""
+
+    def __init__(self, workers: int):
+        self.workers = max(1, workers)
+        self.retried = 0
+        self._suspects = set()
+
+    def describe(self) -> str:
+        return "1 process" if self.workers == 1 else f"{self.workers} processes"
+
+    def map(self, fn, shared, items):
+        if self.workers == 1:
+            for i, item in enumerate(items):
+                try:
+                    result = fn(shared, item)
+                except (MemoryError, RecursionError, OSError) as e:  # this batch's own failure, not the run's
+                    result = Failed(f"it could not be run ({type(e).__name__}: {_first_line(e)})")
+                yield i, result
+            return
+        yield from self._pooled(fn, shared, list(items))
+
+    def _pool(self, shared) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(self.workers, initializer=_start_worker, initargs=(shared,))
+
+    def _pooled(self, fn, shared, items):
+        pool = self._pool(shared)
+        todo, done, running, nxt = deque(range(len(items))), {}, {}, 0
+        alone = deque()  # batches in flight when a worker died: run one at a time to find the one that kills
+        try:
+            while nxt < len(items):
+                isolating = bool(alone) or any(i in self._suspects for i in running.values())
+                source = alone if alone else todo
+                while source and len(running) < (1 if isolating else 2 * self.workers):
+                    i = source.popleft()
+                    running[pool.submit(_call, fn, items[i])] = i
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                broken = False
+                for f in finished:
+                    i = running.pop(f)
+                    try:
+                        done[i] = f.result()
+                        self._suspects.discard(i)
+                    except BrokenProcessPool:
+                        broken = True
+                        running[f] = i
+                    except (MemoryError, RecursionError, OSError) as e:
+                        done[i] = Failed(f"it could not be run ({type(e).__name__}: {_first_line(e)})")
+                if broken:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    lost = sorted(running.values())
+                    running.clear()
+                    self.retried += 1
+                    if isolating:  # it ran alone: this batch kills its worker
+                        done[lost[0]] = Failed("a worker process died while running it, twice")
+                        self._suspects.discard(lost[0])
+                    else:
+                        alone.extend(lost)
+                        self._suspects.update(lost)
+                    pool = self._pool(shared)
+                while nxt in done:
+                    yield nxt, done.pop(nxt)
+                    nxt += 1
+        finally:  # every batch done: the workers end with the pool; else stopped where they are
+            pool.shutdown(wait=nxt == len(items), cancel_futures=True)
+
+
+class Dask:
+    """An existing dask.distributed cluster at `address`: batches submitted, gathered as they finish."""
+
+    def __init__(self, address: str, timeout: float = 10):
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise EngineError("--engine dask needs dask.distributed; install it with "
+                              "`.venv/bin/pip install \"dask[distributed]\"`.") from None
+        try:
+            self.client = Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise EngineError(f"the Dask scheduler at {address} cannot be reached ({_first_line(e)}); start it, "
+                              "or give its address with --scheduler tcp://HOST:8786.") from None
+        self.address = address
+        self.retried = 0
+
+    def describe(self) -> str:
+        n = sum(self.client.nthreads().values())
+        return f"the Dask cluster at {self.address} ({n} threads)"
+
+    @property
+    def workers(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def map(self, fn, shared, items):
+        from dask.distributed import as_completed
+
+        items = list(items)
+        if not self.client.nthreads():
+            raise EngineError(f"the Dask cluster at {self.address} has no workers; start some and run again.")
+        [handle] = self.client.scatter([shared], broadcast=True, hash=False)  # one object, not one per key
+        limit = 2 * self.workers
+        pending, done, nxt, index = deque(range(len(items))), {}, 0, {}
+        flight = None
+
+        def submit(i):
+            future = self.client.submit(fn, handle, items[i], retries=1, pure=False)
+            index[future.key] = (i, future)
+            return future
+
+        try:
+            while nxt < len(items):
+                fresh = [submit(pending.popleft()) for _ in range(min(len(pending), limit - len(index)))]
+                if flight is None:
+                    flight = as_completed(fresh, loop=self.client.loop)
+                else:
+                    flight.update(fresh)
+                future = next(flight)
+                i, _ = index.pop(future.key)
+                try:
+                    done[i] = future.result()
+                except Exception as e:  # a worker that died twice (KilledWorker), or the batch's own error
+                    done[i] = Failed(f"the cluster could not run it ({type(e).__name__}: {_first_line(e)})")
+                future.release()
+                while nxt in done:
+                    yield nxt, done.pop(nxt)
+                    nxt += 1
+        finally:
+            if index:
+                self.client.cancel([future for _, future in index.values()])
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip() or type(e).__name__
+    return text.splitlines()[0].rstrip(".")
+
+
+def engine(name: str, workers: int | None, scheduler: str | None):
+    """The engine the options ask for; EngineError with one sentence when it cannot be had."""
+    if name == "dask":
+        if not scheduler:
+            raise EngineError("--engine dask needs --scheduler ADDRESS (an existing cluster's scheduler, "
+                              "e.g. tcp://127.0.0.1:8786).")
+        return Dask(scheduler)
+    if name != "local":
+        raise EngineError(f"--engine must be local or dask (got {name!r}).")
+    if workers is not None and workers < 1:
+        raise EngineError(f"--workers must be at least 1 (got {workers}).")
+    return Local(workers or cores())
