@@ -83,7 +83,7 @@ def read(args) -> tuple[dict, list[dict]]:
                               doc_field=args.doc_field, progress=_progress(args))
     found, missing = kb_sources.walk(args.source, args.glob)
     if missing:
-        raise Refused(f"--source {missing[0][0]} {missing[0][1]}; give the source documents' paths.")
+        raise Refused(f"--source {missing[0][0]} cannot be read: it {missing[0][1]}; give the source documents' paths.")
     try:
         sources = read_documents(argparse.Namespace(files=[s.path for s in found], pdf_mode=args.pdf_mode))
     except OSError as e:
