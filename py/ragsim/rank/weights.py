@@ -63,10 +63,11 @@ class Terms:
             if df and self.df is not None:
                 df = self.df.get(t, 0)
             if df:
-                if self.dl_min is None:
-                    self.dl_min = min(self.lengths)
-                idf = self.idf(df, self.N)
-                bound = self.weight(idf, max(tfs), self.dl_min, self.l_avg, self.k1, self.b, self.delta)
+                idf, bound = self.idf(df, self.N), None  # shared: the exact largest weight, from its table
+                if not self.shared:
+                    if self.dl_min is None:
+                        self.dl_min = min(self.lengths)
+                    bound = self.weight(idf, max(tfs), self.dl_min, self.l_avg, self.k1, self.b, self.delta)
                 entry = (positions, tfs, idf, bound)
         self.entries[t] = entry
         if entry is not None and self.shared:
