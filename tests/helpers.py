@@ -73,3 +73,12 @@ def hashed(text: str, dim: int = 64) -> list[float]:
         v[h % dim] += 1.0 if (h >> 16) & 1 else -1.0
     n = math.sqrt(sum(x * x for x in v))
     return [x / n for x in v] if n else v
+
+
+def ctrl_c_as_a_terminal() -> None:
+    """In a child process before it runs: Ctrl-C's default action, as a terminal gives it. A runner
+    started in the background of a shell without job control ignores SIGINT, and a child inherits
+    that, so Python would never raise KeyboardInterrupt and a Ctrl-C test could not send one."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from fake_openai import FakeOpenAI
+from helpers import ctrl_c_as_a_terminal
 from ragsim.wire import ask_checks
 from ragsim.host import ask
 
@@ -227,7 +228,7 @@ def test_a_slow_model_is_stopped_with_ctrl_c_in_one_line(neptune):
     with FakeOpenAI(slow_s=30.0) as server:
         proc = subprocess.Popen([sys.executable, "-m", "ragsim", "ask", str(neptune[0]), "--question", QUESTION,
                                  "--endpoint", server.endpoint, "--model", "slow"], cwd=ROOT / "py", text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=ctrl_c_as_a_terminal)
         for _ in range(200):  # until the first sample's request has reached the server
             if server.chats():
                 break

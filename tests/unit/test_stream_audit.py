@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from helpers import ctrl_c_as_a_terminal
 from ragsim.host import audit_run, jsonl_out, pool, sources
 from ragsim.host.progress import Progress
 from ragsim.rank import ranking
@@ -215,7 +216,8 @@ def test_ctrl_c_leaves_a_valid_partial_output_and_says_how_to_resume(tmp_path):
     out = tmp_path / "out.jsonl"
     command = [sys.executable, "-m", "ragsim", "audit", str(kb), "--size", "900", "--overlaps", "0,150",
                "--workers", "1", "--batch-kb", "8", "--quiet", "--jsonl", str(out)]
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+                           preexec_fn=ctrl_c_as_a_terminal)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 200):
         time.sleep(0.05)
