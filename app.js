@@ -365,6 +365,11 @@ async function main() {
   $("mark-name").addEventListener("click", () => marks.markFactPart("name"));
   $("mark-value").addEventListener("click", () => marks.markFactPart("value"));
   $("clear-mark").addEventListener("click", () => marks.clear());
+  // Issue 24: opening the retrieval settings (or reaching the Retriever from the keyboard) loads the
+  // embedding model, embedding nothing, so choosing Dense waits only for this setting's chunks.
+  const warm = () => { if (store.state.method === "bm25") computer.dense.warm(); };
+  document.querySelector("details.advanced").addEventListener("toggle", (e) => { if (e.target.open) warm(); });
+  $("retrieval-controls").addEventListener("focusin", warm);
   window.addEventListener("hashchange", applyFragment);
   guardPaste(docInput, () => totalChars(store.state), (sentence) => showMessage(sentence, false));
   $("download-state").addEventListener("click", () => persist.download());

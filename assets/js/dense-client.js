@@ -310,9 +310,22 @@ export class DenseClient {
     this.jobs.clear();
   }
 
-  load() {
+  /** Load the model ahead, embedding nothing (issue 24): called when the user opens the retrieval
+   * settings, so its 2-3 s of loading run while they choose. Once per page. Its failure is not said
+   * (nobody asked for the model yet) unless dense is chosen meanwhile; load() tries again then. */
+  warm() {
+    if (this.warmed || this.loaded[this.dtype]) return;
+    this.warmed = true;
+    this.load(true);
+  }
+
+  load(warming = false) {
     const dtype = this.dtype;
-    if (this.loaded[dtype]) return this.loaded[dtype];
+    if (this.loaded[dtype]) {
+      if (!warming) this.warming = false; // asked for now: a failure is said
+      return this.loaded[dtype];
+    }
+    this.warming = warming;
     this.start();
     const mb = (n) => (n / 1e6).toFixed(1);
     const name = dtype === "q8" ? "the int8 embedding model" : "the embedding model";
@@ -324,7 +337,7 @@ export class DenseClient {
       this.worker.postMessage({ type: "load", dtype });
     }).then((r) => {
       if (r.ok) { this.stats.loadMs = performance.now() - started; this.status("ready", backendWords(this.backend)); }
-      else { delete this.loaded[dtype]; this.status("failed", r.message); }
+      else { delete this.loaded[dtype]; if (this.warming) { this.warming = false; this.status("idle"); } else this.status("failed", r.message); }
       return r;
     });
     this.loaded[dtype] = promise;

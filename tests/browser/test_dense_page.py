@@ -141,6 +141,55 @@ def test_a_model_that_cannot_load_says_so_and_bm25_stays(page, server):
         context.close()
 
 
+def fresh_tab(page, server, blocked=()):
+    """A tab of its own context (the model not yet loaded in it), requests to `blocked` paths aborted."""
+    context = page.context.browser.new_context()
+    context.route("**/*", lambda route: route.continue_() if server.owns(route.request.url)
+                  and not any(b in route.request.url for b in blocked) else route.abort("blockedbyclient"))
+    tab = context.new_page()
+    tab.goto(server.url(INDEX))
+    tab.wait_for_function("() => document.body.dataset.state === 'ready' && window.ragsim.shownRequest() !== null",
+                          timeout=120_000)
+    return context, tab
+
+
+def test_opening_the_retrieval_settings_loads_the_model_and_embeds_nothing(page, server):
+    # issue 24: the model's seconds of loading run while the user chooses, not after
+    context, tab = fresh_tab(page, server)
+    try:
+        assert tab.evaluate("window.ragsim.dense().loadMs") is None
+        tab.locator("details.advanced summary").click()
+        tab.wait_for_function("() => window.ragsim.dense().loadMs !== null", timeout=120_000)
+        stats = tab.evaluate("window.ragsim.dense()")
+        assert stats["embedded"] == 0 and stats["lanes"] == {}
+        assert tab.locator(".control-method .needs-note").text_content() == ""  # BM25 is shown: no dense note
+        assert "method" not in tab.evaluate("window.ragsim.shownRequest()")["retrieval"]
+        loaded = stats["loadMs"]
+        tab.get_by_label("Retriever", exact=True).select_option("dense")
+        dense_settled(tab)
+        after = tab.evaluate("window.ragsim.dense()")
+        assert after["loadMs"] == loaded and after["embedded"] > 0  # not loaded again: only the chunks embedded
+    finally:
+        context.close()
+
+
+def test_a_model_that_cannot_load_ahead_says_nothing_until_dense_is_chosen(page, server):
+    context, tab = fresh_tab(page, server, blocked=("/models/",))
+    try:
+        tab.locator("details.advanced summary").click()
+        tab.wait_for_function("() => window.ragsim.dense().state === 'loading'", timeout=60_000)
+        tab.wait_for_function("() => window.ragsim.dense().state === 'idle'", timeout=60_000)
+        assert tab.locator(".control-method .needs-note").text_content() == ""
+        assert tab.locator("#message").is_hidden()
+        tab.get_by_label("Retriever", exact=True).select_option("dense")  # asked for now: tried again, and said
+        tab.wait_for_function("() => document.body.dataset.dense === 'failed'", timeout=60_000)
+        settle(tab)
+        note = tab.locator(".control-method .needs-note").text_content()
+        assert note.startswith("The embedding model could not be loaded") and "BM25 ranks instead" in note
+    finally:
+        context.close()
+
+
 def test_a_question_set_and_the_map_rank_each_question_densely(page):
     from test_questions_page import MAP_DONE, build_two
 
