@@ -48,12 +48,13 @@ let pumping = false;
 let order = 0; // jobs' arrival order
 
 /** What the model can run on here: WebGPU when the browser gives an adapter, else WebAssembly with
- * several threads where the page is cross-origin isolated: one core fewer than the machine has (the
- * page and Python need one; on 2 shared cores 2 threads embedded 4.7 chunks/s against 7.3 for one,
- * benchmarks/bench_dense.py --browser), at most 4. */
+ * one thread per core (at most 4) where the page is cross-origin isolated. On this project's 2-core
+ * machine, 96 chunks of 24 words in batches of 16: 18.1 chunks/s on 2 threads against 7.1 on one
+ * (benchmark notes, issue 24); the drag's Python waits little, since a moving control holds every
+ * job but the setting on screen. */
 async function backendHere() {
   const isolated = Boolean(self.crossOriginIsolated);
-  const threads = isolated ? Math.max(1, Math.min(4, (navigator.hardwareConcurrency || 2) - 1)) : 1;
+  const threads = isolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2)) : 1;
   try {
     if (navigator.gpu && await navigator.gpu.requestAdapter()) return { device: "webgpu", threads, isolated };
   } catch { /* no adapter: WebAssembly */ }
