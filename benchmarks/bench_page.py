@@ -210,7 +210,8 @@ def served_browser():
     Shared by the page benchmarks."""
     from playwright.sync_api import sync_playwright
 
-    dist = build.ensure_fresh()
+    # RAGSIM_BENCH_DIST: another build's dist/ (an older commit's, for before/after in the same run)
+    dist = pathlib.Path(os.environ["RAGSIM_BENCH_DIST"]) if os.environ.get("RAGSIM_BENCH_DIST") else build.ensure_fresh()
     httpd = build.make_server(dist, 0, quiet=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
