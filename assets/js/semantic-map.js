@@ -43,7 +43,8 @@ function axisValues(sp, field, s) {
   return list.filter((v) => v >= (f.min ?? 0) && v <= most);
 }
 
-const fits = (list, lo, hi) => Array.isArray(list) && list.every((v) => v >= lo && v <= hi);
+// A typed grid is kept only where the axis takes it (another strategy's typed values would be refused).
+const fits = (list, lo, hi, whole = true) => Array.isArray(list) && list.every((v) => v >= lo && v <= hi && (!whole || Number.isInteger(v)));
 
 /** The map's grid for a semantic strategy, or null for any other splitter. The grid typed in the
  * map's boxes (`s.mapSizes`, `s.mapOverlaps`) is kept where it fits the axes' bounds. */
@@ -54,7 +55,7 @@ export function semanticAxes(s) {
   const names = fields.map((f) => axisNames(sp, f, s));
   const first = sp.fields.find((x) => x.name === fields[0]) || {};
   const top = fields[0] === "size" ? sp.size_max ?? Infinity : first.max ?? Infinity;
-  const sizes = fits(s.mapSizes, first.min ?? 0, top) ? s.mapSizes : axisValues(sp, fields[0], s);
+  const sizes = fits(s.mapSizes, first.min ?? 0, top, !first.number) ? s.mapSizes : axisValues(sp, fields[0], s);
   const overlaps = one ? [0] : fits(s.mapOverlaps, 0, Infinity) ? s.mapOverlaps : axisValues(sp, fields[1], s);
   return {
     fields, one, sizes, overlaps, numbers: Boolean(first.number), min: first.min ?? 0,

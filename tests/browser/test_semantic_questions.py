@@ -146,6 +146,28 @@ def test_a_semantic_question_set_and_its_map(page, offsite, page_errors):
     after = page.evaluate("window.ragsim.semantic()")
     assert (after["jobs"], after["embedded"]) == (sem["jobs"], sem["embedded"])  # nothing embedded again
 
+    # Another threshold type: the rows become its amounts; a grid typed with decimals is kept.
+    page.get_by_label("breakpoint_threshold_type", exact=True).select_option("standard_deviation")
+    scored(page)
+    page.wait_for_function(MAP_DONE, timeout=120_000)
+    assert page.evaluate("window.ragsim.map().grid.sizes") == [0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5]
+    assert page.locator("#map-table th.map-corner").inner_text().startswith("Breakpoint threshold (standard_deviation) ↓")
+    page.locator(".map-grid-edit summary").click()
+    assert page.get_by_label("Breakpoint threshold (standard_deviation)", exact=True).input_value() == "0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5"
+    page.get_by_label("Breakpoint threshold (standard_deviation)", exact=True).fill("0.25, 1.5")
+    page.get_by_label("Min chunk size", exact=True).fill("0, 300")
+    page.get_by_label("Min chunk size", exact=True).press("Enter")
+    page.get_by_label("Breakpoint threshold (standard_deviation)", exact=True).dispatch_event("change")
+    page.wait_for_function("() => window.ragsim.map().grid.sizes.join() === '0.25,1.5' && window.ragsim.map().state === 'done'", timeout=60_000)
+    req = page_request(page)
+    shown = page.evaluate("window.ragsim.map()")
+    assert shown["grid"]["overlaps"] == [0, 300]
+    assert shown["cells"] == api.simulate({**req, "map": {"sizes": [0.25, 1.5], "overlaps": [0, 300]}})["map"]["cells"]
+    page.get_by_label("Breakpoint threshold (standard_deviation)", exact=True).fill("0.5, x")
+    page.get_by_label("Breakpoint threshold (standard_deviation)", exact=True).dispatch_event("change")
+    assert page.locator("#map-grid-note").inner_text() == "Thresholds are numbers of at least 0; “x” is not one."
+    assert page.evaluate("window.ragsim.semantic()")["jobs"] == sem["jobs"]  # the type re-cuts from kept distances
+
     # LlamaIndex's splitter: one axis (its percentile), one column.
     page.get_by_label("Splitter", exact=True).select_option("llamaindex-semantic")
     scores = scored(page)
@@ -164,15 +186,32 @@ def test_a_semantic_question_set_and_its_map(page, offsite, page_errors):
     scored(page)
     assert page_request(page)["chunking"]["breakpoint_percentile_threshold"] == 80
     assert page.evaluate("window.ragsim.semantic()")["jobs"] == llama["jobs"]
+
+    # Chroma's ClusterSemanticChunker: its chunk size (max_chunk_size, in tokens) alone.
+    page.get_by_label("Splitter", exact=True).select_option("chroma-cluster")
+    scored(page)
+    page.wait_for_function(MAP_DONE, timeout=120_000)
+    req = page_request(page)
+    shown = page.evaluate("window.ragsim.map()")
+    assert shown["grid"]["fields"] == ["size"] and shown["grid"]["sizes"] == [100, 200, 300, 400, 500, 600, 800, 1000, 1500, 2000]
+    assert page.locator("#map-table th.map-corner").inner_text() == "Max chunk size ↓"
+    assert page.locator("#map-table caption").inner_text().startswith("Answers intact (of 4) at each max chunk size in tokens (rows);")
+    assert shown["cells"] == api.simulate({**req, "map": {"sizes": shown["grid"]["sizes"], "overlaps": [0]}})["map"]["cells"]
+    chroma = page.evaluate("window.ragsim.semantic()")
+    page.locator("#map-table button[data-size='200']").click()
+    scored(page)
+    assert page_request(page)["chunking"]["size"] == 200
+    assert page.evaluate("window.ragsim.semantic()")["jobs"] == chroma["jobs"]
     if SHOTS:
         page.set_viewport_size({"width": 390, "height": 844})
         page.wait_for_timeout(300)
         page.locator("#qs-results").scroll_into_view_if_needed()
-        page.screenshot(path=f"{SHOTS}/semsets-llamaindex-390.png", full_page=False)
+        page.screenshot(path=f"{SHOTS}/semsets-chroma-390.png", full_page=False)
         page.locator("#map-section").screenshot(path=f"{SHOTS}/semsets-map-390.png")
         page.set_viewport_size({"width": 1280, "height": 720})
     assert offsite == []
     assert [e for e in page_errors if "favicon" not in e] == []
+    page.locator(".map-grid-edit summary").click()
     page.locator("#clear-questions").click()
     page.get_by_label("Splitter", exact=True).select_option("window")
     settle(page)
