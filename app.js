@@ -207,6 +207,7 @@ function showQuestions(last) {
   $("map-sizes").labels[0].textContent = grid && grid.names ? grid.names[0] : "Sizes";
   $("map-overlaps").labels[0].textContent = grid && grid.names && !grid.one ? grid.names[1] : "Overlaps";
   $("map-overlaps").parentElement.hidden = Boolean(grid && grid.one);
+  if ($("map-grid-note").dataset.strategy !== s.strategy) $("map-grid-note").textContent = ""; // another splitter's axes
   if (req.chunking.strategy === "stored") settingsMap.off("Your index's chunks have no size to vary: press “Simulate from here” to map the splitter that made them.");
   else if (!grid) settingsMap.off("MarkdownNodeParser has no chunk size (a section is as long as it is), so there is no map.");
   else if (!count && !req.span) settingsMap.off("Mark an answer, or add questions to the question set, to map the settings.");
@@ -249,6 +250,7 @@ function editGrid() {
     (sizes.value.length * overlaps.value.length > MAX_CELLS ? `That is ${sizes.value.length * overlaps.value.length} settings; map at most ${MAX_CELLS}.` : "");
   note.textContent = error;
   note.dataset.kind = error ? "error" : "";
+  note.dataset.strategy = s.strategy;
   if (error) return;
   s.mapSizes = sizes.value.join() === d.sizes.join() ? null : sizes.value;
   s.mapOverlaps = overlaps.value.join() === d.overlaps.join() ? null : overlaps.value;

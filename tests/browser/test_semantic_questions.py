@@ -166,6 +166,9 @@ def test_a_semantic_question_set_and_its_map(page, offsite, page_errors):
     page.get_by_label("Breakpoint threshold (standard_deviation)", exact=True).fill("0.5, x")
     page.get_by_label("Breakpoint threshold (standard_deviation)", exact=True).dispatch_event("change")
     assert page.locator("#map-grid-note").inner_text() == "Thresholds are numbers of at least 0; “x” is not one."
+    page.get_by_label("Breakpoint threshold (standard_deviation)", exact=True).fill("0.25, 1.5")
+    page.get_by_label("Breakpoint threshold (standard_deviation)", exact=True).dispatch_event("change")
+    assert page.locator("#map-grid-note").inner_text() == ""
     assert page.evaluate("window.ragsim.semantic()")["jobs"] == sem["jobs"]  # the type re-cuts from kept distances
 
     # LlamaIndex's splitter: one axis (its percentile), one column.
@@ -178,7 +181,7 @@ def test_a_semantic_question_set_and_its_map(page, offsite, page_errors):
     assert shown["grid"]["fields"] == ["breakpoint_percentile_threshold"] and shown["grid"]["overlaps"] == [0]
     assert page.locator("#map-table th.map-corner").inner_text() == "Breakpoint percentile threshold ↓"
     assert page.locator("#map-table thead th").all_inner_texts()[1:] == ["answers intact"]
-    assert page.locator("#map-overlaps").is_hidden()
+    assert page.locator("#map-overlaps").is_hidden() and page.locator("#map-grid-note").inner_text() == ""
     assert shown["cells"] == api.simulate({**req, "map": {"sizes": shown["grid"]["sizes"], "overlaps": [0]}})["map"]["cells"]
     llama = page.evaluate("window.ragsim.semantic()")
     assert llama["jobs"] == after["jobs"] + 1  # its own windows, embedded once; the map embedded nothing
