@@ -218,3 +218,37 @@ def test_a_semantic_question_set_and_its_map(page, offsite, page_errors):
     page.locator("#clear-questions").click()
     page.get_by_label("Splitter", exact=True).select_option("window")
     settle(page)
+
+
+def test_the_dense_map_over_semantic_chunks_embeds_chunks_not_windows(page):
+    """Dense retrieval over LangChain's semantic chunks: the core maps it (nothing refused); the map
+    says what it embeds (each cell's chunks, after Start, as every dense map) and the sentence windows
+    are not embedded again."""
+    restore(page)
+    page.get_by_label("Document", exact=True).fill(TEXT)
+    page.get_by_label("Question", exact=True).fill(QUESTIONS[0][0])
+    page.get_by_label("Top k", exact=True).fill("1")
+    settle(page)
+    page.locator("#import-questions").set_input_files(
+        {"name": "questions.json", "mimeType": "application/json", "buffer": question_file(page_request(page))})
+    page.wait_for_function(f"() => window.ragsim.questions().length === {len(QUESTIONS)}")
+    page.get_by_label("Splitter", exact=True).select_option("langchain-semantic")
+    scored(page)
+    windows = page.evaluate("window.ragsim.semantic()")
+    page.get_by_label("Retriever", exact=True).select_option("dense")
+    page.wait_for_function("() => !document.getElementById('map-start').hidden", timeout=180_000)
+    assert page.locator("#map-status").inner_text().startswith("The dense map embeds every cell's chunks: ")
+    page.locator("#map-start").click()
+    page.wait_for_function(MAP_DONE, timeout=300_000)
+    assert page.locator("#map-table caption").inner_text().endswith(
+        "The sentence windows are not embedded again; dense retrieval embeds each cell's chunks.")
+    req = page_request(page)
+    shown = page.evaluate("window.ragsim.map()")
+    expected = api.simulate({**req, "map": {"sizes": shown["grid"]["sizes"], "overlaps": shown["grid"]["overlaps"]}})
+    assert shown["cells"] == expected["map"]["cells"]
+    after = page.evaluate("window.ragsim.semantic()")
+    assert (after["jobs"], after["embedded"]) == (windows["jobs"], windows["embedded"])
+    page.get_by_label("Retriever", exact=True).select_option("bm25")
+    page.locator("#clear-questions").click()
+    page.get_by_label("Splitter", exact=True).select_option("window")
+    settle(page)
