@@ -44,7 +44,8 @@ import { AuditPanel } from "./assets/js/render/audit-panel.js";
 import { QuestionSet } from "./assets/js/questions.js";
 import { QuestionScores } from "./assets/js/question-scores.js";
 import { sendableSimulation } from "./assets/js/worker-client.js";
-import { SettingsMap, bestCell, defaultGrid, parseNumbers, MAX_CELLS } from "./assets/js/render/settings-map.js";
+import { SettingsMap, bestCell, defaultGrid, parseNumbers, placeWords, MAX_CELLS } from "./assets/js/render/settings-map.js";
+import { pickAxes, semanticAxes, waitsForVectors, withKeptVectors } from "./assets/js/semantic-map.js";
 import { AskPanel } from "./assets/js/ask-panel.js";
 import { YourIndex } from "./assets/js/your-index.js";
 import { IndexPanel } from "./assets/js/render/index-panel.js";
@@ -80,7 +81,7 @@ const computer = new Computer({
 results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest
 // Issue 25: a semantic chunker's curve under the picture; its line sets the threshold field.
 results.semantic = new SemanticPanel({ onThreshold: setThreshold, onStop: () => computer.stopSemantic(), onResume: () => computer.resumeSemantic() });
-computer.onSemantic = (s) => results.semantic.status(s);
+computer.onSemantic = (s) => { results.semantic.status(s); if (questionScores) questionScores.follow(s); };
 const marks = new Marks({ store, docInput, changed, sync, syncList: () => documents.syncList(),
   focusAfterRender: (doc, at) => results.focusAfterRender(doc, at) });
 const documents = new Documents({ store, sync, changed, docInput, info: (note) => marks.info(note),
@@ -184,6 +185,8 @@ function sync({ withDoc = false } = {}) {
 
 /** The map's grid: the one typed, else the splitter's default; null when the splitter has no size. */
 function mapGrid(s) {
+  const axes = semanticAxes(s); // a semantic chunker's own axes (issue 25)
+  if (axes) return axes;
   const d = defaultGrid(s);
   return d && { sizes: s.mapSizes || d.sizes, overlaps: s.mapOverlaps || d.overlaps };
 }
@@ -201,15 +204,28 @@ function showQuestions(last) {
   for (const [id, list] of [["map-sizes", grid && grid.sizes], ["map-overlaps", grid && grid.overlaps]]) {
     if (list && document.activeElement !== $(id)) $(id).value = list.join(", ");
   }
+  $("map-sizes").labels[0].textContent = grid && grid.names ? grid.names[0] : "Sizes";
+  $("map-overlaps").labels[0].textContent = grid && grid.names && !grid.one ? grid.names[1] : "Overlaps";
+  $("map-overlaps").parentElement.hidden = Boolean(grid && grid.one);
+  if ($("map-grid-note").dataset.strategy !== s.strategy) $("map-grid-note").textContent = ""; // another splitter's axes
   if (req.chunking.strategy === "stored") settingsMap.off("Your index's chunks have no size to vary: press “Simulate from here” to map the splitter that made them.");
   else if (!grid) settingsMap.off("MarkdownNodeParser has no chunk size (a section is as long as it is), so there is no map.");
   else if (!count && !req.span) settingsMap.off("Mark an answer, or add questions to the question set, to map the settings.");
+  else if (waitsForVectors(last.response)) settingsMap.off("The map waits for the embedding: it is filled once the sentence windows' vectors are held, and no cell embeds them again.");
   else settingsMap.update(req, grid, count || 1, unitName(s));
 }
 
 /** A map cell clicked: the sliders to its size and overlap. */
 function pickSetting(size, overlap) {
-  const s = store.state;
+  const s = store.state, grid = settingsMap && settingsMap.grid;
+  if (grid && grid.fields) { // a semantic chunker's own fields (issue 25)
+    pickAxes(s, grid, size, overlap);
+    linkNotes.clear();
+    sync();
+    changed();
+    marks.info(`Set ${placeWords(size, overlap, grid.words)} from the map.`);
+    return;
+  }
   forgetWanted(s);
   s.size = size;
   settle(s);
@@ -226,12 +242,15 @@ function pickSetting(size, overlap) {
 function editGrid() {
   const s = store.state, d = defaultGrid(s);
   if (!d) return;
-  const sizes = parseNumbers($("map-sizes").value, "size", 1), overlaps = parseNumbers($("map-overlaps").value, "overlap", 0);
+  const words = d.words || ["size", "overlap"];
+  const sizes = parseNumbers($("map-sizes").value, words[0], d.fields ? d.min : 1, Boolean(d.numbers));
+  const overlaps = d.one ? { value: [0] } : parseNumbers($("map-overlaps").value, words[1], 0);
   const note = $("map-grid-note");
   const error = sizes.error || overlaps.error ||
     (sizes.value.length * overlaps.value.length > MAX_CELLS ? `That is ${sizes.value.length * overlaps.value.length} settings; map at most ${MAX_CELLS}.` : "");
   note.textContent = error;
   note.dataset.kind = error ? "error" : "";
+  note.dataset.strategy = s.strategy;
   if (error) return;
   s.mapSizes = sizes.value.join() === d.sizes.join() ? null : sizes.value;
   s.mapOverlaps = overlaps.value.join() === d.overlaps.join() ? null : overlaps.value;
@@ -295,12 +314,12 @@ function startPanels(gate) {
   // in the JSON; a big document's text not sent again), since its chunks are as many as the drag's.
   const sendLikeDrag = (r) => gate.send(sendableSimulation(r));
   questionScores = new QuestionScores({
-    simulate: (request) => computer.dense.simulate(sendLikeDrag, request, "questions"),
+    simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate(sendLikeDrag, r, "questions"), request),
     busy,
   });
   settingsMap = new SettingsMap({
     gate,
-    simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("simulate", r)), request, "map"),
+    simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate((r2) => gate.send(documentsMessage("simulate", r2)), r, "map"), request),
     dense: computer.dense,
     send: (r) => gate.send(documentsMessage("simulate", r)),
     busy,

@@ -6,10 +6,16 @@
 // be ignored, and one not yet sent is never sent.
 //
 //   result shown -> update(last) -> stale -> (gate idle) -> simulate(setRequest) -> render
+//
+// A semantic chunker (issue 25) whose sentence windows are not yet embedded: the set is not sent
+// (every answer would read as cut with no chunks); the panel says it waits for the embedding, in
+// the embedding's own words ("Embedding sentence windows: 12 of 40"), and the result that follows
+// the embedding scores it from the vectors the worker then holds.
 
 import { $ } from "./dom.js";
 import { setRequest } from "./question-wire.js";
-import { renderQuestionResults } from "./render/question-set.js";
+import { renderQuestionResults, renderQuestionsWaiting } from "./render/question-set.js";
+import { waitsForVectors } from "./semantic-map.js";
 
 const POLL_MS = 10; // how often the drag's gate is looked at while it is busy
 
@@ -19,7 +25,8 @@ export class QuestionScores {
   constructor({ simulate, busy }) {
     Object.assign(this, { simulate, busy });
     this.run = 0;
-    this.state = "none"; // "stale" (asked for, not arrived), "fresh", "error", "none" (no set)
+    this.state = "none"; // "stale" (asked for, not arrived), "fresh", "error", "none" (no set), "waiting" (embedding)
+    this.embedding = { state: "idle", text: "" }; // the semantic embedding's last status (SemanticClient)
     this.shown = null; // {request, response} of the set on screen
     this.log = []; // for tests: [what, run] in the order things happened ("main", "sent", "set")
   }
@@ -35,6 +42,7 @@ export class QuestionScores {
       renderQuestionResults(null);
       return;
     }
+    if (waitsForVectors(last.response)) { this.wait(); return; }
     this.mark("stale");
     if (this.shown) renderQuestionResults(this.shown); // the last scores (greyed) on a list drawn since
     await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))); // the result painted first
@@ -50,10 +58,23 @@ export class QuestionScores {
       $("qs-summary").textContent = `The question set was not scored: ${(reply.error && reply.error.message) || "the worker gave no reply that could be read."}`;
       return;
     }
+    if (waitsForVectors(response)) { this.wait(); return; } // the worker lost the vectors and the page has none
     this.note("set", run);
     this.shown = { request, response };
     this.mark("fresh");
     renderQuestionResults(this.shown);
+  }
+
+  /** The semantic embedding's status (SemanticClient onStatus): said in the panel while the set waits. */
+  follow(status) {
+    this.embedding = status;
+    if (this.state === "waiting") renderQuestionsWaiting(waitingWords(status));
+  }
+
+  wait() {
+    this.shown = null;
+    this.mark("waiting");
+    renderQuestionsWaiting(waitingWords(this.embedding));
   }
 
   /** The list's verdicts and the table greyed (data-stale) while they are not for the current result. */
@@ -70,4 +91,11 @@ export class QuestionScores {
     this.log.push([what, run]);
     if (this.log.length > 200) this.log.splice(0, 100);
   }
+}
+
+/** The panel's sentence while the set waits for the sentence windows' vectors. */
+export function waitingWords({ state, text } = {}) {
+  const now = state === "stopped" ? "the embedding was stopped: press “Resume embedding” under the picture"
+    : state === "failed" ? text || "the embedding failed" : text || "the sentence windows are embedded first";
+  return `The question set waits for the embedding (${now.replace(/[.…]+$/, "")}); it is scored as soon as the vectors are held.`;
 }

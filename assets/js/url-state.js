@@ -195,7 +195,8 @@ function questionsFromParams(state, params, notes) {
     }
   }
   const list = (name, min) => {
-    const nums = (params.get(name) || "").split(",").filter((x) => /^\d{1,6}$/.test(x)).map(Number).filter((n) => n >= min);
+    // decimals: LangChain's threshold amounts (a semantic chunker's map, issue 25)
+    const nums = (params.get(name) || "").split(",").filter((x) => /^\d{1,6}(\.\d{1,4})?$/.test(x)).map(Number).filter((n) => n >= min);
     return nums.length ? [...new Set(nums)] : null;
   };
   state.mapSizes = list("msizes", 1);

@@ -61,6 +61,17 @@ export function renderQuestionResults(last) {
     "Chroma's character-level metrics, tokens sent per query", { class: "visually-hidden" }), thead, tbody, meanRow(st));
 }
 
+/** The set not scored yet: a semantic chunker's sentence windows are being embedded (`sentence`
+ * says so, in the embedding's words); each listed question waits too. */
+export function renderQuestionsWaiting(sentence) {
+  renderBadges([]);
+  for (const badge of $("qs-list").querySelectorAll(".qs-verdict")) badge.textContent = "waits for the embedding";
+  $("qs-results").hidden = false;
+  $("qs-table").replaceChildren();
+  delete $("qs-summary").dataset.intact;
+  if ($("qs-summary").textContent !== sentence) $("qs-summary").textContent = sentence;
+}
+
 /** Each listed question's verdict at these settings (or "not scored": no span of it fits). */
 function renderBadges(results) {
   const byId = new Map(results.map((r) => [r.id, r]));

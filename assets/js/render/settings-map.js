@@ -14,11 +14,15 @@
 // progress and can be stopped (what was embedded is kept: starting again goes on from there), and
 // the drag always goes first (its job is more urgent in the embedding worker's queue).
 //
+// Semantic chunkers (issue 25): the axes are the strategy's own grid fields (`grid.fields`, named
+// `grid.names`, semantic-map.js), one column for a one-axis strategy; nothing is embedded for them.
+//
 // Nothing is computed here but the grid's defaults and the wording; the cells come from the core.
 
 import { $, cell } from "../dom.js";
 import { int, money, plural } from "../format.js";
 import { PARAMS, bound, splitterOf, unitName } from "../params.js";
+import { axisValue, semanticAxes } from "../semantic-map.js";
 
 export const MAX_CELLS = 400; // the core's limit (settings_map.MAX_CELLS)
 const QUIET_MS = 150; // the gate and the controls must be idle this long before a map row is sent
@@ -45,6 +49,7 @@ const OVERLAP_STEPS = [0, 0.25, 0.5, 1, 2, 4];
 /** The default grid for the splitter and unit of `s`: {sizes, overlaps}, or null (no size to vary). */
 export function defaultGrid(s) {
   if (!splitterOf(s).grid) return null; // the splitter registers no size to vary
+  if (splitterOf(s).embeds) return semanticAxes({ ...s, mapSizes: null, mapOverlaps: null }); // its own axes
   const unit = unitName(s);
   const most = bound(PARAMS.find((p) => p.name === "size").max, s);
   let step = STEPS[unit] ?? 1; // Haystack's passages, lines, sentences, pages: 1 to 20
@@ -55,14 +60,15 @@ export function defaultGrid(s) {
   return { sizes, overlaps };
 }
 
-/** Whole numbers typed as "100, 200 300" ({value}) or {error}, at least `min` each. */
-export function parseNumbers(text, what, min) {
+/** Whole numbers typed as "100, 200 300" ({value}) or {error}, at least `min` each (`decimals`:
+ * numbers such as 1.5 too, for LangChain's threshold amount). */
+export function parseNumbers(text, what, min, decimals = false) {
   const parts = String(text).split(/[\s,;]+/).filter(Boolean);
   if (!parts.length) return { error: `Type at least one ${what}, e.g. 100, 200, 300.` };
-  const out = [];
+  const out = [], kind = decimals ? "numbers" : "whole numbers", shape = decimals ? /^\d{1,6}(\.\d{1,4})?$/ : /^\d{1,6}$/;
   for (const p of parts) {
-    if (!/^\d{1,6}$/.test(p) || parseInt(p, 10) < min) return { error: `${what[0].toUpperCase()}${what.slice(1)}s are whole numbers of at least ${min}; “${p.slice(0, 20)}” is not one.` };
-    const n = parseInt(p, 10);
+    if (!shape.test(p) || Number(p) < min) return { error: `${what[0].toUpperCase()}${what.slice(1)}s are ${kind} of at least ${min}; “${p.slice(0, 20)}” is not one.` };
+    const n = Number(p);
     if (!out.includes(n)) out.push(n);
   }
   return { value: out };
@@ -72,17 +78,23 @@ export function parseNumbers(text, what, min) {
  * questions, its own setting made one of the rows' cells (their largest size, with the smallest
  * overlap: fewest chunks to rank and send back, and the core ranks the question set once for both),
  * unless `keep` (that setting was refused: the page's own). */
-export function rowRequest(request, sizes, overlaps, keep = false, largest = Math.max(...sizes)) {
+export function rowRequest(request, sizes, overlaps, keep = false, largest = Math.max(...sizes), fields = SIZE_OVERLAP) {
   const { cuts: _c, find: _f, expand: _e, ...rest } = request;
-  const least = Math.min(...overlaps);
-  const chunking = keep ? request.chunking : { ...request.chunking, size: largest, overlap: least < largest ? least : 0 };
+  const least = Math.min(...overlaps), [rows, cols] = fields;
+  const second = cols ? { [cols]: cols !== "overlap" || least < largest ? least : 0 } : {};
+  const chunking = keep ? request.chunking : { ...request.chunking, [rows]: largest, ...second };
   return { ...rest, chunking, wire: "columns", map: { sizes, overlaps } };
 }
 
-/** What the map depends on: the request but for the size and overlap it varies itself. */
+const SIZE_OVERLAP = ["size", "overlap"];
+/** The request fields a grid varies: its own (a semantic chunker's), else size and overlap. */
+export const fieldsOf = (grid) => (grid && grid.fields) || SIZE_OVERLAP;
+
+/** What the map depends on: the request but for the fields it varies itself. */
 export function mapKey(request, grid) {
   const { cuts: _c, find: _f, expand: _e, chunking, ...rest } = request;
-  const { size: _s, overlap: _o, ...others } = chunking;
+  const others = { ...chunking };
+  for (const f of fieldsOf(grid)) delete others[f];
   return JSON.stringify([rest, others, grid]);
 }
 
@@ -102,13 +114,17 @@ export function bestCell(cells, count) {
 const level = (c, count) => (c.intact === count ? LEVELS - 1 : c.intact === 0 ? 0 : 1 + Math.min(LEVELS - 3, Math.floor((c.intact / count) * (LEVELS - 2))));
 const tokens = (n) => int(Math.round(n));
 
+/** A cell's place in words: "size 300, overlap 50" (`words`: the axes' short names; one for one axis). */
+export const placeWords = (size, overlap, words = SIZE_OVERLAP) => (words.length > 1 ? `${words[0]} ${size}, ${words[1]} ${overlap}` : `${words[0]} ${size}`);
+
 /** One cell in words: "size 300, overlap 50: all 10 answers intact, 412 tokens per query ($0.0012)". */
-export function cellWords(size, overlap, c, count) {
-  if (!c) return `size ${size}, overlap ${overlap}: the splitter refuses this pair`;
+export function cellWords(size, overlap, c, count, words = SIZE_OVERLAP) {
+  const at = placeWords(size, overlap, words);
+  if (!c) return `${at}: the splitter refuses this ${words.length > 1 ? "pair" : "value"}`;
   const kept = c.intact === count ? (count === 1 ? "the answer intact" : `all ${count} answers intact`)
     : `${c.intact} of ${count} ${plural(count, "answer", "answers")} intact`;
   const lost = [c.ranked_out ? `${c.ranked_out} ranked out` : "", c.cut ? `${c.cut} cut` : ""].filter(Boolean).join(", ");
-  return `size ${size}, overlap ${overlap}: ${kept}${lost ? ` (${lost})` : ""}, ${tokens(c.context_tokens_mean)} tokens per query (${money(c.cost_mean)})`;
+  return `${at}: ${kept}${lost ? ` (${lost})` : ""}, ${tokens(c.context_tokens_mean)} tokens per query (${money(c.cost_mean)})`;
 }
 
 export class SettingsMap {
@@ -150,7 +166,7 @@ export class SettingsMap {
     status.textContent = "Counting the chunks the dense map needs…";
     await this.idle();
     if (run !== this.run) return false;
-    const plan = await this.deps.dense.plan(this.deps.send, rowRequest(request, grid.sizes, grid.overlaps));
+    const plan = await this.deps.dense.plan(this.deps.send, rowRequest(request, grid.sizes, grid.overlaps, false, undefined, fieldsOf(grid)));
     if (run !== this.run) return false;
     if (!plan.ok) { this.stopped(plan.error); return false; }
     this.plan = plan;
@@ -179,7 +195,7 @@ export class SettingsMap {
       if (p && run === this.run) { bar.value = p.done; status.textContent = `Map: ${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} chunks embedded…`; }
     }, PROGRESS_MS);
     status.textContent = `Map: 0 of ${total.toLocaleString("en-US")} chunks embedded…`;
-    const r = await this.deps.dense.fill(rowRequest(request, grid.sizes, grid.overlaps), this.plan.response, "map");
+    const r = await this.deps.dense.fill(rowRequest(request, grid.sizes, grid.overlaps, false, undefined, fieldsOf(grid)), this.plan.response, "map");
     clearInterval(tick);
     stop.hidden = true;
     if (run !== this.run) return false;
@@ -238,6 +254,11 @@ export class SettingsMap {
     button.focus();
   }
 
+  /** The axes' short names in a cell's words: the grid's own (a semantic chunker's), else size and overlap. */
+  get words() {
+    return (this.grid && this.grid.words) || SIZE_OVERLAP;
+  }
+
   /** Turn the map off (nothing to score, or a splitter without a size): `why` says so. */
   off(why) {
     this.run++;
@@ -256,7 +277,9 @@ export class SettingsMap {
    * request that differs from the map's in anything but size and overlap starts a new map. */
   update(request, grid, count, unit) {
     this.unit = unit ? ` (${unit})` : "";
-    this.current = { size: request.chunking.size, overlap: request.chunking.overlap };
+    const [rows, cols] = fieldsOf(grid), c = request.chunking;
+    this.current = grid && grid.fields ? { size: axisValue(c, rows), overlap: axisValue(c, cols) } : { size: c.size, overlap: c.overlap };
+    this.free = Boolean(grid && grid.fields) && !isDense(request); // a semantic chunker's map over BM25 embeds nothing
     lastBusy = performance.now(); // a result just arrived: the page may be in the middle of a drag
     const key = mapKey(request, grid);
     if (key === this.key) { this.draw(); return; }
@@ -283,10 +306,10 @@ export class SettingsMap {
     let i = 0, batch = 1, keep = false;
     while (i < grid.sizes.length) {
       const sizes = grid.sizes.slice(i, i + batch);
-      status.textContent = `Filling the map: size ${sizes.join(", ")} (${i + sizes.length} of ${grid.sizes.length})…`;
+      status.textContent = `Filling the map: ${this.words[0]} ${sizes.join(", ")} (${i + sizes.length} of ${grid.sizes.length})…`;
       await this.idle();
       if (run !== this.run) return;
-      const reply = await this.deps.simulate(rowRequest(request, sizes, grid.overlaps, keep)); // dense, hybrid: with the cosines
+      const reply = await this.deps.simulate(rowRequest(request, sizes, grid.overlaps, keep, undefined, fieldsOf(grid))); // dense, hybrid: with the cosines
       if (run !== this.run) return; // a newer setting took over
       if (!reply.ok && !keep && /^chunking\./.test((reply.error && reply.error.field) || "")) {
         keep = true; // the splitter refuses the rows' own setting (the grid's largest size, no overlap): ask with the page's
@@ -320,7 +343,9 @@ export class SettingsMap {
     $("map-section").dataset.state = "done";
     $("map-section").dataset.seconds = String(seconds);
     $("map-progress").hidden = true;
-    $("map-status").textContent = `${grid.sizes.length} sizes × ${grid.overlaps.length} overlaps (${n} settings, ${this.count} ` +
+    const axes = grid.fields ? `${grid.sizes.length} ${grid.words[0]} values${grid.one ? "" : ` × ${grid.overlaps.length} ${grid.words[1]} values`}`
+      : `${grid.sizes.length} sizes × ${grid.overlaps.length} overlaps`;
+    $("map-status").textContent = `${axes} (${n} settings, ${this.count} ` +
       `${plural(this.count, "question", "questions")} each) in ${seconds.toFixed(2)} s (${python.toFixed(2)} s in Python).`;
   }
 
@@ -345,8 +370,9 @@ export class SettingsMap {
     if (!grid || this.state === "off") return;
     const thead = document.createElement("thead");
     const hr = document.createElement("tr");
-    hr.append(cell("th", "size ↓ overlap →", { scope: "col", class: "map-corner" }));
-    for (const o of grid.overlaps) hr.append(cell("th", String(o), { scope: "col" }));
+    const names = grid.names || ["size", "overlap"];
+    hr.append(cell("th", grid.one ? `${names[0]} ↓` : `${names[0]} ↓ ${names[1]} →`, { scope: "col", class: "map-corner" }));
+    for (const o of grid.overlaps) hr.append(cell("th", grid.one ? "answers intact" : String(o), { scope: "col" }));
     thead.append(hr);
     const best = bestCell(this.cells, this.count);
     const tbody = document.createElement("tbody");
@@ -356,8 +382,7 @@ export class SettingsMap {
       grid.overlaps.forEach((overlap, j) => tr.append(this.drawCell(size, overlap, this.cells[i], j, Boolean(best && best.all && best.i === i && best.j === j))));
       tbody.append(tr);
     });
-    const caption = cell("caption", `Answers intact (of ${this.count}) at each chunk size (rows) and overlap (columns)${this.unit || ""}; ` +
-      "darker is fewer, yellow is all. Hover or focus a cell for its cost; click it to set the sliders.");
+    const caption = cell("caption", this.caption());
     const table = $("map-table"), focused = table.contains(document.activeElement) ? document.activeElement : null;
     const key = focused && focused.dataset.size ? [focused.dataset.size, focused.dataset.overlap] : null;
     table.replaceChildren(caption, thead, tbody);
@@ -366,19 +391,31 @@ export class SettingsMap {
     this.sayCurrent();
   }
 
+  /** The table's caption: what the rows and columns are, the colours, and (a semantic chunker's map)
+   * that no cell embeds anything. */
+  caption() {
+    const grid = this.grid, tail = "darker is fewer, yellow is all. Hover or focus a cell for its cost; click it to set the sliders.";
+    if (!grid.fields) return `Answers intact (of ${this.count}) at each chunk size (rows) and overlap (columns)${this.unit || ""}; ${tail}`;
+    const unit = (f) => (f === "min_chunk_size" ? " in characters" : f === "size" ? ` in ${this.unit.replace(/[ ()]/g, "") || "tokens"}` : "");
+    const [rows, cols] = grid.names.map((n, i) => n.toLowerCase() + unit(grid.fields[i]));
+    const cost = this.free ? " The map costs no embedding: every cell re-cuts from the distances already held."
+      : " The sentence windows are not embedded again; dense retrieval embeds each cell's chunks.";
+    return `Answers intact (of ${this.count}) at each ${rows} (rows)${grid.one ? "" : ` and ${cols} (columns)`}; ${tail}${cost}`;
+  }
+
   /** One cell: pending ("…"), refused ("–"), or a button labelled with the answers intact. */
   drawCell(size, overlap, row, j, isBest) {
     const td = document.createElement("td");
     const isCurrent = this.current && this.current.size === size && this.current.overlap === overlap;
     if (!row) {
       td.className = "map-pending";
-      td.append(cell("span", "…", { "aria-label": `size ${size}, overlap ${overlap}: not yet computed` }));
+      td.append(cell("span", "…", { "aria-label": `${placeWords(size, overlap, this.words)}: not yet computed` }));
     } else if (!row[j]) {
-      const words = cellWords(size, overlap, null, this.count);
+      const words = cellWords(size, overlap, null, this.count, this.words);
       td.className = "map-null";
       td.append(cell("span", "–", { "data-words": words, title: words }));
     } else {
-      const c = row[j], words = cellWords(size, overlap, c, this.count);
+      const c = row[j], words = cellWords(size, overlap, c, this.count, this.words);
       td.dataset.level = String(level(c, this.count));
       if (isBest) td.classList.add("map-best");
       td.append(cell("button", String(c.intact), {
@@ -406,8 +443,8 @@ export class SettingsMap {
     if (detail.dataset.hovered || !cur) return;
     const i = grid.sizes.indexOf(cur.size), j = grid.overlaps.indexOf(cur.overlap);
     const row = i >= 0 ? this.cells[i] : null;
-    detail.textContent = i < 0 || j < 0 ? `The current setting (size ${cur.size}, overlap ${cur.overlap}) is not on this grid.`
-      : row ? `Current setting: ${cellWords(cur.size, cur.overlap, row[j], this.count)}.` : "";
+    detail.textContent = i < 0 || j < 0 ? `The current setting (${placeWords(cur.size, cur.overlap, this.words)}) is not on this grid.`
+      : row ? `Current setting: ${cellWords(cur.size, cur.overlap, row[j], this.count, this.words)}.` : "";
   }
 
   /** The best cell so far, in words. */
@@ -415,7 +452,7 @@ export class SettingsMap {
     const out = $("map-best"), grid = this.grid;
     const partial = this.state === "running" ? " (so far)" : "";
     if (!best) { out.textContent = ""; return; }
-    const words = cellWords(grid.sizes[best.i], grid.overlaps[best.j], best.cell, this.count);
+    const words = cellWords(grid.sizes[best.i], grid.overlaps[best.j], best.cell, this.count, this.words);
     out.dataset.all = best.all ? "1" : "0";
     out.dataset.size = String(grid.sizes[best.i]);
     out.dataset.overlap = String(grid.overlaps[best.j]);
