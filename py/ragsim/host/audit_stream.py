@@ -71,14 +71,33 @@ def count_pass(shared: dict, batch: list) -> dict:
                     row["error"] = row["error"] or error
                     continue
                 present = _present(index, corpus, terms)
+                occurrence = occurrences(index, corpus)
                 row.setdefault("doc_chunks", []).append(len(corpus.starts))
                 row["chunks"] += len(corpus.starts)
                 row["units"] += sum(corpus.units)
                 row["total"] += sum(corpus.lengths)
                 row["unit"] = corpus.unit
-                for t, n in document_frequencies(present, corpus.occurrence, len(corpus.starts)).items():
+                for t, n in document_frequencies(present, occurrence, len(corpus.starts)).items():
                     row["df"][t] = row["df"].get(t, 0) + n
     return per
+
+
+def occurrences(index, corpus):
+    """`corpus.occurrence` for a one-document corpus, from each term's postings alone (bisected into
+    the chunks' word ranges): the same chunks and counts in ascending order, with no pass over every
+    word of a long document per term (`rank.corpus.gather` takes that way for a common term, fit for
+    a page that keeps the counts between drags, not for a corpus read once)."""
+    (_, layout, _, _, _), = corpus.parts
+    found: dict = {}
+    edges = layout.edge_index
+
+    def occurrence(t):
+        got = found.get(t)
+        if got is None:
+            held = t in index.postings or t in edges
+            got = found[t] = index.sparse_frequencies(t, layout) if held else ([], [])
+        return got
+    return occurrence
 
 
 def _present(index, corpus, wanted) -> list:
@@ -103,8 +122,9 @@ class BatchSplit:
         """Append a document's chunks; returns the batch position of its first."""
         base = len(self.lengths)
         self.lengths.extend(corpus.lengths)
+        occurrence = occurrences(index, corpus)
         for t in _present(index, corpus, wanted):
-            positions, tfs = corpus.holding(t)
+            positions, tfs = occurrence(t)
             mine = self.found.setdefault(t, ([], []))
             mine[0].extend(p + base for p in positions)
             mine[1].extend(tfs)

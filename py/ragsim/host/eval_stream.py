@@ -17,7 +17,7 @@ from bisect import bisect_left, bisect_right
 from operator import add
 
 from ragsim.host import sources
-from ragsim.host.audit_stream import documents_of
+from ragsim.host.audit_stream import documents_of, occurrences
 from ragsim.rank.corpus import nondecreasing, rankable
 from ragsim.rank.weights import Terms
 from ragsim.split.session import Session
@@ -38,7 +38,7 @@ def _corpus(shared, text, analyzer):
 
 def _terms(shared, corpus, retrieval) -> Terms:
     """The document's terms' weights under the collection's statistics (`rank.weights.Terms`)."""
-    return Terms(corpus.lengths, corpus.occurrence, retrieval["variant"], retrieval["k1"], retrieval["b"],
+    return Terms(corpus.lengths, occurrences(corpus.parts[0][0], corpus), retrieval["variant"], retrieval["k1"], retrieval["b"],
                  retrieval["delta"], shared=True, stats=tuple(shared["collection"]))
 
 
