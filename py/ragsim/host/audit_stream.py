@@ -45,7 +45,7 @@ def _detect(text, analyzer) -> tuple[list, list]:
     return found, [tuple(query_terms_for(text[f.name[0]:f.name[1]], analyzer)) for f in found]
 
 
-def _name(batch, what) -> str:
+def kept_name(batch, what) -> str:
     return f"{what}-{batch[0].seq if batch else 0}.pickle"
 
 
@@ -60,10 +60,10 @@ def facts_pass(shared: dict, batch: list) -> dict:
             found, keys = kept[(source.seq, j)] = _detect(d["text"], analyzer)
             entry["docs"].append({"id": d["id"], "title": d["title"], "chars": len(d["text"]), "keys": keys})
         out.append(entry)
-    return {"files": out, "kept": spill.keep(shared, _name(batch, "facts"), kept)}
+    return {"files": out, "kept": spill.keep(shared, kept_name(batch, "facts"), kept)}
 
 
-def _splits(shared, index, session):
+def splits_of(shared, index, session):
     """Per overlap still audited: the document's one-document corpus, or the splitter's refusal."""
     for o in shared["overlaps"]:
         try:
@@ -72,11 +72,11 @@ def _splits(shared, index, session):
             yield o, None, e.message
 
 
-def _rows(overlaps) -> dict:
+def rows(overlaps) -> dict:
     return {o: {"chunks": 0, "units": 0, "total": 0, "df": {}, "error": None, "unit": None} for o in overlaps}
 
 
-def _tally(row, corpus, present, occurrence) -> None:
+def tally(row, corpus, present, occurrence) -> None:
     """A document's chunks, units, lengths and query terms' document frequencies added to its overlap's row."""
     row.setdefault("doc_chunks", []).append(len(corpus.starts))
     row["chunks"] += len(corpus.starts)
@@ -87,29 +87,12 @@ def _tally(row, corpus, present, occurrence) -> None:
         row["df"][t] = row["df"].get(t, 0) + n
 
 
-def count_pass(shared: dict, batch: list) -> dict:
-    """The batch's statistics per overlap: chunks, units stored, their lengths together and each
-    query term's document frequency (over chunks), and the first refusal of an overlap."""
-    analyzer = read_retrieval_options(shared["retrieval"])["analyzer"]
-    per = _rows(shared["overlaps"])
-    for _, docs, _ in documents_of(shared, batch):
-        for d in docs:
-            session = Session()
-            index = session.index(d["text"], analyzer)
-            for o, corpus, error in _splits(shared, index, session):
-                if error is not None:
-                    per[o]["error"] = per[o]["error"] or error
-                    continue
-                _tally(per[o], corpus, _present(index, corpus, shared["terms"]), occurrences(index, corpus))
-    return per
-
-
 def prepare_pass(shared: dict, item: tuple) -> dict:
     """Pass 2 over a batch `(files, where pass 1 kept their facts)`: `per`, its statistics per overlap
-    (as `count_pass` gives them), and `kept`, where what `judge_pass` ranks waits (or None)."""
+    (chunks, units stored, their lengths together, each query term's document frequency over chunks, the first refusal of an overlap), and `kept`, where what `judge_pass` ranks waits (or None)."""
     batch, facts_at = item
     per, ready = _prepare(shared, batch, spill.load(facts_at))
-    return {"per": per, "kept": spill.keep(shared, _name(batch, "judge"), ready)}
+    return {"per": per, "kept": spill.keep(shared, kept_name(batch, "judge"), ready)}
 
 
 def _prepare(shared, batch, kept) -> tuple[dict, dict]:
@@ -117,7 +100,7 @@ def _prepare(shared, batch, kept) -> tuple[dict, dict]:
     `BatchSplit`, the documents' records (their facts' answering chunks numbered from the batch's
     first chunk) and the facts answered, whose best chunk `judge_pass` finds."""
     analyzer = read_retrieval_options(shared["retrieval"])["analyzer"]
-    wanted, per = shared["terms"], _rows(shared["overlaps"])
+    wanted, per = shared["terms"], rows(shared["overlaps"])
     splits = {o: BatchSplit() for o in shared["overlaps"]}
     files, pending = [], []  # pending: (record, overlap, answering chunks in the batch)
     for source, docs, reason in documents_of(shared, batch):
@@ -128,12 +111,12 @@ def _prepare(shared, batch, kept) -> tuple[dict, dict]:
             found, keys = kept[(source.seq, j)] if kept and (source.seq, j) in kept else _detect(d["text"], analyzer)
             doc = {"id": d["id"], "title": d["title"], "chars": len(d["text"]), "chunks": {}, "gap": None,
                    "facts": [_fact_record(d, f, shared["key_id"][key]) for f, key in zip(found, keys)]}
-            for o, corpus, error in _splits(shared, index, session):
+            for o, corpus, error in splits_of(shared, index, session):
                 if error is not None:
                     per[o]["error"] = per[o]["error"] or error
                     continue
-                present, occurrence = _present(index, corpus, wanted), occurrences(index, corpus)
-                _tally(per[o], corpus, present, occurrence)
+                present, occurrence = present_terms(index, corpus, wanted), occurrences(index, corpus)
+                tally(per[o], corpus, present, occurrence)
                 local = splits[o].add(corpus, present, occurrence)
                 doc["chunks"][str(o)] = len(corpus.starts)
                 pending.extend(_judge_facts(doc, index, found, corpus, o, local, shared["chunking"]))
@@ -160,7 +143,7 @@ def occurrences(index, corpus):
     return occurrence
 
 
-def _present(index, corpus, wanted) -> list:
+def present_terms(index, corpus, wanted) -> list:
     """The wanted terms this document's chunks hold (its words' terms and the clipped words' ones)."""
     vocabulary = set(index.postings)
     for _, layout, _, _, _ in corpus.parts:
