@@ -16,6 +16,7 @@ import os
 import pathlib
 import random
 import re
+import resource
 import subprocess
 import sys
 import sysconfig
@@ -121,8 +122,27 @@ class PeakRSS:
         return self.peak
 
 
+def cpu_seconds(cluster_pids=()) -> float:
+    """CPU time so far of this process's finished children (a run and the pool it waited for) and
+    of the processes under `cluster_pids` (the Dask cluster's, alive across runs)."""
+    import psutil
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = used.ru_utime + used.ru_stime
+    for pid in cluster_pids:
+        for q in psutil.Process(pid).children(recursive=True):
+            try:
+                t = q.cpu_times()
+                total += t.user + t.system
+            except psutil.Error:
+                pass
+    return total
+
+
 def run_cli(directory, out, extra, cluster_pids=()):
+    """(wall seconds, CPU seconds, peak RSS, summary) of one streamed audit."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
+    cpu = cpu_seconds(cluster_pids)
     began = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "ragsim", "audit", str(directory), *AUDIT, "--quiet",
                              "--jsonl", str(out), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -133,16 +153,18 @@ def run_cli(directory, out, extra, cluster_pids=()):
     peak = meter.done()
     if proc.returncode != 0:
         raise SystemExit(f"audit {' '.join(extra)} failed ({proc.returncode}): {stderr}")
+    cpu = cpu_seconds(cluster_pids) - cpu
     summary = json.loads(pathlib.Path(out).read_text(encoding="utf-8").splitlines()[-1])
-    return seconds, peak, summary
+    return seconds, cpu, peak, summary
 
 
-def brute_force(directory, seconds_cap: float) -> tuple[float, int]:
-    """Each document its own request (`audit_json`), nothing streamed: MB/s over as many as fit in the cap."""
+def brute_force(directory, seconds_cap: float) -> tuple[float, float, int]:
+    """Each document its own request (`audit_json`), nothing streamed: MB/s over as many as fit in
+    the cap, by the clock and per CPU second."""
     from ragsim.wire.audit import audit_json
 
     files = sorted(p for p in pathlib.Path(directory).rglob("*.txt"))
-    began, done = time.perf_counter(), 0
+    began, cpu, done = time.perf_counter(), time.process_time(), 0
     for p in files:
         text = p.read_text(encoding="utf-8")
         request = {"documents": [{"id": str(p), "text": text}], "chunking": {"unit": "chars", "size": 900},
@@ -151,7 +173,7 @@ def brute_force(directory, seconds_cap: float) -> tuple[float, int]:
         done += len(text.encode("utf-8"))
         if time.perf_counter() - began > seconds_cap:
             break
-    return done / 1e6 / (time.perf_counter() - began), done
+    return done / 1e6 / (time.perf_counter() - began), done / 1e6 / (time.process_time() - cpu), done
 
 
 def main() -> None:
@@ -171,7 +193,7 @@ def main() -> None:
         for workers in (1, 2):
             name = f"pool, {workers} worker{'s' if workers > 1 else ''}"
             rows[name] = run_cli(corpus, pathlib.Path(tmp) / f"w{workers}.jsonl", ["--workers", str(workers)])
-            print(f"  {name}: {mb / rows[name][0]:.3g} MB/s", flush=True)
+            print(f"  {name}: {mb / rows[name][0]:.3g} MB/s, {mb / rows[name][1]:.3g} MB per CPU second", flush=True)
         if not args.no_dask:
             from dask.distributed import LocalCluster
 
@@ -180,19 +202,21 @@ def main() -> None:
                 rows["dask LocalCluster, 2 workers"] = run_cli(
                     corpus, pathlib.Path(tmp) / "dask.jsonl", ["--engine", "dask", "--scheduler", cluster.scheduler_address],
                     [os.getpid()])
-        brute_rate, brute_bytes = brute_force(corpus, args.brute_seconds)
-    print(f"\n{'run':<32} {'seconds':>9} {'MB/s':>7} {'peak RSS MB':>12}")
-    for name, (seconds, peak, _) in rows.items():
-        print(f"{name:<32} {seconds:>9.1f} {mb / seconds:>7.3g} {peak / 2**20:>12.0f}")
-    print(f"{'brute force, one request a doc':<32} {'':>9} {brute_rate:>7.3g} {'':>12}  ({brute_bytes / 1e6:.1f} MB in "
-          f"{args.brute_seconds:.0f} s)")
+        brute_rate, brute_cpu, brute_bytes = brute_force(corpus, args.brute_seconds)
+    load = os.getloadavg()[0]
+    print(f"\n{'run':<32} {'seconds':>9} {'MB/s':>7} {'CPU s':>7} {'MB/CPU s':>9} {'peak RSS MB':>12}")
+    for name, (seconds, cpu, peak, _) in rows.items():
+        print(f"{name:<32} {seconds:>9.1f} {mb / seconds:>7.3g} {cpu:>7.1f} {mb / cpu:>9.3g} {peak / 2**20:>12.0f}")
+    print(f"{'brute force, one request a doc':<32} {'':>9} {brute_rate:>7.3g} {'':>7} {brute_cpu:>9.3g} {'':>12}  "
+          f"({brute_bytes / 1e6:.1f} MB in {args.brute_seconds:.0f} s)")
+    print(f"\nload average at the end: {load:.1f} on {os.cpu_count()} cores (MB/CPU s is the fairer figure when shared)")
     one, two = rows["pool, 1 worker"][0], rows["pool, 2 workers"][0]
     print(f"\nscaling 1 -> 2 workers: {one / two:.2f}x")
     if "dask LocalCluster, 2 workers" in rows:
         print(f"dask / pool (2 workers), time: {rows['dask LocalCluster, 2 workers'][0] / two:.2f}")
-    same = len({json.dumps(r[2]['rows']) for r in rows.values()}) == 1
+    same = len({json.dumps(r[3]['rows']) for r in rows.values()}) == 1
     print(f"every run's table the same: {same}")
-    print(f"\n{rows['pool, 2 workers'][2]['sentence']}.")
+    print(f"\n{rows['pool, 2 workers'][3]['sentence']}.")
 
 
 if __name__ == "__main__":

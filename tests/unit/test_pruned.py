@@ -95,3 +95,36 @@ def test_the_core_benchmark_prunes_where_the_page_does():
     finally:
         sys.path.remove(str(root / "benchmarks"))
     assert page and int(page.group(1).replace("_", "")) == bench_core.PRUNE_CHUNKS
+
+
+def _ahead_by_scores(scores, s, p):
+    return sum(1 for x in scores if x > s) + sum(1 for x in scores[:p] if x == s)
+
+
+def test_chunks_ahead_of_a_score_are_counted_as_the_full_ranking_counts_them():
+    """`MaxScore.ahead(s, p)` (the streamed eval's span ranks, issue 26): the chunks scoring above s
+    and those scoring s before position p, equal to a count over every score, for every chunk's own
+    score and position (then 1 + it is the chunk's rank), for scores between them and for 0, with
+    shared tables (a question set's) too; above a high score only the chunks that could reach it are scored."""
+    text = _text(seed=26)
+    for variant in ("lucene", "robertson", "atire", "bm25l", "bm25+"):
+        for chunking in ({"unit": "words", "size": 12, "overlap": 4}, {"unit": "chars", "size": 70, "overlap": 10}):
+            for shared in (False, True):
+                req, corpus = _corpus(text, "the w1 and w2 the of w3 absent", chunking, variant)
+                args = (req.query_terms, corpus.lengths, corpus.occurrences, variant, req.k1, req.b, req.delta)
+                scores = ranking.score_all(*args)
+                order = ranking.rank(scores)
+                terms = weights.Terms(corpus.lengths, corpus.occurrence, variant, req.k1, req.b, req.delta, shared=shared)
+                n = len(scores)
+                top = max(scores)
+                pruned = ranking.MaxScore(terms, req.query_terms)
+                assert pruned.ahead(top, n) == scores.count(top)
+                if variant not in ("bm25l", "bm25+"):  # those give every chunk a score: all are computed
+                    assert len(pruned.scored) < n / 4, (variant, chunking, shared)
+                probes = sorted(set(scores))
+                probes += [(a + b) / 2 for a, b in zip(probes, probes[1:])] + [0.0, top * 2]
+                for s in probes[::7] + [0.0, top, probes[len(probes) // 2]]:
+                    for p in (0, 1, n // 3, n - 1, n):
+                        assert pruned.ahead(s, p) == _ahead_by_scores(scores, s, p), (variant, chunking, shared, s, p)
+                for p in range(0, n, 5):
+                    assert 1 + ranking.MaxScore(terms, req.query_terms).ahead(scores[p], p) == order.index(p) + 1

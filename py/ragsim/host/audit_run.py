@@ -13,7 +13,7 @@ import heapq
 import json
 from dataclasses import dataclass, field
 
-from ragsim.host import audit_stream, pool as engines, sources
+from ragsim.host import audit_stream, pool as engines, sources, spill
 from ragsim.wire.audit import corpus_sentence
 
 LISTED = 50  # destroyed facts the summary keeps for the text output; the fact lines hold every one
@@ -54,13 +54,14 @@ def run(plan: Plan, engine, out, progress, resume: bool = False, on_fact=None) -
     """The audit of `plan` on `engine`, its lines written to `out` (a `jsonl_out.Output`); returns the
     summary. `on_fact(record)` sees each fact's full record as its line is written."""
     batches = _batches(plan)
-    keys = _read_facts(plan, engine, batches, progress)
-    counted = _count(plan, engine, batches, keys, progress)
-    state = out.resume_state(plan.fingerprint()) if resume else None
-    if state is not None and state.get("complete"):
-        return state["summary"]
-    state = state or out.start(plan.fingerprint())
-    _judge(plan, engine, batches, keys, counted, state, out, progress)
+    with spill.directory("ragsim-audit-") as kept:
+        keys = _read_facts(plan, engine, batches, progress, kept)
+        counted = _count(plan, engine, batches, keys, progress, kept)
+        state = out.resume_state(plan.fingerprint()) if resume else None
+        if state is not None and state.get("complete"):
+            return state["summary"]
+        state = state or out.start(plan.fingerprint())
+        _judge(plan, engine, batches, keys, counted, state, out, progress)
     return _finish(plan, counted, state, out, on_fact)
 
 
@@ -72,16 +73,18 @@ def skip_failed(plan, batch, failed) -> None:
     plan.skipped.extend((s.path, f"{failed.reason}") for s in batch)
 
 
-def _read_facts(plan, engine, batches, progress) -> dict:
-    """Pass 1: every fact's query, numbered in order of first appearance; the batches that failed removed."""
-    key_id, keys, failed = {}, [], []
-    shared = {"retrieval": plan.retrieval, "pdf_mode": plan.pdf_mode}
+def _read_facts(plan, engine, batches, progress, kept) -> dict:
+    """Pass 1: every fact's query, numbered in order of first appearance, and where each batch's
+    facts were kept; the batches that failed removed."""
+    key_id, keys, failed, facts_at = {}, [], [], []
+    shared = {"retrieval": plan.retrieval, "pdf_mode": plan.pdf_mode, "spill": kept}
     for i, result in run_pass(engine, audit_stream.facts_pass, shared, batches, progress, "read", batches):
         if isinstance(result, engines.Failed):
             skip_failed(plan, batches[i], result)
             failed.append(i)
             continue
-        for entry in result:
+        facts_at.append(result["kept"])
+        for entry in result["files"]:
             if entry["skipped"]:
                 plan.skipped.append((plan.files[entry["seq"]].path, entry["skipped"]))
             for d in entry["docs"]:
@@ -95,23 +98,25 @@ def _read_facts(plan, engine, batches, progress) -> dict:
     for i, key in enumerate(keys):
         for t in dict.fromkeys(key):
             by_term.setdefault(t, []).append(i)
-    return {"key_id": key_id, "keys": keys, "by_term": by_term}
+    return {"key_id": key_id, "keys": keys, "by_term": by_term, "kept": facts_at}
 
 
-def _count(plan, engine, batches, keys, progress) -> dict:
+def _count(plan, engine, batches, keys, progress, kept) -> dict:
     """Pass 2: per overlap the collection (chunks, total length, document frequencies), each batch's
-    first chunk, the unit, and the first refusal of an overlap."""
+    first chunk and where its work for pass 3 was kept, the unit, and the first refusal of an overlap."""
     shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": plan.overlaps,
-              "terms": frozenset(keys["by_term"]), "pdf_mode": plan.pdf_mode}
+              "terms": frozenset(keys["by_term"]), "key_id": keys["key_id"], "pdf_mode": plan.pdf_mode, "spill": kept}
     totals = {o: {"chunks": 0, "units": 0, "total": 0, "df": {}, "error": None, "unit": None} for o in plan.overlaps}
-    bases, failed = [], []
-    for i, per in run_pass(engine, audit_stream.count_pass, shared, batches, progress, "count", batches):
-        if isinstance(per, engines.Failed):
-            skip_failed(plan, batches[i], per)
+    bases, failed, ready = [], [], []
+    items = list(zip(batches, keys["kept"]))
+    for i, result in run_pass(engine, audit_stream.prepare_pass, shared, items, progress, "count", batches):
+        if isinstance(result, engines.Failed):
+            skip_failed(plan, batches[i], result)
             failed.append(i)
             continue
         bases.append({o: totals[o]["chunks"] for o in plan.overlaps})
-        for o, row in per.items():
+        ready.append(result["kept"])
+        for o, row in result["per"].items():
             t = totals[o]
             t["error"] = t["error"] or row["error"]
             t["unit"] = row["unit"] or t["unit"]
@@ -121,7 +126,8 @@ def _count(plan, engine, batches, keys, progress) -> dict:
                 t["df"][term] = t["df"].get(term, 0) + n
     for i in reversed(failed):
         del batches[i]
-    return {"totals": totals, "bases": bases, "live": [o for o in plan.overlaps if totals[o]["error"] is None]}
+    return {"totals": totals, "bases": bases, "kept": ready,
+            "live": [o for o in plan.overlaps if totals[o]["error"] is None]}
 
 
 def _judge(plan, engine, batches, keys, counted, state, out, progress) -> None:
@@ -130,9 +136,10 @@ def _judge(plan, engine, batches, keys, counted, state, out, progress) -> None:
     totals = counted["totals"]
     shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": counted["live"], "k": plan.k,
               "keys": keys["keys"], "key_id": keys["key_id"], "by_term": keys["by_term"], "pdf_mode": plan.pdf_mode,
+              "terms": frozenset(keys["by_term"]),
               "collections": {o: (totals[o]["chunks"], totals[o]["total"], totals[o]["df"]) for o in counted["live"]}}
     first = state["batches_done"]
-    items = [(batches[i], counted["bases"][i]) for i in range(first, len(batches))]
+    items = [(batches[i], counted["bases"][i], counted["kept"][i]) for i in range(first, len(batches))]
     try:
         for j, result in run_pass(engine, audit_stream.judge_pass, shared, items, progress, "rank", batches[first:]):
             if isinstance(result, engines.Failed):

@@ -1,20 +1,27 @@
 """The corpus audit over a knowledge base of any size (issue 26): the work each batch of files does,
 one document in memory at a time, in three passes that together give `wire.audit.audit`'s numbers
-over the same documents, bit for bit.
+over the same documents, bit for bit; each document is indexed, split and judged once.
 
-1. `facts_pass`: each document read and indexed, its facts detected; their names are the queries.
-2. `count_pass`: at each overlap, each document split; its chunks, their lengths and units, and in
-   how many chunks each query term occurs: BM25's collection statistics (`rank.collection`).
-3. `judge_pass`: split again; each fact's answering chunks (numbered across the corpus from the
-   batch's first chunk), and per query the batch's best chunks (score descending, position
-   ascending: SPEC section 3's tie rule), from which `audit_run` takes every query's top k: each
-   overlap's chunks of the batch one split, its terms' weights under the collection's statistics
+1. `facts_pass`: each document read and its facts detected; their names are the queries. The facts
+   are kept for pass 2 (`host.spill`).
+2. `prepare_pass`: each document indexed once and split at each overlap: BM25's collection
+   statistics (its chunks, their lengths and units, and in how many chunks each query term occurs:
+   `rank.collection`), and what pass 3 ranks, kept (`host.spill`): per overlap the batch's chunks
+   laid end to end (each one's length and, for the query terms, the chunks holding each and how
+   often: `BatchSplit`), and each fact's answering chunks numbered from the batch's first chunk.
+   Per MB of text that is about 8,000 chunk lengths over the six default overlaps, the query terms'
+   postings in them, and the facts' records: about 1.2 MB pickled, 0.4 MB on disk compressed
+   (the synthetic corpus of `benchmarks/bench_scale.py`), removed as pass 3 reads it; nothing in memory.
+3. `judge_pass`: what pass 2 kept (made again from the files where it cannot be read here): each
+   fact's answering chunks numbered across the corpus, and per query the batch's best chunks (score
+   descending, position ascending: SPEC section 3's tie rule), from which `audit_run` takes every
+   query's top k: each overlap's batch split, its terms' weights under the collection's statistics
    (`rank.weights.Terms`), each query ranked over it by `rank.ranking.MaxScore`.
 
 Functions here run on the workers (a process pool or Dask): module-level, taking `(shared, batch)`.
 """
 
-from ragsim.host import sources
+from ragsim.host import sources, spill
 from ragsim.judge import facts as fact_rules
 from ragsim.rank.collection import document_frequencies
 from ragsim.rank.corpus import rankable
@@ -22,7 +29,7 @@ from ragsim.rank.ranking import MaxScore
 from ragsim.rank.weights import Terms
 from ragsim.split.session import Session
 from ragsim.errors import RequestError
-from ragsim.wire.audit import answering_chunks, facts_of, stretch_units
+from ragsim.wire.audit import answering_chunks, stretch_units
 from ragsim.wire.request import query_terms_for, read_retrieval_options
 
 
@@ -33,20 +40,31 @@ def documents_of(shared, batch):
         yield source, docs, reason
 
 
-def facts_pass(shared: dict, batch: list) -> list[dict]:
-    """Per file: its documents (id, title, characters) and each fact's query, as a tuple of terms."""
+def _detect(text, analyzer) -> tuple[list, list]:
+    """A text's facts and each one's query (its name's terms, as a tuple)."""
+    found = fact_rules.detect(text)
+    return found, [tuple(query_terms_for(text[f.name[0]:f.name[1]], analyzer)) for f in found]
+
+
+def kept_name(batch, what) -> str:
+    return f"{what}-{batch[0].seq if batch else 0}.pickle"
+
+
+def facts_pass(shared: dict, batch: list) -> dict:
+    """Per file: its documents (id, title, characters) and each fact's query, as a tuple of terms;
+    `kept`: where the facts wait for `prepare_pass` (or None)."""
     analyzer = read_retrieval_options(shared["retrieval"])["analyzer"]
-    out = []
+    out, kept = [], {}
     for source, docs, reason in documents_of(shared, batch):
         entry = {"seq": source.seq, "bytes": source.size, "skipped": reason, "docs": []}
-        for d in docs:  # the facts come from the text alone (`facts_of` keeps them on an index): none built here
-            keys = [tuple(query_terms_for(d["text"][f.name[0]:f.name[1]], analyzer)) for f in fact_rules.detect(d["text"])]
+        for j, d in enumerate(docs):
+            found, keys = kept[(source.seq, j)] = _detect(d["text"], analyzer)
             entry["docs"].append({"id": d["id"], "title": d["title"], "chars": len(d["text"]), "keys": keys})
         out.append(entry)
-    return out
+    return {"files": out, "kept": spill.keep(shared, kept_name(batch, "facts"), kept)}
 
 
-def _splits(shared, index, session):
+def splits_of(shared, index, session):
     """Per overlap still audited: the document's one-document corpus, or the splitter's refusal."""
     for o in shared["overlaps"]:
         try:
@@ -55,33 +73,78 @@ def _splits(shared, index, session):
             yield o, None, e.message
 
 
-def count_pass(shared: dict, batch: list) -> dict:
-    """The batch's statistics per overlap: chunks, units stored, their lengths together and each
-    query term's document frequency (over chunks), and the first refusal of an overlap."""
+def rows(overlaps) -> dict:
+    return {o: {"chunks": 0, "units": 0, "total": 0, "df": {}, "error": None, "unit": None} for o in overlaps}
+
+
+def tally(row, corpus, present, occurrence) -> None:
+    """A document's chunks, units, lengths and query terms' document frequencies added to its overlap's row."""
+    row.setdefault("doc_chunks", []).append(len(corpus.starts))
+    row["chunks"] += len(corpus.starts)
+    row["units"] += sum(corpus.units)
+    row["total"] += sum(corpus.lengths)
+    row["unit"] = corpus.unit
+    for t, n in document_frequencies(present, occurrence, len(corpus.starts)).items():
+        row["df"][t] = row["df"].get(t, 0) + n
+
+
+def prepare_pass(shared: dict, item: tuple) -> dict:
+    """Pass 2 over a batch `(files, where pass 1 kept their facts)`: `per`, its statistics per overlap
+    (chunks, units stored, their lengths together, each query term's document frequency over chunks, the first refusal of an overlap), and `kept`, where what `judge_pass` ranks waits (or None)."""
+    batch, facts_at = item
+    per, ready = _prepare(shared, batch, spill.load(facts_at))
+    return {"per": per, "kept": spill.keep(shared, kept_name(batch, "judge"), ready)}
+
+
+def _prepare(shared, batch, kept) -> tuple[dict, dict]:
+    """Each document indexed and split once: the statistics per overlap, and per overlap its
+    `BatchSplit`, the documents' records (their facts' answering chunks numbered from the batch's
+    first chunk) and the facts answered, whose best chunk `judge_pass` finds."""
     analyzer = read_retrieval_options(shared["retrieval"])["analyzer"]
-    terms = shared["terms"]
-    per = {o: {"chunks": 0, "units": 0, "total": 0, "df": {}, "error": None, "unit": None} for o in shared["overlaps"]}
-    for _, docs, _ in documents_of(shared, batch):
-        for d in docs:
+    wanted, per = shared["terms"], rows(shared["overlaps"])
+    splits = {o: BatchSplit() for o in shared["overlaps"]}
+    files, pending = [], []  # pending: (record, overlap, answering chunks in the batch)
+    for source, docs, reason in documents_of(shared, batch):
+        entry = {"seq": source.seq, "skipped": reason, "docs": []}
+        for j, d in enumerate(docs):
             session = Session()
             index = session.index(d["text"], analyzer)
-            for o, corpus, error in _splits(shared, index, session):
-                row = per[o]
+            found, keys = kept[(source.seq, j)] if kept and (source.seq, j) in kept else _detect(d["text"], analyzer)
+            doc = {"id": d["id"], "title": d["title"], "chars": len(d["text"]), "chunks": {}, "gap": None,
+                   "facts": [_fact_record(d, f, shared["key_id"][key]) for f, key in zip(found, keys)]}
+            for o, corpus, error in splits_of(shared, index, session):
                 if error is not None:
-                    row["error"] = row["error"] or error
+                    per[o]["error"] = per[o]["error"] or error
                     continue
-                present = _present(index, corpus, terms)
-                row.setdefault("doc_chunks", []).append(len(corpus.starts))
-                row["chunks"] += len(corpus.starts)
-                row["units"] += sum(corpus.units)
-                row["total"] += sum(corpus.lengths)
-                row["unit"] = corpus.unit
-                for t, n in document_frequencies(present, corpus.occurrence, len(corpus.starts)).items():
-                    row["df"][t] = row["df"].get(t, 0) + n
-    return per
+                present, occurrence = present_terms(index, corpus, wanted), occurrences(index, corpus)
+                tally(per[o], corpus, present, occurrence)
+                local = splits[o].add(corpus, present, occurrence)
+                doc["chunks"][str(o)] = len(corpus.starts)
+                pending.extend(_judge_facts(doc, index, found, corpus, o, local, shared["chunking"]))
+            entry["docs"].append(doc)
+        files.append(entry)
+    return per, {"files": files, "splits": splits, "pending": pending}
 
 
-def _present(index, corpus, wanted) -> list:
+def occurrences(index, corpus):
+    """`corpus.occurrence` for a one-document corpus, from each term's postings alone (bisected into
+    the chunks' word ranges): the same chunks and counts in ascending order, with no pass over every
+    word of a long document per term (`rank.corpus.gather` takes that way for a common term, fit for
+    a page that keeps the counts between drags, not for a corpus read once)."""
+    (_, layout, _, _, _), = corpus.parts
+    found: dict = {}
+    edges = layout.edge_index
+
+    def occurrence(t):
+        got = found.get(t)
+        if got is None:
+            held = t in index.postings or t in edges
+            got = found[t] = index.sparse_frequencies(t, layout) if held else ([], [])
+        return got
+    return occurrence
+
+
+def present_terms(index, corpus, wanted) -> list:
     """The wanted terms this document's chunks hold (its words' terms and the clipped words' ones)."""
     vocabulary = set(index.postings)
     for _, layout, _, _, _ in corpus.parts:
@@ -99,12 +162,13 @@ class BatchSplit:
         self.lengths: list[int] = []
         self.found: dict = {}  # term -> (positions, tfs)
 
-    def add(self, index, corpus, wanted) -> int:
-        """Append a document's chunks; returns the batch position of its first."""
+    def add(self, corpus, present, occurrence) -> int:
+        """Append a document's chunks and its present query terms' occurrences; returns the batch
+        position of its first chunk."""
         base = len(self.lengths)
         self.lengths.extend(corpus.lengths)
-        for t in _present(index, corpus, wanted):
-            positions, tfs = corpus.holding(t)
+        for t in present:
+            positions, tfs = occurrence(t)
             mine = self.found.setdefault(t, ([], []))
             mine[0].extend(p + base for p in positions)
             mine[1].extend(tfs)
@@ -121,32 +185,27 @@ class BatchSplit:
 def judge_pass(shared: dict, item: tuple) -> dict:
     """Per document: its facts' answering chunks and best-scoring answering chunk at each overlap;
     per overlap and query: the batch's best `k` positive chunks (-score, position in the corpus),
-    each query ranked over the whole batch at once (`ranking.MaxScore`)."""
-    batch, bases = item
+    each query ranked over the whole batch at once (`ranking.MaxScore`). `item`: the batch, its
+    first chunk's position in the corpus per overlap, and where pass 2 kept its work (or None)."""
+    batch, bases, kept = item
+    ready = spill.load(kept)
+    if ready is None:  # kept where this worker cannot read it: made again
+        ready = _prepare(shared, batch, None)[1]
     retrieval = read_retrieval_options(shared["retrieval"])
     stats = {o: tuple(c) for o, c in shared["collections"].items()}
-    splits = {o: BatchSplit() for o in stats}
-    wanted = shared["by_term"].keys()
-    files, pending = [], []  # pending: (record, overlap, answering chunks in the batch)
-    for source, docs, reason in documents_of(shared, batch):
-        entry = {"seq": source.seq, "skipped": reason, "docs": []}
-        for d in docs:
-            session = Session()
-            index = session.index(d["text"], retrieval["analyzer"])
-            found = facts_of(index)
-            names = (tuple(query_terms_for(d["text"][f.name[0]:f.name[1]], retrieval["analyzer"])) for f in found)
-            doc = {"id": d["id"], "title": d["title"], "chars": len(d["text"]), "chunks": {}, "gap": None,
-                   "facts": [_fact_record(d, f, shared["key_id"][key]) for f, key in zip(found, names)]}
-            for o, corpus, error in _splits(shared, index, session):
-                if error is not None or o not in stats:
-                    continue
-                local = splits[o].add(index, corpus, wanted)
-                doc["chunks"][str(o)] = len(corpus.starts)
-                pending.extend(_judge_facts(doc, index, found, corpus, o, local, bases[o], shared["chunking"]))
-            entry["docs"].append(doc)
-        files.append(entry)
+    live = {str(o) for o in stats}
+    for entry in ready["files"]:  # the overlaps a request audits: numbered across the corpus
+        for doc in entry["docs"]:
+            doc["chunks"] = {o: n for o, n in doc["chunks"].items() if o in live}
+            if not doc["chunks"]:
+                doc["gap"] = None
+            for record in doc["facts"]:
+                record["at"] = {o: at for o, at in record["at"].items() if o in live}
+                for o, at in record["at"].items():
+                    at["answering"] = [c + bases[int(o)] for c in at["answering"]]
+    splits, pending = ready["splits"], ready["pending"]
     best = {o: _rank_batch(splits[o], stats[o], retrieval, shared, bases[o], pending, o) for o in stats}
-    return {"files": files, "best": best}
+    return {"files": ready["files"], "best": best}
 
 
 def _rank_batch(split, collection, retrieval, shared, base, pending, o) -> dict:
@@ -181,9 +240,9 @@ def _fact_record(d, f, key_id) -> dict:
             "value_text": d["text"][f.value[0]:f.value[1]], "stretch": list(f.stretch), "key": key_id, "at": {}}
 
 
-def _judge_facts(doc, index, found, corpus, o, local, base, chunking):
-    """Each fact at overlap `o`: the chunks answering it (numbered from 1 across the corpus, the
-    document's first at batch position `local`); yields `(record, o, answering chunks in the batch)`
+def _judge_facts(doc, index, found, corpus, o, local, chunking):
+    """Each fact at overlap `o`: the chunks answering it (numbered from 1 in the batch, the
+    document's first at batch position `local`; `judge_pass` numbers them across the corpus); yields `(record, o, answering chunks in the batch)`
     for those answered, whose best chunk `_rank_batch` finds."""
     starts, ends = corpus.doc_columns(0)
     for f, record in zip(found, doc["facts"]):
@@ -192,7 +251,7 @@ def _judge_facts(doc, index, found, corpus, o, local, base, chunking):
         size = stretch_units(index, corpus.unit, a, z, chunking)
         if size is not None:
             doc["gap"] = max(doc["gap"] or 0, size)
-        record["at"][str(o)] = {"answering": [c + base + 1 for c in chunks],
+        record["at"][str(o)] = {"answering": [c + 1 for c in chunks],
                                 "within": not chunks and size is not None and size <= o}
         if chunks:
             yield record, o, chunks

@@ -11,7 +11,7 @@ import hashlib
 import heapq
 from dataclasses import dataclass, field
 
-from ragsim.host import audit_run, audit_stream, eval_stream, pool as engines, sources
+from ragsim.host import audit_run, eval_stream, pool as engines, sources, spill
 from ragsim.judge import questions as judged
 from ragsim.wire.question_io import read_set
 from ragsim import split as splitters
@@ -114,27 +114,29 @@ def _documents(plan, engine, batches, progress) -> tuple[list, list]:
     return docs, doc_base
 
 
-def _count(plan, engine, batches, terms, progress, docs, doc_base) -> tuple[tuple, list, dict]:
-    """Pass 2: the collection, each batch's first chunk, and each document's first chunk."""
+def _count(plan, engine, batches, terms, progress, doc_base, kept) -> tuple[tuple, list, dict, list]:
+    """Pass 2: the collection, each batch's first chunk, each document's first chunk, and where each
+    batch's work for the rank pass was kept."""
     o = plan.chunking.get("overlap", 0)
-    shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": [o], "terms": frozenset(terms),
-              "pdf_mode": plan.pdf_mode}
+    shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": [o], "wanted": frozenset(terms),
+              "pdf_mode": plan.pdf_mode, "spill": kept}
     chunks = total = 0
-    df, bases, doc_first = {}, [], {}
-    for i, per in audit_run.run_pass(engine, audit_stream.count_pass, shared, batches, progress, "count", batches):
-        if isinstance(per, engines.Failed):
-            raise engines.EngineError(f"a batch of files could not be counted ({per.reason}); run again")
-        row = per[o]
+    df, bases, doc_first, ready = {}, [], {}, []
+    for i, result in audit_run.run_pass(engine, eval_stream.prepare_pass, shared, batches, progress, "count", batches):
+        if isinstance(result, engines.Failed):
+            raise engines.EngineError(f"a batch of files could not be counted ({result.reason}); run again")
+        row = result["per"][o]
         if row["error"]:
             raise ValueError(row["error"])
         bases.append(chunks)
+        ready.append(result["kept"])
         for j, n in enumerate(row.get("doc_chunks", [])):
             doc_first[doc_base[i] + j] = chunks
             chunks += n
         total += row["total"]
         for t, n in row["df"].items():
             df[t] = df.get(t, 0) + n
-    return (chunks, total, df), bases, doc_first
+    return (chunks, total, df), bases, doc_first, ready
 
 
 def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
@@ -147,26 +149,29 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
     questions, _ = read_set(plan.questions_text, docs, fmt, "strict")
     analyzer = read_retrieval_options(plan.retrieval)["analyzer"]
     terms = [judged.query_terms(q, analyzer) for q in questions]
-    collection, bases, doc_first = _count(plan, engine, batches, {t for ts in terms for t in ts}, progress, docs, doc_base)
-    by_term: dict = {}
-    for qi, ts in enumerate(terms):
-        for t in dict.fromkeys(ts):
-            by_term.setdefault(t, []).append(qi)
-    shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "terms": terms, "by_term": by_term,
-              "collection": collection, "k": plan.retrieval["k"], "pdf_mode": plan.pdf_mode,
-              "questions": [{"spans": list(q.spans), "refs": list(q.refs)} for q in questions]}
-    whole, touching = _referenced(plan, engine, shared, docs, doc_first, progress)
-    shared["thresholds"] = {}
-    for (qi, si), (_, best) in whole.items():
-        if best is not None:
-            shared["thresholds"].setdefault(qi, {})[f"{qi}:{si}"] = best
-    state = out.resume_state(plan.fingerprint()) if resume else None
-    if state is not None and state.get("complete"):  # a finished run: its question lines as they are
-        asked = [{k: v for k, v in line.items() if k not in ("type", "query")}
-                 for line in out.read_lines() if line.get("type") == "question"]
-        return {**state["summary"], "questions": asked}
-    state = state or out.start(plan.fingerprint())
-    _rank(plan, engine, batches, bases, doc_base, shared, state, out, progress)
+    with spill.directory("ragsim-eval-") as kept:
+        wanted = {t for ts in terms for t in ts}
+        collection, bases, doc_first, ready = _count(plan, engine, batches, wanted, progress, doc_base, kept)
+        by_term: dict = {}
+        for qi, ts in enumerate(terms):
+            for t in dict.fromkeys(ts):
+                by_term.setdefault(t, []).append(qi)
+        shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "terms": terms, "by_term": by_term,
+                  "collection": collection, "k": plan.retrieval["k"], "pdf_mode": plan.pdf_mode,
+                  "overlaps": [plan.chunking.get("overlap", 0)], "wanted": frozenset(wanted),
+                  "questions": [{"spans": list(q.spans), "refs": list(q.refs)} for q in questions]}
+        whole, touching = _referenced(plan, engine, shared, docs, doc_first, progress)
+        shared["thresholds"] = {}
+        for (qi, si), (_, best) in whole.items():
+            if best is not None:
+                shared["thresholds"].setdefault(qi, {})[f"{qi}:{si}"] = best
+        state = out.resume_state(plan.fingerprint()) if resume else None
+        if state is not None and state.get("complete"):  # a finished run: its question lines as they are
+            asked = [{k: v for k, v in line.items() if k not in ("type", "query")}
+                     for line in out.read_lines() if line.get("type") == "question"]
+            return {**state["summary"], "questions": asked}
+        state = state or out.start(plan.fingerprint())
+        _rank(plan, engine, batches, (bases, doc_base, ready), shared, state, out, progress)
     return _finish(plan, questions, whole, touching, state, out)
 
 
@@ -182,9 +187,12 @@ def _referenced(plan, engine, shared, docs, doc_first, progress) -> tuple[dict, 
     return whole, touching
 
 
-def _rank(plan, engine, batches, bases, doc_base, shared, state, out, progress) -> None:
+def _rank(plan, engine, batches, starts, shared, state, out, progress) -> None:
+    """Pass 4 from the first batch not yet written; `starts`: per batch its first chunk, its first
+    document and where its work was kept."""
     first = state["batches_done"]
-    items = [(batches[i], bases[i], doc_base[i]) for i in range(first, len(batches))]
+    bases, doc_base, ready = starts
+    items = [(batches[i], bases[i], doc_base[i], ready[i]) for i in range(first, len(batches))]
     k = shared["k"]
     try:
         for j, r in audit_run.run_pass(engine, eval_stream.rank_pass, shared, items, progress, "rank", batches[first:]):

@@ -3,22 +3,27 @@ document in memory at a time, so that `eval_run` gives every question the verdic
 request over the same documents gives (`judge.questions.evaluate`).
 
 1. `documents_pass`: each file's documents (ids and titles, for the references to name).
-2. `audit_stream.count_pass` at the one setting: BM25's collection statistics for the questions' terms.
+2. `prepare_pass`: each document indexed and split once at the one setting: BM25's collection
+   statistics for the questions' terms, and what pass 4 ranks, kept (`host.spill`): the batch's
+   chunks laid end to end (`audit_stream.BatchSplit`), their extents and documents.
 3. `referenced_pass`: each referenced document split; per span of a reference the chunks holding it
    whole and the best of them for its question, per reference the chunks touching it (Chroma's Ω).
-4. `rank_pass`: every document; per question the batch's best k chunks with their extents, and how
-   many chunks rank above each span's best chunk (its rank when it is not in the top k).
+4. `rank_pass`: what pass 2 kept (made again where it cannot be read here); per question the
+   batch's best k chunks with their extents, and how many chunks rank above each span's best chunk
+   (its rank when it is not in the top k), counted by `rank.ranking.MaxScore` among the chunks
+   that could reach it.
 
 Functions here run on the workers: module-level, taking `(shared, item)`.
 """
 
-import heapq
 from bisect import bisect_left, bisect_right
+from itertools import repeat
 from operator import add
 
-from ragsim.host import sources
-from ragsim.host.audit_stream import documents_of
+from ragsim.host import audit_stream as passes, sources, spill
+from ragsim.host.audit_stream import documents_of, occurrences
 from ragsim.rank.corpus import nondecreasing, rankable
+from ragsim.rank.ranking import MaxScore
 from ragsim.rank.weights import Terms
 from ragsim.split.session import Session
 from ragsim.wire.request import read_retrieval_options
@@ -38,7 +43,7 @@ def _corpus(shared, text, analyzer):
 
 def _terms(shared, corpus, retrieval) -> Terms:
     """The document's terms' weights under the collection's statistics (`rank.weights.Terms`)."""
-    return Terms(corpus.lengths, corpus.occurrence, retrieval["variant"], retrieval["k1"], retrieval["b"],
+    return Terms(corpus.lengths, occurrences(corpus.parts[0][0], corpus), retrieval["variant"], retrieval["k1"], retrieval["b"],
                  retrieval["delta"], shared=True, stats=tuple(shared["collection"]))
 
 
@@ -50,13 +55,6 @@ def _sums(terms, query, chunks) -> list[float]:
         if terms.entry(t) is not None:
             acc = list(map(add, acc, terms.at(t, chunks)))
     return acc
-
-
-def _scores(shared, terms, qi, base) -> dict:
-    """Question `qi`'s positive scores over this document's chunks, by position in the corpus."""
-    query = shared["terms"][qi]
-    chunks = sorted({p for t in query if terms.entry(t) is not None for p in terms.weights(t)})
-    return {p + base: x for p, x in zip(chunks, _sums(terms, query, chunks)) if x > 0}
 
 
 def referenced_pass(shared: dict, item: tuple) -> dict:
@@ -88,35 +86,71 @@ def referenced_pass(shared: dict, item: tuple) -> dict:
     return {"whole": whole, "touching": touching}
 
 
-def rank_pass(shared: dict, item: tuple) -> dict:
-    """The batch's best k chunks per question (-score, position, document, start, end), its first
-    2k chunks (position, document, start, end: the zero-scoring ones a short ranking ends with), per
-    question its positive chunks, and per span's best chunk the chunks ranking above it here."""
-    batch, base, doc_base = item
-    retrieval = read_retrieval_options(shared["retrieval"])
-    k, thresholds = shared["k"], shared["thresholds"]
-    best, positive, above, before, first, docs_out = {}, {}, {}, {}, [], []
-    d = doc_base
+def prepare_pass(shared: dict, batch: list) -> dict:
+    """Pass 2: `per`, the batch's statistics at the one setting (`audit_stream.prepare_pass`'s, with
+    each document's chunks), and `kept`, where what `rank_pass` ranks waits (or None)."""
+    per, ready = _prepare(shared, batch)
+    return {"per": per, "kept": spill.keep(shared, passes.kept_name(batch, "rank"), ready)}
+
+
+def _prepare(shared, batch) -> tuple[dict, dict]:
+    """Each document indexed and split once: the statistics, and the batch's split with each chunk's
+    start, end and document (numbered from the batch's first)."""
+    analyzer = read_retrieval_options(shared["retrieval"])["analyzer"]
+    [o] = shared["overlaps"]
+    per = passes.rows([o])
+    split, starts, ends, doc_of, docs_out = passes.BatchSplit(), [], [], [], []
     for _, docs, _ in documents_of(shared, batch):
         for doc in docs:
-            index, corpus = _corpus(shared, doc["text"], retrieval["analyzer"])
-            starts, ends = corpus.doc_columns(0)
-            terms = _terms(shared, corpus, retrieval)
-            for i in range(min(len(starts), 2 * k - len(first))):
-                first.append((base + i, d, starts[i], ends[i]))
-            vocabulary = set(index.postings).union(*(layout.edge_index for _, layout, _, _, _ in corpus.parts))
-            for qi in sorted({qi for t in vocabulary & shared["by_term"].keys() for qi in shared["by_term"][t]}):
-                scores = _scores(shared, terms, qi, base)
-                if not scores:
+            session = Session()
+            index = session.index(doc["text"], analyzer)
+            chunks = 0
+            for _, corpus, error in passes.splits_of(shared, index, session):
+                if error is not None:
+                    per[o]["error"] = per[o]["error"] or error
                     continue
-                positive[qi] = positive.get(qi, 0) + len(scores)
-                top = heapq.nsmallest(k, ((-x, p, d, starts[p - base], ends[p - base]) for p, x in scores.items()))
-                best[qi] = heapq.nsmallest(k, best.get(qi, []) + top)
-                for key, (s, p) in thresholds.get(qi, {}).items():
-                    above[key] = above.get(key, 0) + sum(1 for c, x in scores.items() if x > s or (x == s and c < p))
-                    if s == 0:
-                        before[key] = before.get(key, 0) + sum(1 for c in scores if c < p)
-            docs_out.append({"id": doc["id"], "title": doc["title"], "chars": len(doc["text"]), "chunks": len(starts)})
-            base += len(starts)
-            d += 1
-    return {"documents": docs_out, "best": best, "positive": positive, "above": above, "before": before, "first": first}
+                present, occurrence = passes.present_terms(index, corpus, shared["wanted"]), occurrences(index, corpus)
+                passes.tally(per[o], corpus, present, occurrence)
+                split.add(corpus, present, occurrence)
+                first, last = corpus.doc_columns(0)
+                starts.extend(first)
+                ends.extend(last)
+                doc_of.extend(repeat(len(docs_out), len(first)))
+                chunks = len(first)
+            docs_out.append({"id": doc["id"], "title": doc["title"], "chars": len(doc["text"]), "chunks": chunks})
+    return per, {"split": split, "starts": starts, "ends": ends, "doc_of": doc_of, "documents": docs_out}
+
+
+def rank_pass(shared: dict, item: tuple) -> dict:
+    """The batch's best k chunks per question (-score, position, document, start, end), its first
+    2k chunks (position, document, start, end: the zero-scoring ones a short ranking ends with), and
+    per span's best chunk (score s, position p) the chunks ranking above it here: for s > 0 those
+    scoring above s or s before p; for s = 0 the question's positive chunks, and those before p."""
+    batch, base, doc_base, kept = item
+    ready = spill.load(kept)
+    if ready is None:  # kept where this worker cannot read it: made again
+        ready = _prepare(shared, batch)[1]
+    retrieval = read_retrieval_options(shared["retrieval"])
+    k, thresholds, split = shared["k"], shared["thresholds"], ready["split"]
+    starts, ends, doc_of = ready["starts"], ready["ends"], ready["doc_of"]
+    n = len(starts)
+    terms = Terms(split.lengths, split.occurrence, retrieval["variant"], retrieval["k1"], retrieval["b"],
+                  retrieval["delta"], shared=True, stats=tuple(shared["collection"]))
+    first = [(base + i, doc_base + doc_of[i], starts[i], ends[i]) for i in range(min(n, 2 * k))]
+    best, positive, above, before = {}, {}, {}, {}
+    for qi in sorted({qi for t in split.found for qi in shared["by_term"][t]}):
+        ms = MaxScore(terms, shared["terms"][qi])
+        top = [(-x, p + base, doc_base + doc_of[p], starts[p], ends[p]) for p in ms.top(k) if (x := ms.score_of(p)) > 0]
+        if not top:
+            continue
+        best[qi] = top
+        for key, (s, p) in thresholds.get(qi, {}).items():
+            local = min(max(p - base, 0), n)
+            if s > 0:
+                above[key] = ms.ahead(s, local)
+                continue
+            scoring = ms.ahead(0.0, 0)  # the positive chunks
+            positive[qi] = scoring
+            before[key] = local - (ms.ahead(0.0, local) - scoring)  # positive ones before p
+    return {"documents": ready["documents"], "best": best,
+            "positive": positive, "above": above, "before": before, "first": first}

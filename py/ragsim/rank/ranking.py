@@ -282,14 +282,24 @@ class MaxScore:
         if not self.terms.shared and self._common_below(s):  # most chunks could tie or beat it: score them all
             self.full = every_score(self.terms, self.query_terms)
             return rank_of(self.full, c)
+        return 1 + self.ahead(s, c)
+
+    def ahead(self, s: float, p: int) -> int:
+        """How many chunks the full ranking puts before a chunk scoring `s` at position `p` (0 to N):
+        those scoring above `s`, and those scoring `s` before `p` (ties by position), counted among
+        the chunks that could tie or beat `s` alone (the terms' bounds prune the rest)."""
+        if self.full is not None:
+            full = self.full
+            return sum(map(gt, full, repeat(s))) + full[:p].count(s)
+        scored = self.scored
         self._score(self._candidates(s))  # every chunk that could tie or beat it
         values = list(scored.values())
         ahead = sum(map(gt, values, repeat(s)))
-        if values.count(s) > 1:  # equal scores: the earlier chunks come first
-            ahead += sum(1 for d, x in scored.items() if x == s and d < c)
-        if s == 0:  # unscored chunks (all scoring 0) before c tie with it and come first
-            ahead += c - sum(1 for d in scored if d < c)
-        return 1 + ahead
+        if s in values:  # equal scores: the earlier chunks come first
+            ahead += sum(1 for d, x in scored.items() if x == s and d < p)
+        if s == 0:  # unscored chunks (all scoring 0) before p tie with it and come first
+            ahead += p - sum(1 for d in scored if d < p)
+        return ahead
 
 
 def rank(scores: list[float]) -> list[int]:
