@@ -1,0 +1,164 @@
+"""`inspect` over a store of any size (issue 26): the store read a page at a time by its own client
+(`stores.store_pages`), each chunk spilled to a temporary SQLite file by the document it names, then
+each document placed and checked alone, its source read from `--source` only when its turn comes,
+and the per-document parts merged into SPEC section 11's object: the same `documents`, `chunks`,
+`unplaced`, `splitter`, `phrases`, `stats` and facts (each one, and those destroyed) as one request
+over the same store and sources. Chunk texts are never all in memory; what is kept per chunk is its
+report entry (id, document, extent, sizes).
+
+A fact's `found_top_k` ranks its name over every chunk of the store (BM25's collection statistics
+over the whole index): it is left null here, as are the question set's verdicts, which `inspect`
+computes as one request (`--questions`).
+"""
+
+import os
+import pickle
+import sqlite3
+import tempfile
+from collections import Counter
+
+from ragsim.errors import RequestError
+from ragsim.host import sources as kb_sources, stores
+from ragsim.judge.pipeline import overlap_stats
+from ragsim.judge.stored import Stored, align, chunks_report, documents_report, read_chunks
+from ragsim.judge.stored_checks import phrase_check
+from ragsim.rank import dense
+from ragsim.text import tokens as token_counts
+from ragsim.wire import inspect as inspection
+
+
+class Spill:
+    """The store's chunks on disk, by document: (seq, record) rows, documents in order of first sight."""
+
+    def __init__(self):
+        fd, self.path = tempfile.mkstemp(prefix="ragsim-inspect-", suffix=".sqlite")
+        os.close(fd)
+        self.db = sqlite3.connect(self.path)
+        self.db.execute("CREATE TABLE chunk (seq INTEGER PRIMARY KEY, doc TEXT, id TEXT UNIQUE, record BLOB)")
+        self.db.execute("CREATE INDEX by_doc ON chunk (doc, seq)")
+        self.docs: dict[str, None] = {}
+        self.count = 0
+
+    def add(self, records: list, sources: list[dict]) -> None:
+        for record, c in zip(records, read_chunks(records)):
+            doc = inspection.source_of(c.doc, sources, inspection.page_of(record)) if sources else c.doc
+            try:
+                self.db.execute("INSERT INTO chunk VALUES (?, ?, ?, ?)", (self.count, doc, c.id, pickle.dumps(record)))
+            except sqlite3.IntegrityError:
+                first = self.db.execute("SELECT seq FROM chunk WHERE id = ?", (c.id,)).fetchone()[0]
+                f = f"chunks[{self.count}]"
+                raise RequestError(f"{f}.id", f"{f}.id {c.id!r} repeats chunks[{first}]'s; give every chunk its own id.") from None
+            self.docs.setdefault(doc, None)
+            self.count += 1
+
+    def of(self, doc: str) -> tuple[list[int], list]:
+        rows = self.db.execute("SELECT seq, record FROM chunk WHERE doc = ? ORDER BY seq", (doc,)).fetchall()
+        return [s for s, _ in rows], [pickle.loads(r) for _, r in rows]
+
+    def close(self) -> None:
+        self.db.close()
+        os.remove(self.path)
+
+
+def _sources(args) -> tuple[list[dict], dict]:
+    """The sources' ids and titles (each file read once, its text let go), and where each is read."""
+    found, missing = kb_sources.walk(args.source, args.glob)
+    if missing:
+        raise RequestError("source", f"--source {missing[0][0]} cannot be read: it {missing[0][1]}; give the source "
+                                     "documents' paths.")
+    metas, where = [], {}
+    for s in found:
+        try:
+            docs = kb_sources.read(s, args.pdf_mode)
+        except OSError as e:
+            raise RequestError("source", f"{s.path} cannot be read ({e.strerror}): give the source documents' paths.") from None
+        except ValueError as e:
+            raise RequestError("source", str(e).rstrip(".") + ".") from None
+        for w, d in enumerate(docs):
+            if d["id"] in where:
+                raise RequestError("documents", f"Document ids must be unique; {d['id']!r} appears twice.")
+            metas.append({"id": d["id"], "title": d["title"]})
+            where[d["id"]] = (s, w)
+    return metas, where
+
+
+class Merged:
+    """The per-document parts gathered into one request's answer."""
+
+    def __init__(self, phrases: list, tokenizer):
+        self.phrases, self.count = phrases, token_counts.get(tokenizer, "tokenizer").count if tokenizer else None
+        self.documents, self.chunks, self.unplaced, self.splitter, self.facts = [], [], [], [], []
+        self.found = [[] for _ in phrases]
+        self.chars, self.tokens, self.overlaps, self.truncated = Counter(), Counter(), Counter(), 0
+
+    def add(self, al, seqs: list[int], records: list, k: int, title: str | None) -> list[dict]:
+        report = chunks_report(al, self.count)
+        inspection.exported_placements(records, report)
+        self.chunks += zip(seqs, report)
+        self.unplaced += [(s, c.id) for s, c in zip(seqs, al.chunks) if c.start is None]
+        for d, entry in zip(al.documents, documents_report(al)):
+            if d.rebuilt:
+                entry["text"] = d.text
+            self.documents.append(entry)
+            rows = al.placed(d.id)
+            self.overlaps.update(max(0, p.end - n.start) for p, n in zip(rows, rows[1:]))
+        self.splitter += inspection.splitters(al)
+        texts = [c.text for c in al.chunks]
+        self.chars.update(len(t) for t in texts)
+        self.tokens.update(e["tokens"] for e in report if e["tokens"] is not None)
+        self.truncated += sum(e is not None for e in dense.read_ends(texts))
+        for i, p in enumerate(self.phrases):
+            if isinstance(p, str) and p.strip() and any(p.strip() in t for t in al.texts().values()):
+                self.found[i] += [{**e, "source": "phrase"} for e in phrase_check(al, p, f"phrases[{i}]")]
+        documents = [{"id": d.id, "title": title or d.id, "text": d.text} for d in al.documents if d.text]
+        facts = inspection.facts({"retrieval": {"k": k}}, al, documents)
+        self.facts += [{**f, "found_top_k": None} for f in facts["facts"]]
+        return report
+
+    def result(self, store: dict, k: int) -> dict:
+        for i, p in enumerate(self.phrases):
+            if not self.found[i]:  # refused in one request's words (found nowhere, or no phrase at all)
+                phrase_check(align([], {}), p, f"phrases[{i}]")
+        spread = {}
+        for name, counts in (("chars", self.chars), ("tokens", self.tokens)):
+            got = overlap_stats(counts)
+            spread.update({f"{name}_{m}": got[f"overlap_{m}"] for m in ("min", "median", "max")})
+        return {"store": {**store, "chunks": len(self.chunks)}, "documents": self.documents,
+                "chunks": [c for _, c in sorted(self.chunks, key=lambda x: x[0])],
+                "phrases": [e for entries in self.found for e in entries],
+                "stats": {**spread, **overlap_stats(self.overlaps), "truncated": self.truncated},
+                "unplaced": [i for _, i in sorted(self.unplaced)], "splitter": self.splitter,
+                "verdict": None, "questions": None, "question_stats": None,
+                "facts": {"count": len(self.facts), "destroyed": [f for f in self.facts if f["destroyed"]],
+                          "found_top_k": None, "precision_k": k, "facts": self.facts}}
+
+
+def run(args, progress=None, on_document=None) -> dict:
+    """SPEC section 11's object for the store `args.store`, read and checked a document at a time;
+    `on_document(entry, chunks)` sees each document's report as it is made."""
+    metas, where = _sources(args)
+    store, pages = stores.store_pages(args.store, collection=args.collection, text_field=args.text_field,
+                                      doc_field=args.doc_field, progress=progress)
+    spill = Spill()
+    try:
+        for page in pages:
+            spill.add(page, metas)
+        if not spill.count:
+            raise RequestError("chunks", "The store holds no chunks: there is nothing to inspect.")
+        merged = Merged(args.phrase, args.tokenizer)
+        order = list(spill.docs) + [m["id"] for m in metas if m["id"] not in spill.docs]
+        titles = {m["id"]: m["title"] for m in metas}
+        for n, doc in enumerate(order, 1):
+            seqs, records = spill.of(doc)
+            text = None
+            if doc in where:
+                source, w = where[doc]
+                text = kb_sources.read(source, args.pdf_mode)[w]["text"]
+            stored = [Stored(c.id, c.text, doc, c.start, c.end) for c in read_chunks(records)]
+            al = align(stored, {doc: text} if text is not None else {})
+            report = merged.add(al, seqs, records, args.k, titles.get(doc))
+            if on_document is not None:
+                on_document(merged.documents[-1], report, n, len(order))
+        return merged.result(store, args.k)
+    finally:
+        spill.close()
