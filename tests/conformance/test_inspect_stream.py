@@ -5,6 +5,7 @@ of 7, compared with the same store read as one request (`--one-request`)."""
 
 import json
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,8 @@ from store_helpers import DIM, HashEmbeddings, langchain_chunks, source_texts
 
 from langchain_chroma import Chroma
 from langchain_community.vectorstores import LanceDB
+from langchain_core.documents import Document
+from langchain_text_splitters import RecursiveCharacterTextSplitter
 from langchain_qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient
 from qdrant_client.models import Distance, VectorParams
@@ -19,12 +22,15 @@ from qdrant_client.models import Distance, VectorParams
 from ragsim.host import inspect_cli, store_files, stores
 
 NAMES = ("prose.txt", "repeated.txt")
+ROOT = Path(__file__).resolve().parents[2]
+HARBOUR = (ROOT / "examples" / "harbour.md").read_text(encoding="utf-8")  # name-value facts, some ranked out at k 1
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("inspect-stream")
-    docs = langchain_chunks(NAMES)
+    splitter = RecursiveCharacterTextSplitter(chunk_size=200, chunk_overlap=40, add_start_index=True)
+    docs = langchain_chunks(NAMES) + splitter.split_documents([Document(page_content=HARBOUR, metadata={"source": "harbour.md"})])
     ids = [f"c{i:03d}" for i in range(len(docs))]
     Chroma(collection_name="chunks", embedding_function=HashEmbeddings(),
            persist_directory=str(root / "chroma")).add_documents(docs, ids=ids)
@@ -35,8 +41,10 @@ def built(tmp_path_factory):
     client.close()
     LanceDB(uri=str(root / "lance"), embedding=HashEmbeddings(), table_name="chunks").add_documents(docs, ids=ids)
     (root / "chunks.jsonl").write_text("".join(d.model_dump_json() + "\n" for d in docs), encoding="utf-8")
-    for name, text in source_texts(*NAMES).items():
+    for name, text in {**source_texts(*NAMES), "harbour.md": HARBOUR}.items():
         (root / name).write_bytes(text.encode("utf-8"))
+        (root / "src").mkdir(exist_ok=True)
+        (root / "src" / name).write_bytes(text.encode("utf-8"))
     text = source_texts("prose.txt")["prose.txt"]
     return {"root": root, "docs": docs, "phrase": text[400:460].strip()}
 
@@ -46,20 +54,13 @@ def inspect_json(capsys, *argv) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def without_ranked_facts(result: dict) -> dict:
-    """The object less what only a ranking over the whole index gives (a fact's found_top_k)."""
-    facts = result["facts"]
-    plain = [{**f, "found_top_k": None} for f in facts["facts"]]
-    return {**result, "facts": {**facts, "found_top_k": None, "facts": plain, "destroyed": [f for f in plain if f["destroyed"]]}}
-
-
 @pytest.mark.parametrize("store", ["chroma:{root}/chroma", "qdrant:{root}/qdrant", "lancedb:{root}/lance",
                                    "{root}/chunks.jsonl"])
 @pytest.mark.parametrize("with_sources", [True, False])
 def test_a_store_read_in_pages_gives_one_request_s_report(built, store, with_sources, capsys, monkeypatch):
     spec = store.format(root=built["root"])
-    sources = ["--source", str(built["root"] / "prose.txt"), str(built["root"] / "repeated.txt")] if with_sources else []
-    argv = [spec, *sources, "--phrase", built["phrase"], "--k", "3"]
+    sources = ["--source", *(str(built["root"] / n) for n in (*NAMES, "harbour.md"))] if with_sources else []
+    argv = [spec, *sources, "--phrase", built["phrase"], "--k", "1"]
     one = inspect_json(capsys, *argv, "--one-request")
     pages = []
     monkeypatch.setattr(stores, "PAGE", 7)
@@ -68,21 +69,21 @@ def test_a_store_read_in_pages_gives_one_request_s_report(built, store, with_sou
     monkeypatch.setattr(inspect_cli, "_progress", lambda args: lambda done, total: pages.append((done, total)))
     streamed = inspect_json(capsys, *argv)
     assert len(pages) >= len(built["docs"]) // 7  # read page by page
-    assert streamed == without_ranked_facts(one)
-    assert len(streamed["documents"]) == 2 and len(streamed["chunks"]) == len(built["docs"])
-    assert streamed["phrases"] and streamed["facts"]["count"] > 0
-    assert [d["rebuilt"] for d in streamed["documents"]] == [not with_sources] * 2
+    assert streamed == one
+    assert len(streamed["documents"]) == 3 and len(streamed["chunks"]) == len(built["docs"])
+    assert streamed["phrases"] and streamed["facts"]["count"] > streamed["facts"]["found_top_k"] > 0
+    assert [d["rebuilt"] for d in streamed["documents"]] == [not with_sources] * 3
 
 
 def test_jsonl_output_a_line_per_document_then_the_summary(built, tmp_path, capsys):
     out = tmp_path / "inspect.jsonl"
     spec = f"chroma:{built['root']}/chroma"
-    assert inspect_cli.run_inspect([spec, "--source", str(built["root"]), "--glob", "*.txt", "--jsonl", str(out)]) == 0
+    assert inspect_cli.run_inspect([spec, "--source", str(built["root"] / "src"), "--jsonl", str(out)]) == 0
     report = capsys.readouterr().out
     assert "store: chroma" in report and "splitter:" in report
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert [line["type"] for line in lines] == ["document", "document", "summary"]
-    assert sum(len(line["chunk_entries"]) for line in lines[:2]) == len(built["docs"])
+    assert [line["type"] for line in lines] == ["document"] * 3 + ["summary"]
+    assert sum(len(line["chunk_entries"]) for line in lines[:3]) == len(built["docs"])
     assert lines[-1]["documents"] == [{k: v for k, v in line.items() if k not in ("type", "chunk_entries")}
-                                      for line in lines[:2]]
+                                      for line in lines[:3]]
     assert not (tmp_path / "inspect.jsonl.resume").exists()

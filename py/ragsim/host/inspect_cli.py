@@ -56,7 +56,7 @@ def inspect_parser() -> argparse.ArgumentParser:
     parser.add_argument("--jsonl", metavar="OUT.jsonl", help="also write a line per document as it is checked, then "
                         "the summary (the object without its chunks)")
     parser.add_argument("--one-request", action="store_true", help="read the whole store into one request, as "
-                        "--questions and --chunking do (a fact's found_top_k then ranks over the whole index)")
+                        "--questions, --chunking and --method dense or hybrid do (within the limits of one request)")
     return parser
 
 
@@ -135,9 +135,9 @@ def own_query(args, store: dict, result: dict, questions: list[dict]) -> dict | 
 
 def streams(args) -> bool:
     """Whether inspect reads the store a page and a document at a time (`inspect_stream`): unless a
-    question set or a splitter to compare with (they rank or split over every document at once) or
-    --one-request asks for one request."""
-    return not (args.questions or args.one_request or any(getattr(args, n, None) for n in ("chunking", "chunking_file")))
+    question set, a splitter to compare with or a dense ranking of the facts (they rank or split over
+    every document at once) or --one-request asks for one request."""
+    return not (args.questions or args.one_request or args.method != "bm25" or any(getattr(args, n, None) for n in ("chunking", "chunking_file")))
 
 
 def _streamed(args) -> dict:

@@ -7,8 +7,8 @@ over the same store and sources. Chunk texts are never all in memory; what is ke
 report entry (id, document, extent, sizes).
 
 A fact's `found_top_k` ranks its name over every chunk of the store (BM25's collection statistics
-over the whole index): it is left null here, as are the question set's verdicts, which `inspect`
-computes as one request (`--questions`).
+over the whole index): `inspect_facts` does it in two more passes over the placed documents (their
+extents kept in the spill). A question set's verdicts are computed as one request (`--questions`).
 """
 
 import os
@@ -18,7 +18,7 @@ import tempfile
 from collections import Counter
 
 from ragsim.errors import RequestError
-from ragsim.host import sources as kb_sources, stores
+from ragsim.host import inspect_facts, sources as kb_sources, stores
 from ragsim.judge.pipeline import overlap_stats
 from ragsim.judge.stored import Stored, align, chunks_report, documents_report, read_chunks
 from ragsim.judge.stored_checks import phrase_check
@@ -36,6 +36,7 @@ class Spill:
         self.db = sqlite3.connect(self.path)
         self.db.execute("CREATE TABLE chunk (seq INTEGER PRIMARY KEY, doc TEXT, id TEXT UNIQUE, record BLOB)")
         self.db.execute("CREATE INDEX by_doc ON chunk (doc, seq)")
+        self.db.execute("CREATE TABLE placed (n INTEGER PRIMARY KEY, doc TEXT, extents BLOB, rebuilt TEXT)")
         self.docs: dict[str, None] = {}
         self.count = 0
 
@@ -54,6 +55,19 @@ class Spill:
     def of(self, doc: str) -> tuple[list[int], list]:
         rows = self.db.execute("SELECT seq, record FROM chunk WHERE doc = ? ORDER BY seq", (doc,)).fetchall()
         return [s for s, _ in rows], [pickle.loads(r) for _, r in rows]
+
+    def keep_placed(self, al) -> None:
+        """Each document's placed extents (and a rebuilt document's text), for the facts' passes."""
+        for d in al.documents:
+            if d.text:
+                extents = sorted((c.start, c.end) for c in al.placed(d.id))
+                self.db.execute("INSERT INTO placed (doc, extents, rebuilt) VALUES (?, ?, ?)",
+                                (d.id, pickle.dumps(extents), d.text if d.rebuilt else None))
+
+    def placed(self, read_source):
+        """Each placed document's (text, extents), in order; a source's text by `read_source(doc)`."""
+        for doc, extents, rebuilt in self.db.execute("SELECT doc, extents, rebuilt FROM placed ORDER BY n"):
+            yield (rebuilt if rebuilt is not None else read_source(doc)), pickle.loads(extents)
 
     def close(self) -> None:
         self.db.close()
@@ -112,13 +126,15 @@ class Merged:
                 self.found[i] += [{**e, "source": "phrase"} for e in phrase_check(al, p, f"phrases[{i}]")]
         documents = [{"id": d.id, "title": title or d.id, "text": d.text} for d in al.documents if d.text]
         facts = inspection.facts({"retrieval": {"k": k}}, al, documents)
-        self.facts += [{**f, "found_top_k": None} for f in facts["facts"]]
+        self.facts += facts["facts"]
         return report
 
-    def result(self, store: dict, k: int) -> dict:
+    def result(self, store: dict, k: int, found: list[bool]) -> dict:
         for i, p in enumerate(self.phrases):
             if not self.found[i]:  # refused in one request's words (found nowhere, or no phrase at all)
                 phrase_check(align([], {}), p, f"phrases[{i}]")
+        for f, top in zip(self.facts, found):  # ranked over the whole index (inspect_facts)
+            f["found_top_k"] = top
         spread = {}
         for name, counts in (("chars", self.chars), ("tokens", self.tokens)):
             got = overlap_stats(counts)
@@ -130,7 +146,7 @@ class Merged:
                 "unplaced": [i for _, i in sorted(self.unplaced)], "splitter": self.splitter,
                 "verdict": None, "questions": None, "question_stats": None,
                 "facts": {"count": len(self.facts), "destroyed": [f for f in self.facts if f["destroyed"]],
-                          "found_top_k": None, "precision_k": k, "facts": self.facts}}
+                          "found_top_k": sum(found), "precision_k": k, "facts": self.facts}}
 
 
 def run(args, progress=None, on_document=None) -> dict:
@@ -145,7 +161,7 @@ def run(args, progress=None, on_document=None) -> dict:
             spill.add(page, metas)
         if not spill.count:
             raise RequestError("chunks", "The store holds no chunks: there is nothing to inspect.")
-        merged = Merged(args.phrase, args.tokenizer)
+        merged, ranked = Merged(args.phrase, args.tokenizer), inspect_facts.FoundTopK(args.k)
         order = list(spill.docs) + [m["id"] for m in metas if m["id"] not in spill.docs]
         titles = {m["id"]: m["title"] for m in metas}
         for n, doc in enumerate(order, 1):
@@ -157,8 +173,19 @@ def run(args, progress=None, on_document=None) -> dict:
             stored = [Stored(c.id, c.text, doc, c.start, c.end) for c in read_chunks(records)]
             al = align(stored, {doc: text} if text is not None else {})
             report = merged.add(al, seqs, records, args.k, titles.get(doc))
+            spill.keep_placed(al)
+            for d in al.documents:
+                if d.text:
+                    ranked.keys_of(d.text)
             if on_document is not None:
                 on_document(merged.documents[-1], report, n, len(order))
-        return merged.result(store, args.k)
+
+        def read_source(doc):
+            source, w = where[doc]
+            return kb_sources.read(source, args.pdf_mode)[w]["text"]
+
+        ranked.count(spill.placed(read_source))
+        ranked.rank(spill.placed(read_source))
+        return merged.result(store, args.k, ranked.found())
     finally:
         spill.close()
