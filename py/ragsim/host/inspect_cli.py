@@ -55,6 +55,8 @@ def inspect_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print SPEC section 11's object as JSON")
     parser.add_argument("--jsonl", metavar="OUT.jsonl", help="also write a line per document as it is checked, then "
                         "the summary (the object without its chunks)")
+    parser.add_argument("--workers", type=int, default=1, help="processes placing and checking the documents of a "
+                        "store read in pages (default 1: this one)")
     parser.add_argument("--one-request", action="store_true", help="read the whole store into one request, as "
                         "--questions, --chunking and --method dense or hybrid do (within the limits of one request)")
     return parser
@@ -141,7 +143,10 @@ def streams(args) -> bool:
 
 
 def _streamed(args) -> dict:
-    from ragsim.host import inspect_stream, jsonl_out
+    from ragsim.host import inspect_stream, jsonl_out, pool
+
+    if args.workers < 1:
+        raise Refused(f"--workers must be at least 1 (got {args.workers}).")
 
     out = jsonl_out.Output(args.jsonl) if args.jsonl else None
     show = args.progress or sys.stderr.isatty()
@@ -156,7 +161,7 @@ def _streamed(args) -> dict:
     try:
         if out is not None:
             out.start("inspect")
-        result = inspect_stream.run(args, _progress(args), document)
+        result = inspect_stream.run(args, _progress(args), document, pool.Local(args.workers))
         if out is not None:
             out.finish({"type": "summary", **{k: v for k, v in result.items() if k != "chunks"}})
         return result

@@ -18,7 +18,7 @@ import tempfile
 from collections import Counter
 
 from ragsim.errors import RequestError
-from ragsim.host import inspect_facts, sources as kb_sources, stores
+from ragsim.host import inspect_facts, pool, sources as kb_sources, stores
 from ragsim.judge.pipeline import overlap_stats
 from ragsim.judge.stored import Stored, align, chunks_report, documents_report, read_chunks
 from ragsim.judge.stored_checks import phrase_check
@@ -28,15 +28,14 @@ from ragsim.wire import inspect as inspection
 
 
 class Spill:
-    """The store's chunks on disk, by document: (seq, record) rows, documents in order of first sight."""
+    """The store's chunks on disk, by document: (seq, record) rows, documents in order of first sight;
+    and, in a second file, each placed document's extents (the workers read the first meanwhile)."""
 
     def __init__(self):
-        fd, self.path = tempfile.mkstemp(prefix="ragsim-inspect-", suffix=".sqlite")
-        os.close(fd)
-        self.db = sqlite3.connect(self.path)
-        self.db.execute("CREATE TABLE chunk (seq INTEGER PRIMARY KEY, doc TEXT, id TEXT UNIQUE, record BLOB)")
-        self.db.execute("CREATE INDEX by_doc ON chunk (doc, seq)")
-        self.db.execute("CREATE TABLE placed (n INTEGER PRIMARY KEY, doc TEXT, extents BLOB, rebuilt TEXT)")
+        self.path, self.db = _database("CREATE TABLE chunk (seq INTEGER PRIMARY KEY, doc TEXT, id TEXT UNIQUE, record BLOB)",
+                                       "CREATE INDEX by_doc ON chunk (doc, seq)")
+        self.placed_path, self.placed_db = _database(
+            "CREATE TABLE placed (n INTEGER PRIMARY KEY, doc TEXT, extents BLOB, rebuilt TEXT)")
         self.docs: dict[str, None] = {}
         self.count = 0
 
@@ -52,26 +51,40 @@ class Spill:
             self.docs.setdefault(doc, None)
             self.count += 1
 
-    def of(self, doc: str) -> tuple[list[int], list]:
-        rows = self.db.execute("SELECT seq, record FROM chunk WHERE doc = ? ORDER BY seq", (doc,)).fetchall()
-        return [s for s, _ in rows], [pickle.loads(r) for _, r in rows]
-
-    def keep_placed(self, al) -> None:
+    def keep_placed(self, placed: list) -> None:
         """Each document's placed extents (and a rebuilt document's text), for the facts' passes."""
-        for d in al.documents:
-            if d.text:
-                extents = sorted((c.start, c.end) for c in al.placed(d.id))
-                self.db.execute("INSERT INTO placed (doc, extents, rebuilt) VALUES (?, ?, ?)",
-                                (d.id, pickle.dumps(extents), d.text if d.rebuilt else None))
+        self.placed_db.executemany("INSERT INTO placed (doc, extents, rebuilt) VALUES (?, ?, ?)",
+                                   [(doc, pickle.dumps(extents), rebuilt) for doc, extents, rebuilt in placed])
 
     def placed(self, read_source):
         """Each placed document's (text, extents), in order; a source's text by `read_source(doc)`."""
-        for doc, extents, rebuilt in self.db.execute("SELECT doc, extents, rebuilt FROM placed ORDER BY n"):
+        for doc, extents, rebuilt in self.placed_db.execute("SELECT doc, extents, rebuilt FROM placed ORDER BY n"):
             yield (rebuilt if rebuilt is not None else read_source(doc)), pickle.loads(extents)
 
     def close(self) -> None:
-        self.db.close()
-        os.remove(self.path)
+        for db, path in ((self.db, self.path), (self.placed_db, self.placed_path)):
+            db.close()
+            os.remove(path)
+
+
+def _database(*schema) -> tuple[str, sqlite3.Connection]:
+    fd, path = tempfile.mkstemp(prefix="ragsim-inspect-", suffix=".sqlite")
+    os.close(fd)
+    db = sqlite3.connect(path)
+    for statement in schema:
+        db.execute(statement)
+    return path, db
+
+
+_OPEN: dict = {}  # a worker's connection to the spill, by path
+
+
+def _records(path: str, doc: str) -> tuple[list[int], list]:
+    if path not in _OPEN:
+        _OPEN.clear()
+        _OPEN[path] = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    rows = _OPEN[path].execute("SELECT seq, record FROM chunk WHERE doc = ? ORDER BY seq", (doc,)).fetchall()
+    return [s for s, _ in rows], [pickle.loads(r) for _, r in rows]
 
 
 def _sources(args) -> tuple[list[dict], dict]:
@@ -96,38 +109,59 @@ def _sources(args) -> tuple[list[dict], dict]:
     return metas, where
 
 
+def check(shared: dict, doc: str) -> dict:
+    """One document placed and checked alone (on a worker): its parts of the answer."""
+    seqs, records = _records(shared["spill"], doc)
+    text = None
+    if doc in shared["where"]:
+        source, w = shared["where"][doc]
+        text = kb_sources.read(source, shared["pdf_mode"])[w]["text"]
+    al = align([Stored(c.id, c.text, doc, c.start, c.end) for c in read_chunks(records)], {doc: text} if text is not None else {})
+    count = token_counts.get(shared["tokenizer"], "tokenizer").count if shared["tokenizer"] else None
+    report = chunks_report(al, count)
+    inspection.exported_placements(records, report)
+    part = {"seqs": seqs, "report": report, "unplaced": [(s, c.id) for s, c in zip(seqs, al.chunks) if c.start is None],
+            "documents": documents_report(al), "overlaps": Counter(), "splitter": inspection.splitters(al),
+            "chars": Counter(len(c.text) for c in al.chunks), "tokens": Counter(e["tokens"] for e in report if e["tokens"] is not None),
+            "truncated": sum(e is not None for e in dense.read_ends([c.text for c in al.chunks])), "phrases": {}, "placed": []}
+    keys = inspect_facts.FoundTopK(shared["k"])
+    for d, entry in zip(al.documents, part["documents"]):
+        if d.rebuilt:
+            entry["text"] = d.text
+        rows = al.placed(d.id)
+        part["overlaps"].update(max(0, p.end - n.start) for p, n in zip(rows, rows[1:]))
+        if d.text:
+            part["placed"].append((d.id, sorted((c.start, c.end) for c in rows), d.text if d.rebuilt else None))
+            keys.keys_of(d.text)
+    part["keys"] = list(keys.keys)
+    for i, p in enumerate(shared["phrases"]):
+        if isinstance(p, str) and p.strip() and any(p.strip() in t for t in al.texts().values()):
+            part["phrases"][i] = [{**e, "source": "phrase"} for e in phrase_check(al, p, f"phrases[{i}]")]
+    documents = [{"id": d.id, "title": shared["titles"].get(d.id) or d.id, "text": d.text} for d in al.documents if d.text]
+    part["facts"] = inspection.facts({"retrieval": {"k": shared["k"]}}, al, documents)["facts"]
+    return part
+
+
 class Merged:
     """The per-document parts gathered into one request's answer."""
 
-    def __init__(self, phrases: list, tokenizer):
-        self.phrases, self.count = phrases, token_counts.get(tokenizer, "tokenizer").count if tokenizer else None
+    def __init__(self, phrases: list):
+        self.phrases = phrases
         self.documents, self.chunks, self.unplaced, self.splitter, self.facts = [], [], [], [], []
         self.found = [[] for _ in phrases]
         self.chars, self.tokens, self.overlaps, self.truncated = Counter(), Counter(), Counter(), 0
 
-    def add(self, al, seqs: list[int], records: list, k: int, title: str | None) -> list[dict]:
-        report = chunks_report(al, self.count)
-        inspection.exported_placements(records, report)
-        self.chunks += zip(seqs, report)
-        self.unplaced += [(s, c.id) for s, c in zip(seqs, al.chunks) if c.start is None]
-        for d, entry in zip(al.documents, documents_report(al)):
-            if d.rebuilt:
-                entry["text"] = d.text
-            self.documents.append(entry)
-            rows = al.placed(d.id)
-            self.overlaps.update(max(0, p.end - n.start) for p, n in zip(rows, rows[1:]))
-        self.splitter += inspection.splitters(al)
-        texts = [c.text for c in al.chunks]
-        self.chars.update(len(t) for t in texts)
-        self.tokens.update(e["tokens"] for e in report if e["tokens"] is not None)
-        self.truncated += sum(e is not None for e in dense.read_ends(texts))
-        for i, p in enumerate(self.phrases):
-            if isinstance(p, str) and p.strip() and any(p.strip() in t for t in al.texts().values()):
-                self.found[i] += [{**e, "source": "phrase"} for e in phrase_check(al, p, f"phrases[{i}]")]
-        documents = [{"id": d.id, "title": title or d.id, "text": d.text} for d in al.documents if d.text]
-        facts = inspection.facts({"retrieval": {"k": k}}, al, documents)
-        self.facts += facts["facts"]
-        return report
+    def add(self, part: dict) -> None:
+        self.chunks += zip(part["seqs"], part["report"])
+        self.unplaced += part["unplaced"]
+        self.documents += part["documents"]
+        self.splitter += part["splitter"]
+        for name in ("chars", "tokens", "overlaps"):
+            getattr(self, name).update(part[name])
+        self.truncated += part["truncated"]
+        for i, entries in part["phrases"].items():
+            self.found[i] += entries
+        self.facts += part["facts"]
 
     def result(self, store: dict, k: int, found: list[bool]) -> dict:
         for i, p in enumerate(self.phrases):
@@ -149,9 +183,10 @@ class Merged:
                           "found_top_k": sum(found), "precision_k": k, "facts": self.facts}}
 
 
-def run(args, progress=None, on_document=None) -> dict:
-    """SPEC section 11's object for the store `args.store`, read and checked a document at a time;
-    `on_document(entry, chunks)` sees each document's report as it is made."""
+def run(args, progress=None, on_document=None, engine=None) -> dict:
+    """SPEC section 11's object for the store `args.store`, read and checked a document at a time on
+    `engine` (`pool.Local(1)`: this process); `on_document(entry, chunks, n, total)` sees each
+    document's report as it is made."""
     metas, where = _sources(args)
     store, pages = stores.store_pages(args.store, collection=args.collection, text_field=args.text_field,
                                       doc_field=args.doc_field, progress=progress)
@@ -159,26 +194,21 @@ def run(args, progress=None, on_document=None) -> dict:
     try:
         for page in pages:
             spill.add(page, metas)
+        spill.db.commit()  # the workers read it
         if not spill.count:
             raise RequestError("chunks", "The store holds no chunks: there is nothing to inspect.")
-        merged, ranked = Merged(args.phrase, args.tokenizer), inspect_facts.FoundTopK(args.k)
+        merged, ranked = Merged(args.phrase), inspect_facts.FoundTopK(args.k)
         order = list(spill.docs) + [m["id"] for m in metas if m["id"] not in spill.docs]
-        titles = {m["id"]: m["title"] for m in metas}
-        for n, doc in enumerate(order, 1):
-            seqs, records = spill.of(doc)
-            text = None
-            if doc in where:
-                source, w = where[doc]
-                text = kb_sources.read(source, args.pdf_mode)[w]["text"]
-            stored = [Stored(c.id, c.text, doc, c.start, c.end) for c in read_chunks(records)]
-            al = align(stored, {doc: text} if text is not None else {})
-            report = merged.add(al, seqs, records, args.k, titles.get(doc))
-            spill.keep_placed(al)
-            for d in al.documents:
-                if d.text:
-                    ranked.keys_of(d.text)
+        shared = {"spill": spill.path, "where": where, "titles": {m["id"]: m["title"] for m in metas},
+                  "pdf_mode": args.pdf_mode, "tokenizer": args.tokenizer, "phrases": args.phrase, "k": args.k}
+        for n, part in (engine or pool.Local(1)).map(check, shared, order):
+            if isinstance(part, pool.Failed):
+                raise RequestError("store", f"The chunks of {order[n]!r} could not be checked: {part.reason}.")
+            merged.add(part)
+            spill.keep_placed(part["placed"])
+            ranked.keys.update(dict.fromkeys(part["keys"]))
             if on_document is not None:
-                on_document(merged.documents[-1], report, n, len(order))
+                on_document(part["documents"][-1], part["report"], n + 1, len(order))
 
         def read_source(doc):
             source, w = where[doc]
