@@ -44,9 +44,9 @@ def one_request(chunking, k, questions):
                      "questions": asked})
 
 
-def streamed(chunking, k, questions, engine, batch=5000):
-    files, skipped = sources.walk(COLLECTION)
-    plan = eval_run.Plan(chunking=chunking, retrieval={"k": k}, questions_text=json.dumps(questions),
+def streamed(chunking, k, questions, engine, batch=5000, files=COLLECTION, retrieval=None):
+    files, skipped = sources.walk(files)
+    plan = eval_run.Plan(chunking=chunking, retrieval={"k": k, **(retrieval or {})}, questions_text=json.dumps(questions),
                          questions_name="q.json", files=files, batch_bytes=batch, skipped=skipped)
     out = jsonl_out.Output(None)
     try:

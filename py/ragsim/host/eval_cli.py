@@ -210,9 +210,10 @@ def _state(text: str):
 
 
 def streams(args) -> bool:
-    """Whether the run streams the files (issue 26): BM25 at one setting over files and directories;
-    a state file, a map, a model to ask or a dense retriever make it one request, as before."""
-    return (args.method == "bm25" and args.map_sizes is None and args.map_overlaps is None and not args.ask
+    """Whether the run streams the files (issue 26): BM25 or dense at one setting over files and
+    directories (dense: the chunks embedded on the workers); a state file, a map, a model to ask or a
+    hybrid retriever (its fused ranks need every chunk's two ranks) make it one request, as before."""
+    return (args.method in ("bm25", "dense") and args.map_sizes is None and args.map_overlaps is None and not args.ask
             and not any(str(f).lower().endswith(".json") for f in args.files))
 
 

@@ -11,7 +11,7 @@ import hashlib
 import heapq
 from dataclasses import dataclass, field
 
-from ragsim.host import audit_run, eval_stream, pool as engines, sources, spill
+from ragsim.host import audit_run, eval_dense, eval_stream, pool as engines, sources, spill
 from ragsim.judge import questions as judged
 from ragsim.wire.question_io import read_set
 from ragsim import split as splitters
@@ -160,6 +160,8 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
                   "collection": collection, "k": plan.retrieval["k"], "pdf_mode": plan.pdf_mode,
                   "overlaps": [plan.chunking.get("overlap", 0)], "wanted": frozenset(wanted),
                   "questions": [{"spans": list(q.spans), "refs": list(q.refs)} for q in questions]}
+        if dense(plan):  # the chunks' embedding on the workers (eval_dense)
+            shared.update(eval_dense.shared_fields(questions, engine.workers, engines.cores()))
         whole, touching = _referenced(plan, engine, shared, docs, doc_first, progress)
         shared["thresholds"] = {}
         for (qi, si), (_, best) in whole.items():
@@ -175,11 +177,22 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
     return _finish(plan, questions, whole, touching, state, out)
 
 
+def dense(plan) -> bool:
+    return plan.retrieval.get("method", "bm25") == "dense"
+
+
+def passes(plan) -> tuple:
+    """The referenced and rank passes: BM25's (eval_stream) or the cosine's (eval_dense)."""
+    if dense(plan):
+        return eval_dense.referenced_pass, eval_dense.rank_pass
+    return eval_stream.referenced_pass, eval_stream.rank_pass
+
+
 def _referenced(plan, engine, shared, docs, doc_first, progress) -> tuple[dict, dict]:
     wanted = sorted({d for q in shared["questions"] for d, _, _ in q["spans"] + q["refs"]})
     items = [(docs[d].source, docs[d].within, d, doc_first[d]) for d in wanted]
     whole, touching = {}, {}
-    for _, result in engine.map(eval_stream.referenced_pass, shared, items):
+    for _, result in engine.map(passes(plan)[0], shared, items):
         if isinstance(result, engines.Failed):
             raise engines.EngineError(f"a referenced document could not be split ({result.reason})")
         whole.update(result["whole"])
@@ -195,7 +208,7 @@ def _rank(plan, engine, batches, starts, shared, state, out, progress) -> None:
     items = [(batches[i], bases[i], doc_base[i], ready[i]) for i in range(first, len(batches))]
     k = shared["k"]
     try:
-        for j, r in audit_run.run_pass(engine, eval_stream.rank_pass, shared, items, progress, "rank", batches[first:]):
+        for j, r in audit_run.run_pass(engine, passes(plan)[1], shared, items, progress, "rank", batches[first:]):
             if isinstance(r, engines.Failed):
                 raise engines.EngineError(f"a batch of files could not be ranked ({r.reason}); run again with --resume")
             for qi, top in r["best"].items():
@@ -240,7 +253,7 @@ def _finish(plan, questions, whole, touching, state, out) -> dict:
             if best is not None:
                 key = f"{qi}:{si}"
                 above = state.get("above", {}).get(key, 0)
-                if best[0] == 0:  # after every positive chunk and the zero-scoring ones before it
+                if best[0] == 0 and not dense(plan):  # after every positive chunk and the zero-scoring ones before it
                     above = state.get("positive", {}).get(str(qi), 0) + best[1] - state.get("before", {}).get(key, 0)
                 ranks[tuple(held)] = 1 + above
         setting = Retrieved(extents, {(d, s, t): whole[(qi, si)][0] for si, (d, s, t) in enumerate(q.spans)}, touching)

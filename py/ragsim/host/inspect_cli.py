@@ -53,6 +53,12 @@ def inspect_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tokenizer", default=None, help="count tokens with this tiktoken encoding (cl100k_base)")
     add_chunking_arguments(parser)  # a splitter to compare the stored chunks with (any, semantic ones too)
     parser.add_argument("--json", action="store_true", help="print SPEC section 11's object as JSON")
+    parser.add_argument("--jsonl", metavar="OUT.jsonl", help="also write a line per document as it is checked, then "
+                        "the summary (the object without its chunks)")
+    parser.add_argument("--workers", type=int, default=1, help="processes placing and checking the documents of a "
+                        "store read in pages (default 1: this one)")
+    parser.add_argument("--one-request", action="store_true", help="read the whole store into one request, as "
+                        "--questions, --chunking and --method dense or hybrid do (within the limits of one request)")
     return parser
 
 
@@ -129,11 +135,49 @@ def own_query(args, store: dict, result: dict, questions: list[dict]) -> dict | 
     return {qid: {"retrieved_ids": ids, "verdict": verdicts[qid]} for qid, ids in by_id.items()}
 
 
+def streams(args) -> bool:
+    """Whether inspect reads the store a page and a document at a time (`inspect_stream`): unless a
+    question set, a splitter to compare with or a dense ranking of the facts (they rank or split over
+    every document at once) or --one-request asks for one request."""
+    return not (args.questions or args.one_request or args.method != "bm25" or any(getattr(args, n, None) for n in ("chunking", "chunking_file")))
+
+
+def _streamed(args) -> dict:
+    from ragsim.host import inspect_stream, jsonl_out, pool
+
+    if args.workers < 1:
+        raise Refused(f"--workers must be at least 1 (got {args.workers}).")
+
+    out = jsonl_out.Output(args.jsonl) if args.jsonl else None
+    show = args.progress or sys.stderr.isatty()
+
+    def document(entry, chunks, n, total):
+        if out is not None:
+            out.line({"type": "document", **entry, "chunk_entries": chunks})
+        if show:
+            sys.stderr.write(f"\rchecked {n:,} of {total:,} documents" + ("\n" if n == total else ""))
+            sys.stderr.flush()
+
+    try:
+        if out is not None:
+            out.start("inspect")
+        result = inspect_stream.run(args, _progress(args), document, pool.Local(args.workers))
+        if out is not None:
+            out.finish({"type": "summary", **{k: v for k, v in result.items() if k != "chunks"}})
+        return result
+    finally:
+        if out is not None:
+            out.close()
+
+
 def run_inspect(argv) -> int:
     args = inspect_parser().parse_args(argv)
     try:
         if args.k < 1:
             raise Refused(f"--k must be at least 1 (got {args.k}).")
+        if streams(args):
+            result = _streamed(args)
+            return _print(result, args)
         store, sources = read(args)
         request = _request(args, store, sources)
         result = inspection.inspect(request)
@@ -147,6 +191,12 @@ def run_inspect(argv) -> int:
             result["chroma_query"] = chroma
     except (Refused, RequestError) as e:
         return refuse("inspect", e)
+    except OSError as e:
+        return refuse("inspect", Refused(f"{e.filename} cannot be written ({e.strerror})."))
+    return _print(result, args)
+
+
+def _print(result: dict, args) -> int:
     from ragsim.host import inspect_report
 
     try:

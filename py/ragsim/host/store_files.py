@@ -38,6 +38,45 @@ def read(kind: str, path: Path, *, text_field=None, doc_field=None, progress=Non
     return chunk_files.parse(path.name, text, text_field=text_field, doc_field=doc_field, progress=progress)
 
 
+def pages(kind: str, path: Path, *, text_field=None, doc_field=None, progress=None, page: int = 1000):
+    """(kind, pages): JSON Lines a block of lines at a time and Parquet a block of rows, read as they
+    come; the other files read whole (`read`), as one page."""
+    if kind == "file" and path.suffix.lower() in (".jsonl", ".parquet"):
+        rows = _jsonl_lines(path) if path.suffix.lower() == ".jsonl" else _parquet_rows(path, limit=False)
+        return path.suffix.lower()[1:], _paged(rows, text_field, doc_field, progress, page, path.suffix.lower() == ".jsonl")
+    kind, chunks = read(kind, path, text_field=text_field, doc_field=doc_field, progress=progress)
+    return kind, iter([chunks])
+
+
+def _jsonl_lines(path: Path):
+    with open(path, encoding="utf-8", newline="") as f:  # a JSON string holds no raw line break
+        try:
+            for number, line in enumerate(f, start=1):
+                if line.strip():
+                    yield f"Line {number} of {path.name}", chunk_files.jsonl_row(path.name, number, line)
+        except UnicodeDecodeError:
+            raise RequestError("store", f"{path} is not UTF-8 text: save it as UTF-8.") from None
+
+
+def _paged(rows, text_field, doc_field, progress, page, jsonl):
+    chunks, done = [], 0
+    for where, row in rows:  # no limit on the chunks: they are let go a page at a time
+        position = done + len(chunks)
+        chunks.append(chunk_files.record(row, position, text_field, doc_field, where) if jsonl else
+                      from_row(row, str(position), candidates=RECORD_TEXT, text_field=text_field, doc_field=doc_field,
+                               where=where))
+        if len(chunks) == page:
+            done += len(chunks)
+            yield chunks
+            chunks = []
+            if progress is not None:
+                progress(done, done)
+    done += len(chunks)
+    if progress is not None:
+        progress(done, done)
+    yield chunks
+
+
 def _parquet_chunks(path: Path, text_field, doc_field, progress) -> list[dict]:
     chunks = []
     for where, row in _parquet_rows(path):
@@ -48,7 +87,7 @@ def _parquet_chunks(path: Path, text_field, doc_field, progress) -> list[dict]:
     return chunks
 
 
-def _parquet_rows(path: Path):
+def _parquet_rows(path: Path, limit: bool = True):
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -58,7 +97,8 @@ def _parquet_rows(path: Path):
     except Exception as exc:  # pyarrow raises its own ArrowInvalid and OSError kinds
         raise RequestError("store", f"{path} is not a Parquet file pyarrow can read ({exc}).") from None
     columns = vector_free(parquet.schema_arrow)
-    check_count(parquet.metadata.num_rows, f"{path.name}")
+    if limit:
+        check_count(parquet.metadata.num_rows, f"{path.name}")
     number = 0
     for batch in parquet.iter_batches(batch_size=1000, columns=columns):
         for row in batch.to_pylist():

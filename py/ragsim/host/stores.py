@@ -48,6 +48,34 @@ def read_store(spec: str, *, collection: str | None = None, text_field: str | No
             "chunks": chunks}
 
 
+def store_pages(spec: str, *, collection: str | None = None, text_field: str | None = None,
+                doc_field: str | None = None, progress=None) -> tuple[dict, object]:
+    """The store at `spec` read a page at a time, each client's own way (Chroma's get(limit, offset),
+    Qdrant's scroll, LanceDB's offset and limit, JSON Lines and Parquet a block of lines or rows;
+    JSON, CSV and docstore.json files whole, within their limits): (its `store` object without
+    `chunks`, the pages). A paged store has no limit on its chunks or its file's size."""
+    kind, path = parse_spec(spec)
+    if kind in ("file", "llamaindex"):
+        if collection is not None:
+            read_store(spec, collection=collection)  # refused, in read_store's words
+        kind, pages = store_files.pages(kind, path, text_field=text_field, doc_field=doc_field, progress=progress)
+        name = None
+    else:
+        pages = PAGED[kind](path, collection=collection, text_field=text_field, doc_field=doc_field, progress=progress,
+                            limit=False)
+        name = next(pages)
+    return {"kind": kind, "path": str(path), "collection": name}, pages
+
+
+def _gathered(paged):
+    def read(path, **options):
+        pages = paged(path, **options)
+        name = next(pages)
+        return name, [c for page in pages for c in page]
+
+    return read
+
+
 def parse_spec(spec: str) -> tuple[str, Path]:
     """(kind, path) of a store spec; a directory without a prefix is recognised by what it holds."""
     if not isinstance(spec, str) or not spec.strip():
@@ -131,20 +159,23 @@ def _chroma_collection(path: Path, collection: str | None):
     return name, client.get_collection(name)
 
 
-def read_chroma(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None):
+def chroma_pages(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None, limit=True):
+    """The collection's name, then its chunks a page at a time (`get(limit, offset)`)."""
     name, col = _chroma_collection(path, collection)
     total = col.count()
-    check_count(total, f"Chroma collection {name!r}")
-    chunks = []
+    if limit:
+        check_count(total, f"Chroma collection {name!r}")
+    yield name
+    done = 0
     for offset in range(0, total, PAGE):
         page = col.get(limit=PAGE, offset=offset, include=["documents", "metadatas"])
-        for cid, document, metadata in zip(page["ids"], page["documents"], page["metadatas"]):
-            where = f"Chunk {cid!r} of Chroma collection {name!r}"
-            chunks.append(from_chroma(cid, document, metadata, text_field=text_field, doc_field=doc_field,
-                                      where=where))
+        chunks = [from_chroma(cid, document, metadata, text_field=text_field, doc_field=doc_field,
+                              where=f"Chunk {cid!r} of Chroma collection {name!r}")
+                  for cid, document, metadata in zip(page["ids"], page["documents"], page["metadatas"])]
+        done += len(chunks)
         if progress is not None:
-            progress(len(chunks), total)
-    return name, chunks
+            progress(done, total)
+        yield chunks
 
 
 def chroma_query(spec: str, collection: str | None, queries: list[str], k: int, *,
@@ -241,7 +272,8 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 # --- Qdrant local mode --------------------------------------------------------------------------------
 
 
-def read_qdrant(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None):
+def qdrant_pages(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None, limit=True):
+    """The collection's name, then its points a page at a time (`scroll`)."""
     qdrant_client = _import("qdrant_client", "qdrant-client")
     try:
         client = qdrant_client.QdrantClient(path=str(path))
@@ -254,18 +286,21 @@ def read_qdrant(path: Path, *, collection=None, text_field=None, doc_field=None,
         names = [c.name for c in client.get_collections().collections]
         name = _pick(names, collection, path, "collection")
         total = client.count(name, exact=True).count
-        check_count(total, f"Qdrant collection {name!r}")
-        chunks, offset = [], None
+        if limit:
+            check_count(total, f"Qdrant collection {name!r}")
+        yield name
+        done, offset = 0, None
         while True:
             points, offset = client.scroll(name, limit=PAGE, offset=offset, with_payload=True, with_vectors=False)
-            for point in points:
-                where = f"Point {point.id} of Qdrant collection {name!r}"
-                chunks.append(from_row(point.payload or {}, str(point.id), candidates=PAYLOAD_TEXT,
-                                       text_field=text_field, doc_field=doc_field, where=where, own_id=True))
+            chunks = [from_row(point.payload or {}, str(point.id), candidates=PAYLOAD_TEXT, text_field=text_field,
+                               doc_field=doc_field, where=f"Point {point.id} of Qdrant collection {name!r}", own_id=True)
+                      for point in points]
+            done += len(chunks)
             if progress is not None:
-                progress(len(chunks), total)
+                progress(done, total)
+            yield chunks
             if offset is None or not points:
-                return name, chunks
+                return
     finally:
         client.close()  # local mode holds a lock on the directory until closed
 
@@ -285,25 +320,26 @@ def _lance_tables(db) -> list[str]:
     return list(db.table_names())
 
 
-def read_lancedb(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None):
+def lancedb_pages(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None, limit=True):
+    """The table's name, then its rows a page at a time (offset and limit, the vectors left out)."""
     lancedb = _import("lancedb", "lancedb")
     db = lancedb.connect(str(path))
     name = _pick(_lance_tables(db), collection, path, "table")
     table = db.open_table(name)
     total = table.count_rows()
-    check_count(total, f"LanceDB table {name!r}")
+    if limit:
+        check_count(total, f"LanceDB table {name!r}")
     columns = vector_free(table.schema)
-    chunks = []
+    yield name
     for offset in range(0, total, PAGE):
         rows = table.search().select(columns).offset(offset).limit(PAGE).to_list()
-        for i, row in enumerate(rows, start=offset):
-            where = f"Row {i} of LanceDB table {name!r}"
-            chunks.append(from_row(row, str(i), candidates=PAYLOAD_TEXT, text_field=text_field,
-                                   doc_field=doc_field, where=where))
+        yield [from_row(row, str(i), candidates=PAYLOAD_TEXT, text_field=text_field, doc_field=doc_field,
+                        where=f"Row {i} of LanceDB table {name!r}") for i, row in enumerate(rows, start=offset)]
         if progress is not None:
-            progress(len(chunks), total)
-    return name, chunks
+            progress(min(offset + PAGE, total), total)
 
 
+PAGED = {"chroma": chroma_pages, "qdrant": qdrant_pages, "lancedb": lancedb_pages}
+read_chroma, read_qdrant, read_lancedb = (_gathered(PAGED[k]) for k in ("chroma", "qdrant", "lancedb"))
 READERS = {"chroma": read_chroma, "qdrant": read_qdrant, "lancedb": read_lancedb}
-__all__ = ["read_store", "chroma_query", "place_chroma_model", "parse_spec", "MAX_CHUNKS", "KINDS"]
+__all__ = ["read_store", "store_pages", "chroma_query", "place_chroma_model", "parse_spec", "MAX_CHUNKS", "KINDS"]

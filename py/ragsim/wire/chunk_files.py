@@ -65,18 +65,31 @@ def parse(name: str, text: str, *, text_field=None, doc_field=None, progress=Non
 def _chunks(rows, text_field, doc_field, progress) -> list[dict]:
     chunks = []
     for where, row in rows:
-        if not isinstance(row, dict):
-            raise RequestError("store", f"{where} is not an object with the chunk's text: each chunk is one "
-                                        f"JSON object such as {{\"page_content\": ..., \"metadata\": {{...}}}}.")
-        if row.get("lc") == 1 and isinstance(row.get("kwargs"), dict):
-            row = row["kwargs"]  # LangChain's dumpd() of a Document
-        chunk = from_row(row, str(len(chunks)), candidates=RECORD_TEXT, text_field=text_field,
-                         doc_field=doc_field, where=where)
-        chunks.append(exported(row, chunk) if doc_field is None else chunk)
+        chunks.append(record(row, len(chunks), text_field, doc_field, where))
         check_count(len(chunks), "The file", counted_so_far=True)
     if progress is not None:
         progress(len(chunks), len(chunks))
     return chunks
+
+
+def record(row, position: int, text_field, doc_field, where: str) -> dict:
+    """One row of a chunk file as a chunk (`position`: its place, the id of a row without one)."""
+    if not isinstance(row, dict):
+        raise RequestError("store", f"{where} is not an object with the chunk's text: each chunk is one "
+                                    f"JSON object such as {{\"page_content\": ..., \"metadata\": {{...}}}}.")
+    if row.get("lc") == 1 and isinstance(row.get("kwargs"), dict):
+        row = row["kwargs"]  # LangChain's dumpd() of a Document
+    chunk = from_row(row, str(position), candidates=RECORD_TEXT, text_field=text_field, doc_field=doc_field, where=where)
+    return exported(row, chunk) if doc_field is None else chunk
+
+
+def jsonl_row(name: str, number: int, line: str):
+    """Line `number` of a .jsonl file as JSON (RequestError when it is not)."""
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise RequestError("store", f"Line {number} of {name} is not JSON ({exc}): each line "
+                                    f"of a .jsonl file is one chunk object.") from None
 
 
 def exported(row: dict, chunk: dict) -> dict:
@@ -104,12 +117,7 @@ def _jsonl_rows(name: str, text: str):
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            raise RequestError("store", f"Line {number} of {name} is not JSON ({exc}): each line "
-                                        f"of a .jsonl file is one chunk object.") from None
-        yield f"Line {number} of {name}", row
+        yield f"Line {number} of {name}", jsonl_row(name, number, line)
 
 
 def _number(value):

@@ -49,13 +49,13 @@ def _inspect(request) -> dict:
         raise RequestError("request", "The request must be a JSON object.")
     records = read_records(request)
     sources = read_sources(request.get("documents"))
-    pages = [_page(r) for r in records]
+    pages = [page_of(r) for r in records]
     stored = [_matched(c, sources, page) for c, page in zip(read_chunks(records), pages)]
     al = align(stored, {d["id"]: d["text"] for d in sources})
     phrases = _phrases(request.get("phrases"))
     tokenizer = request.get("tokenizer")
     out = stored_checks.report(al, phrases, tokenizer)
-    _exported_placements(records, out["chunks"])
+    exported_placements(records, out["chunks"])
     for entry in out["phrases"]:
         entry["source"] = "phrase"
     out["unplaced"] = [c.id for c in al.chunks if c.start is None]
@@ -73,7 +73,7 @@ def _inspect(request) -> dict:
     return out
 
 
-def _exported_placements(records: list, chunks: list[dict]) -> None:
+def exported_placements(records: list, chunks: list[dict]) -> None:
     """A chunk read back from ragsim's export sits at the offsets it was exported with: it keeps the
     placement it was found by then (its extent is the same), so an export reads back as the same report."""
     for record, chunk in zip(records, chunks):
@@ -88,10 +88,10 @@ def export_records(request: dict) -> list[dict]:
     `{id, doc, start, end, placement, text, metadata}` (the form the page and `inspect` read back)."""
     records = read_records(request)
     sources = read_sources(request.get("documents"))
-    stored = [_matched(c, sources, _page(r)) for c, r in zip(read_chunks(records), records)]
+    stored = [_matched(c, sources, page_of(r)) for c, r in zip(read_chunks(records), records)]
     al = align(stored, {d["id"]: d["text"] for d in sources})
     report = stored_checks.chunks_report(al)
-    _exported_placements(records, report)
+    exported_placements(records, report)
     return [{"id": c["id"], "doc": c["doc"], "start": c["start"], "end": c["end"], "placement": c["placement"],
              "text": r["text"], "metadata": r.get("metadata") or {}} for c, r in zip(report, records)]
 
@@ -129,7 +129,7 @@ def read_sources(raw) -> list[dict]:
     return out
 
 
-def _page(record) -> int | None:
+def page_of(record) -> int | None:
     """PyPDFLoader's 0-based `page` of a chunk's metadata, when it has one."""
     meta = record.get("metadata") if isinstance(record, dict) else None
     page = meta.get("page") if isinstance(meta, dict) else None

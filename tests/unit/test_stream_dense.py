@@ -1,0 +1,98 @@
+"""Issue 26: `eval --method dense` over a streamed corpus embeds the chunks on the workers, a batch at
+a time (`host.eval_dense`), and gives every question the verdict, needed_k, metrics and retrieved
+chunks one request's dense eval gives: in this process, on a pool of 2 and on a Dask LocalCluster."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import ragsim.host  # noqa: F401  (registers the onnxruntime embedder one request uses)
+from ragsim.host import eval_dense, pool
+from ragsim.host.embed_onnx import default_embedder
+from ragsim.wire.api import simulate
+import test_stream_eval as stream_eval
+from test_stream_eval import question_set
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FILES = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))[:3]  # small: every chunk is embedded
+CHUNKING, K = {"strategy": "window", "unit": "words", "size": 100, "overlap": 40}, 2
+RETRIEVAL = {"k": K, "method": "dense"}
+
+
+def questions():
+    names = {pathlib.Path(p).name for p in FILES}
+    return {"questions": [q for q in question_set()["questions"] if q["references"][0]["doc"] in names]}
+
+
+@pytest.fixture(scope="module")
+def expected():
+    docs = [{"id": p, "title": pathlib.Path(p).name, "text": pathlib.Path(p).read_text(encoding="utf-8")} for p in FILES]
+    by_name = {pathlib.Path(p).name: p for p in FILES}
+    asked = [{**q, "references": [{**r, "doc": by_name[r["doc"]]} for r in q["references"]]}
+             for q in questions()["questions"]]
+    got = simulate({"documents": docs, "query": "", "chunking": CHUNKING, "retrieval": RETRIEVAL, "questions": asked})
+    assert "error" not in got
+    return got
+
+
+def streamed(engine):
+    return stream_eval.streamed(CHUNKING, K, questions(), engine, files=FILES, retrieval={"method": "dense"})
+
+
+def test_streamed_dense_eval_equals_one_request_in_one_process(expected):
+    got = streamed(pool.Local(1))
+    assert got["questions"] == expected["questions"]
+    assert got["question_stats"] == expected["question_stats"]
+    verdicts = {q["verdict"] for q in got["questions"]}
+    assert {"intact", "ranked_out"} <= verdicts
+    assert any(q["needed_k"] and q["needed_k"] > 10 for q in got["questions"])  # a rank counted across batches
+
+
+def test_the_workers_cosines_are_one_requests_within_1e_4():
+    text = pathlib.Path(FILES[0]).read_text(encoding="utf-8")
+    chunks = [text[i:i + 400] for i in range(0, 4000, 400)]
+    query = "How is the river's flow kept for the fish?"
+    mine = eval_dense.cosines({"queries": [query, "locks"], "threads": 1}, chunks)[0]
+    theirs = default_embedder().similarities(query, chunks)
+    assert max(abs(a - b) for a, b in zip(mine, theirs)) < 1e-4
+    assert sorted(range(len(chunks)), key=lambda i: -mine[i]) == sorted(range(len(chunks)), key=lambda i: -theirs[i])
+    # a chunk's cosine is the same bits in any batch (a span's threshold is compared with it exactly)
+    alone = [eval_dense.cosines({"queries": [query, "locks"], "threads": 1}, chunks[i:i + 3])[0] for i in range(0, 10, 3)]
+    assert [x for part in alone for x in part.tolist()] == mine.tolist()
+
+
+def test_streamed_dense_eval_on_two_workers_from_the_command_line(expected, tmp_path):
+    (tmp_path / "q.json").write_text(json.dumps(questions()), encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "ragsim", "eval", *FILES, "--questions", str(tmp_path / "q.json"),
+                          "--size", "100", "--overlap", "40", "--k", str(K), "--method", "dense", "--workers", "2",
+                          "--batch-kb", "5", "--json", "--quiet"],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")}, timeout=300)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert "skipped" in got and "chunk_columns" not in got  # the streamed run's answer, not one request's
+    assert got["questions"] == expected["questions"]
+    assert got["question_stats"] == expected["question_stats"]
+
+
+def test_streamed_dense_eval_on_a_dask_cluster_equals_one_request(expected):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        engine = pool.Dask(cluster.scheduler_address)
+        try:
+            got = streamed(engine)
+        finally:
+            engine.close()
+    assert got["questions"] == expected["questions"]
+    assert got["question_stats"] == expected["question_stats"]
+
+
+def test_hybrid_stays_one_request():
+    from ragsim.host import eval_cli
+
+    args = eval_cli._parser().parse_args(["a.md", "--questions", "q.json", "--method", "hybrid"])
+    assert not eval_cli.streams(args)
+    assert eval_cli.streams(eval_cli._parser().parse_args(["a.md", "--questions", "q.json", "--method", "dense"]))
