@@ -14,7 +14,7 @@ Chunk positions run over the placed chunks in document order, as one request num
 
 import heapq
 
-from ragsim.host.audit_stream import BatchSplit
+from ragsim.host.audit_stream import BatchSplit, present_terms
 from ragsim.rank.corpus import rankable
 from ragsim.rank.ranking import MaxScore
 from ragsim.split.session import Session
@@ -57,7 +57,7 @@ class FoundTopK:
         for text, extents in documents:
             index, corpus = self._corpus(text, extents)
             split = BatchSplit()
-            split.add(index, corpus, wanted)
+            split.add(corpus, present_terms(index, corpus, wanted), corpus.holding)
             chunks += len(corpus.starts)
             total += sum(corpus.lengths)
             for t, (positions, _) in split.found.items():
@@ -74,7 +74,7 @@ class FoundTopK:
         for text, extents in documents:
             index, corpus = self._corpus(text, extents)
             split = BatchSplit()
-            split.add(index, corpus, by_term.keys())
+            split.add(corpus, present_terms(index, corpus, set(by_term)), corpus.holding)
             terms = split.terms(self.collection, self.retrieval)
             ranked = {key: MaxScore(terms, list(key)) for key in {k for t in split.found for k in by_term[t]}}
             for key, ms in ranked.items():
