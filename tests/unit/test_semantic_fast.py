@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from helpers import hashed, make_request
-from ragsim.split import semantic, semantic_langchain, semantic_split
+from ragsim.split import semantic, semantic_chunks, semantic_langchain, semantic_split
 from ragsim.split.semantic_chunks import Chunks, Texts
 from ragsim.text.index import DocIndex
 from ragsim.wire import api
@@ -105,6 +105,46 @@ def test_the_rankings_terms_are_those_of_langchains_text(chunking):
     counts = [Counter(index.terms(c[3])) for c in chunks]
     for term in sorted({t for c in counts for t in c})[::7]:
         assert index.term_frequencies(term, layout) == [c[term] for c in counts], term
+
+
+# Prose whose every sentence boundary falls between whitespace-separated words (Punkt's too)
+PROSE = " ".join(f"Sentence {i} is about the {w} and its {v}. Then the {v} of {i * 7} changed."
+                 for i, (w, v) in enumerate([("harbour", "tides"), ("river", "banks"), ("bank", "rates")] * 40))
+CLEAN = [(TEXT, lc(breakpoint_threshold_amount=50)), (TEXT, lc(sentence_split_regex=r"(\n\n)", breakpoint_threshold_amount=30)),
+         (TEXT, lc(min_chunk_size=400)), (PROSE, lc(breakpoint_threshold_amount=30)),
+         (PROSE, {"strategy": "llamaindex-semantic"}), (PROSE, {"strategy": "llamaindex-semantic", "breakpoint_percentile_threshold": 20})]
+
+
+@pytest.mark.parametrize("text, chunking", CLEAN, ids=[f"{len(t)}-{sorted(c.items())}" for t, c in CLEAN])
+def test_the_layout_from_the_sentences_words_is_the_lookup(text, chunking):
+    """Where no sentence boundary cuts a (whitespace-separated) word, each chunk's words come from
+    its sentences' (found once): the same layout as looking every chunk up."""
+    kept = semantic.prepare(text, chunking, vectors(text, chunking))
+    chunks, _ = semantic.recut_chunks(text, chunking, kept)
+    index = DocIndex.build(text)
+    ranges = semantic_chunks.word_ranges(index, kept.spans, chunks)
+    assert ranges is not None and len(chunks) > 3
+    want, got = index.layout(chunks.starts, chunks.ends), index.layout(chunks.starts, chunks.ends, ranges)
+    assert (got.inner_from, got.inner_to, got.edges, got.lengths, got.monotone) == \
+        (want.inner_from, want.inner_to, want.edges, want.lengths, want.monotone)
+    assert semantic_chunks.word_ranges(index, kept.spans, chunks) == ranges  # kept in the index's memo
+
+
+@pytest.mark.parametrize("chunking", [lc(sentence_split_regex=r"e", breakpoint_threshold_amount=50),
+                                      lc(sentence_split_regex=r"(?=[A-Z])"), {"strategy": "llamaindex-semantic"}])
+def test_sentences_that_cut_words_are_looked_up(chunking):
+    """A boundary inside a word ("forever?** Only" cut by Punkt after the "?"): the layout looks
+    every chunk up and tokenizes the clipped words, as for any splitter."""
+    kept = semantic.prepare(TEXT, chunking, vectors(TEXT, chunking))
+    chunks, _ = semantic.recut_chunks(TEXT, chunking, kept)
+    assert semantic_chunks.word_ranges(DocIndex.build(TEXT), kept.spans, chunks) is None
+
+
+def test_a_response_is_the_same_with_words_looked_up(host, monkeypatch):
+    chunking = lc(breakpoint_threshold_amount=40)
+    fast = run(api.Session(), chunking)
+    monkeypatch.setattr(semantic_chunks, "word_ranges", lambda *args: None)
+    assert run(api.Session(), chunking) == fast
 
 
 def run(session, chunking, **extra):

@@ -198,7 +198,9 @@ def langchain_cut(text: str, kept: Kept, chunking: dict) -> tuple[Chunks, dict]:
     ends = [spans[hi - 1][1] for _, hi in groups]
     units = [lengths[hi] - lengths[lo] + hi - lo - 1 for lo, hi in groups]
     extra = {"gradient": compared} if compared is not distances else {}
-    return Chunks(starts, ends, units, joined(text, spans, groups)), curve(spans, distances, threshold, starts, **extra)
+    sentences = ([lo for lo, _ in groups], [hi - 1 for _, hi in groups])
+    chunks = Chunks(starts, ends, units, joined(text, spans, groups), sentences)
+    return chunks, curve(spans, distances, threshold, starts, **extra)
 
 
 LANGCHAIN = Strategy(langchain_units, langchain_texts, langchain_measure, langchain_cut)
@@ -256,7 +258,8 @@ def llamaindex_cut(text: str, kept: Kept, chunking: dict) -> tuple[Chunks, dict]
     starts = [spans[i][0] for i in firsts]
     ends = [spans[i - 1][1] for i in firsts[1:]] + [spans[-1][1]]
     units = list(map(sub, ends, starts))
-    return Chunks(starts, ends, units, sliced(text, starts, ends)), curve(spans, distances, threshold, starts)
+    sentences = (firsts, [i - 1 for i in firsts[1:]] + [len(spans) - 1])
+    return Chunks(starts, ends, units, sliced(text, starts, ends), sentences), curve(spans, distances, threshold, starts)
 
 
 LLAMAINDEX = Strategy(llamaindex_units, llamaindex_texts, llamaindex_measure, llamaindex_cut)

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from ragsim import limits
 from ragsim.errors import RequestError
 from ragsim.fields import shown
-from ragsim.split import semantic
+from ragsim.split import semantic, semantic_chunks
 from ragsim.split.semantic_langchain import LANGCHAIN_SENTENCE_REGEX
 from ragsim.text.extents import Split
 
@@ -261,7 +261,8 @@ def split(doc, chunking: dict, embeddings: Embeddings | None = None) -> Split:
         return out
     chunks, curve = semantic.recut_chunks(text, chunking, kept)
     units_in_document = len(text) if UNITS[name] == "characters" else sum(chunks.units)
-    out = SemanticSplit.columns(chunks.starts, chunks.ends, chunks.units, UNITS[name], units_in_document)
+    out = SemanticSplit.columns(chunks.starts, chunks.ends, chunks.units, UNITS[name], units_in_document,
+                                semantic_chunks.word_ranges(doc, kept.spans, chunks))
     out.semantic = {"key": k, "pending": False, "count": len(kept.spans), **curve}
     out.texts = chunks.texts  # made when read: only the context's chunks are joined
     return out
