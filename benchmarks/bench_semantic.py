@@ -9,8 +9,10 @@ sentence window (timed: windows per second) and keeps the distances in its sessi
 `--embedding hashed`, the conformance tests' hashed bag of words instead (no model, seconds).
 Either way the vectors are then looked up, so neither side pays for a model on a move.
 
-ragsim, per move: `semantic.recut` from the kept distances, and the whole simulation request
-(`api.simulate` through the session: re-cut, chunks laid out and ranked, verdict, response).
+ragsim, per move: `semantic.recut` from the kept distances, the whole simulation request
+(`api.simulate` through the session: re-cut, chunks laid out and ranked, verdict, response), and
+the page's request (`api.simulate_packed`, JSON in and out as the worker calls it, with
+`semantic_have` naming the key, so the curve is not sent again).
 LangChain, per move: `SemanticChunker(...).split_text(text)`, its `embed_documents` a dictionary
 lookup (it still splits, re-joins the windows and takes every cosine again: that is what it does per
 call). Moves alternate over percentiles 90, 91, ..., so each is a real re-cut; each side's chunks are
@@ -20,6 +22,7 @@ checked equal at every move.
 """
 
 import argparse
+import json
 import pathlib
 import statistics
 import sys
@@ -135,6 +138,15 @@ def main() -> None:
         assert "error" not in out and out["semantic_needs"] == []
         return out
 
+    held = [semantic_split.key(text, chunking)]
+
+    def page_move(i: int):  # as the page's worker asks: JSON in and out, the text kept, the curve held
+        moved = {**request, "documents": [{"id": "d", "text": ""}], "semantic_have": held,
+                 "chunking": {**chunking, "breakpoint_threshold_amount": amount(i) + 0.5}}  # not a kept split
+        out, _ = api.simulate_packed(json.dumps(moved), session, [text])
+        assert '"distances"' not in out
+        return out
+
     def langchain(i: int):
         return SemanticChunker(embeddings, breakpoint_threshold_amount=amount(i)).split_text(text)
 
@@ -144,10 +156,13 @@ def main() -> None:
     embedded = session.semantic.embedded
     ours_ms = median_ms(ours, args.repeat)
     request_ms = median_ms(request_move, args.repeat)
+    page_ms = median_ms(page_move, args.repeat)
     assert session.semantic.embedded == embedded  # no move embedded anything
     lc_ms = median_ms(langchain, max(3, args.repeat // 3))
     print(f"threshold move, median: ragsim recut {ours_ms:.1f} ms, ragsim whole request {request_ms:.1f} ms, "
           f"LangChain SemanticChunker (embeddings cached) {lc_ms:.0f} ms")
+    print(f"the page's move (simulate_packed, JSON both ways, semantic_have: only threshold and cuts back): "
+          f"{page_ms:.1f} ms median")
     print(f"ratios: LangChain / recut {lc_ms / ours_ms:.0f}x, LangChain / whole request {lc_ms / request_ms:.0f}x "
           f"(aim >= 20x)")
     print("same chunks at every percentile 90..98:", "yes" if not mismatches else f"NO at {mismatches}")

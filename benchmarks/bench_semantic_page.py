@@ -122,7 +122,8 @@ def main():
               f"median {statistics.median(times):.1f} ms, p95 {percentile(times, 95):.1f} ms (aim p95 <= 50 ms: "
               f"{'met' if percentile(times, 95) <= 50 else 'NOT met'})")
         print(f"first embedding / median move: {first_s * 1000 / statistics.median(times):,.0f}x; "
-              f"embedding jobs during the moves: {after['jobs'] - s['jobs']}, texts embedded: {after['embedded'] - s['embedded']}")
+              f"embedding jobs during the moves: {after['jobs'] - s['jobs']}, texts embedded: {after['embedded'] - s['embedded']}; "
+              f"answers whose curve the page filled from its own (semantic_have): {after.get('curvesKept', 0) - s.get('curvesKept', 0)}")
 
 
 if __name__ == "__main__":

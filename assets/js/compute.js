@@ -152,7 +152,7 @@ export class Computer {
     if (seq < this.problemAt || seq < this.renderedAt) return; // something newer already decided what is shown
     let response = null;
     if (reply.ok) {
-      try { response = JSON.parse(reply.result); } catch { // garbage from a broken runtime: replace the worker
+      try { response = this.semantic.complete(JSON.parse(reply.result)); } catch { // garbage from a broken runtime: replace the worker
         this.gate.garbled?.(message);
         reply = { ok: false, error: { field: "", message: this.gate.lastLoss || "Python gave a reply that could not be read." } };
       }

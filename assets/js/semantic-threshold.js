@@ -18,7 +18,7 @@ export function percentileOf(s, q) {
 
 /** The q in [0, 100] whose percentile of `values` is t (the inverse of percentileOf, clamped). */
 export function percentileRank(values, t) {
-  const s = Float64Array.from(values).sort(), n = s.length;
+  const s = sorted(values), n = s.length;
   if (n < 2 || t <= s[0]) return 0;
   if (t >= s[n - 1]) return 100;
   let lo = 0, hi = n - 1; // largest i with s[i] <= t
@@ -30,7 +30,14 @@ export function percentileRank(values, t) {
 const mean = (v) => v.reduce((a, b) => a + b, 0) / (v.length || 1);
 const std = (v) => { const m = mean(v); return Math.sqrt(mean(v.map((x) => (x - m) ** 2))); };
 const round2 = (x) => Math.round(x * 100) / 100;
-const sorted = (v) => Float64Array.from(v).sort();
+// The values sorted, once per array: a key's curve is one array for every move (semantic-client.js
+// keeps it), so a drag sorts its 6,000 distances once, not at every step.
+const SORTED = new WeakMap();
+function sorted(v) {
+  let s = SORTED.get(v);
+  if (!s || s.length !== v.length) { s = Float64Array.from(v).sort(); SORTED.set(v, s); }
+  return s;
+}
 
 // LangChain's four rules (langchain-experimental 0.4.2 SemanticChunker._calculate_breakpoint_threshold)
 // and LlamaIndex's percentile: the field a drag sets and how a line at t maps back to it.

@@ -200,6 +200,33 @@ def test_a_new_worker_gets_the_kept_vectors_without_embedding_again(page):
     assert after["attached"] > before["attached"]  # sent again from the page's keeping ...
     assert (after["jobs"], after["embedded"]) == (before["jobs"], before["embedded"])  # ... not embedded again
     assert after["points"] == before["points"]
+    # the new worker's session prepared the key afresh: its curve came whole, though the page held it
+    assert after["curvesWhole"] > before["curvesWhole"]
+
+
+def test_a_threshold_move_gets_only_the_cuts_and_the_page_keeps_the_curve(page):
+    """Every request says which keys' curves the page holds (`semantic_have`); the worker then
+    answers a move with the threshold and the cuts only, and the page puts its kept curve back."""
+    open_text(page, TEXT, ANSWER)
+    curve_settled(page)
+    curve = page.evaluate("window.ragsim.response().documents[0].semantic")
+    before = page.evaluate("window.ragsim.semantic()")
+    assert before["curvesWhole"] >= 1
+    handle = page.locator("#semantic-curve .sem-handle")
+    handle.focus()
+    for _ in range(2):
+        page.keyboard.press("PageDown")
+        settle(page)
+        page.wait_for_function(CURVE_SHOWN)
+    after = page.evaluate("window.ragsim.semantic()")
+    assert after["curvesKept"] >= before["curvesKept"] + 2 and after["curvesWhole"] == before["curvesWhole"]
+    moved = page.evaluate("window.ragsim.response().documents[0].semantic")
+    assert moved["threshold"] < curve["threshold"] and len(moved["cuts"]) > len(curve["cuts"])
+    assert moved["distances"] == curve["distances"] and moved["positions"] == curve["positions"]
+    chunks, expected = expected_chunks(page_request(page))
+    assert shown_chunks(page) == chunks and moved["cuts"] == expected["cuts"]
+    assert after["points"] == len(curve["distances"]) and after["cuts"] == len(moved["cuts"])
+    assert len(page.locator("#semantic-base polyline").get_attribute("points").split(" ")) == len(curve["distances"])
 
 
 STRATEGIES = [("llamaindex-semantic", "The curve is the distance (1 − cosine)", None),

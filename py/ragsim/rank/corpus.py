@@ -35,13 +35,17 @@ class Corpus:
     joined: object = None  # `Joined` over many documents (made on first use), or False
     space: object = None  # the documents' words end to end, kept by a caller ranking many splits (`queries.Words`)
     semantic: list = field(default_factory=list)  # per document: a semantic split's curve (SPEC section 12), or None
-    texts: list | None = None  # per chunk: the library's text where it is not the slice (re-joined), else None
+    # per document: its chunks' texts as the library gives them (a sequence, each text made when
+    # read: LangChain's re-joined), or None where they are slices; None when no document has them
+    texts: list | None = None
 
     def text_of(self, p: int, docs: list) -> str:
         """Chunk `p`'s text as its library gives it (a slice of its document, or re-joined)."""
-        if self.texts is not None and self.texts[p] is not None:
-            return self.texts[p]
-        return docs[self.doc_of[p]]["text"][self.starts[p]:self.ends[p]]
+        d = self.doc_of[p]
+        texts = self.texts[d] if self.texts is not None else None
+        if texts is not None:
+            return texts[p - self.first_chunk[d]]
+        return docs[d]["text"][self.starts[p]:self.ends[p]]
 
     def occurrence(self, t: str) -> tuple:
         """How often term `t` occurs in each chunk: `(positions, tfs)` for the chunks holding it, or
@@ -115,11 +119,13 @@ def _semantic(c: Corpus, split, di: int) -> None:
     curve = getattr(split, "semantic", None)
     c.semantic.append(curve)
     if curve is None:
+        if c.texts is not None:
+            c.texts.append(None)
         return
     c.documents[di]["semantic"] = curve
     if c.texts is None:
-        c.texts = [None] * len(c.starts)
-    c.texts.extend(split.texts)
+        c.texts = [None] * di
+    c.texts.append(split.texts)
 
 
 # Over more documents than this, their words are laid end to end in one word space (`Joined`), so a

@@ -26,6 +26,7 @@ rule the compared curve is the distances' gradient, reported as `gradient`.
 
 from ragsim.errors import RequestError
 from ragsim.split import semantic_chroma, semantic_langchain
+from ragsim.split.semantic_chunks import Chunks
 
 STRATEGIES = {
     "langchain-semantic": semantic_langchain.LANGCHAIN,
@@ -61,6 +62,13 @@ def prepare(text: str, chunking: dict, vectors):
 
 def recut(text: str, chunking: dict, kept) -> tuple[list[tuple[int, int, int, str]], dict]:
     """The chunks and the curve from kept similarities (`prepare`): no embedding, no cosine."""
+    chunks, curve = recut_chunks(text, chunking, kept)
+    return chunks.tuples(), curve
+
+
+def recut_chunks(text: str, chunking: dict, kept) -> tuple[Chunks, dict]:
+    """`recut` with the chunks as columns (`semantic_chunks.Chunks`), each text made when read: a
+    move that reads a few chunks' texts joins only those."""
     return _strategy(chunking).cut(text, kept, chunking)
 
 

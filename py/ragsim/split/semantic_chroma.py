@@ -28,6 +28,7 @@ from typing import NamedTuple
 from ragsim.text.extents import Extent
 from ragsim.fields import get_int
 from ragsim.split import semantic_numpy as npm
+from ragsim.split.semantic_chunks import Chunks
 from ragsim.split.semantic_langchain import Strategy, check_count, curve
 from ragsim.split import langchain_common as lc
 from ragsim.split.langchain_token import merge_counted
@@ -105,13 +106,14 @@ def units(text: str, chunking: dict) -> list[tuple[int, int]]:
     return pieces(text, min_size, token_counter(tokenizer))
 
 
-def _chunks(text: str, spans, groups, count) -> list:
-    """Each (first, last) run of pieces as the library's chunk: ' '.join of its pieces."""
+def _chunks(text: str, spans, groups, count) -> Chunks:
+    """Each (first, last) run of pieces as the library's chunk: ' '.join of its pieces (made now:
+    its token count is the chunk's length)."""
     out = []
     for first, last in groups:
         joined = " ".join(text[a:b] for a, b in spans[first:last + 1])
         out.append((spans[first][0], spans[last][1], count(joined), joined))
-    return out
+    return Chunks.of(out)
 
 
 # -- ClusterSemanticChunker ---------------------------------------------------------------------
@@ -207,13 +209,13 @@ def cluster_cut(text: str, kept: ClusterKept, chunking: dict):
     max_cluster = size // min_size
     spans, n, mean = kept.spans, len(kept.spans), kept.mean
     if n == 0:
-        return [], curve(spans, [], None, [])
+        return Chunks.of([]), curve(spans, [], None, [])
     _band(kept, max_cluster)
     width = max(0, min(max_cluster, n) - 1)  # a run of m pieces reads offsets up to m - 1
     groups = segment(band_rows(kept.near, n, mean, width), width, max_cluster)
     chunks = _chunks(text, spans, groups, token_counter(tokenizer))
     distances = [1 - s for s in kept.near.get(1, [])]
-    return chunks, curve(spans, distances, 1 - mean, chunks)
+    return chunks, curve(spans, distances, 1 - mean, chunks.starts)
 
 
 CLUSTER = Strategy(units, cluster_texts, cluster_measure, cluster_cut)
@@ -265,7 +267,7 @@ def kamradt_cut(text: str, kept: KamradtKept, chunking: dict):
     size, _, tokenizer = _read(chunking)
     spans, distances, total_tokens = kept
     if not spans:  # the library fails on a text without pieces; there is nothing to chunk
-        return [], curve(spans, [], None, [])
+        return Chunks.of([]), curve(spans, [], None, [])
     threshold = kamradt_threshold(distances, total_tokens // size)
     groups, start = [], 0
     for index in (i for i, x in enumerate(distances) if x > threshold):
@@ -274,7 +276,7 @@ def kamradt_cut(text: str, kept: KamradtKept, chunking: dict):
     if start < len(spans):
         groups.append((start, len(spans) - 1))
     chunks = _chunks(text, spans, groups, token_counter(tokenizer))
-    return chunks, curve(spans, distances, threshold, chunks)
+    return chunks, curve(spans, distances, threshold, chunks.starts)
 
 
 KAMRADT = Strategy(units, kamradt_texts, kamradt_measure, kamradt_cut)

@@ -17,6 +17,8 @@
 
 import math
 import re
+from itertools import accumulate, compress, repeat
+from operator import gt, itemgetter, sub
 from typing import Callable, NamedTuple
 
 from ragsim.errors import RequestError
@@ -24,6 +26,7 @@ from ragsim.fields import get_int, get_number, shown
 from ragsim import limits
 from ragsim.text import punkt, safe_regex
 from ragsim.split import semantic_numpy as npm
+from ragsim.split.semantic_chunks import Chunks, joined, sliced
 
 LANGCHAIN_SENTENCE_REGEX = r"(?<=[.?!])\s+"
 # SemanticChunker's BREAKPOINT_DEFAULTS: the threshold amount of each rule.
@@ -36,7 +39,7 @@ class Strategy(NamedTuple):
     units: Callable  # (text, chunking) -> sentence (piece) extents
     texts: Callable  # (text, units, chunking) -> the strings to embed
     measure: Callable  # (text, units, vectors, chunking) -> what is kept
-    cut: Callable  # (text, kept, chunking) -> (chunks, curve)
+    cut: Callable  # (text, kept, chunking) -> (Chunks, curve)
 
 
 class Kept(NamedTuple):
@@ -53,12 +56,13 @@ def check_count(n: int) -> None:
                            f"{limits.MAX_CHUNKS:,} windows to embed; split it into several documents.")
 
 
-def curve(spans, distances, threshold, chunks, **extra) -> dict:
-    """The curve the page draws (SPEC section 12); `threshold` None where nothing is compared."""
+def curve(spans, distances, threshold, starts, **extra) -> dict:
+    """The curve the page draws (SPEC section 12); `threshold` None where nothing is compared;
+    `starts` the chunks' starts (the cuts are all but the first)."""
     if threshold is not None and threshold != threshold:
         threshold = None  # NaN (a zero vector under LlamaIndex's cosine) is not JSON
-    out = {"distances": list(distances), "positions": [spans[i + 1][0] for i in range(len(distances))],
-           "threshold": threshold, "cuts": [c[0] for c in chunks[1:]]}
+    out = {"distances": distances, "positions": [s[0] for s in spans[1:len(distances) + 1]],
+           "threshold": threshold, "cuts": starts[1:]}
     out.update(extra)
     return out
 
@@ -170,35 +174,33 @@ def langchain_threshold(distances, rule: str, amount: float, number_of_chunks) -
     return npm.percentile(slope, amount), slope
 
 
-def langchain_cut(text: str, kept: Kept, chunking: dict):
-    """`SemanticChunker.split_text` from kept distances."""
+def langchain_cut(text: str, kept: Kept, chunking: dict) -> tuple[Chunks, dict]:
+    """`SemanticChunker.split_text` from kept distances: the chunks' extents and lengths now, each
+    chunk's text (its sentences re-joined with " ") when it is read."""
     _, rule, amount, number_of_chunks, min_size = _read_langchain(chunking)
     spans, distances = kept
-    sentences = [text[a:b] for a, b in spans]
     if len(spans) == 1 or (rule == "gradient" and len(spans) == 2):  # returned as split, unembedded
-        chunks = [(a, b, b - a, text[a:b]) for a, b in spans]
-        return chunks, curve(spans, distances if len(spans) == 2 else [], None, chunks)
+        chunks = Chunks.of((a, b, b - a, text[a:b]) for a, b in spans)
+        return chunks, curve(spans, distances if len(spans) == 2 else [], None, chunks.starts)
     threshold, compared = langchain_threshold(distances, rule, amount, number_of_chunks)
-    lengths = [0]
-    for s in sentences:
-        lengths.append(lengths[-1] + len(s))
-    chunks = []
-
-    def group(lo: int, hi: int) -> None:
-        joined = " ".join(sentences[lo:hi])
-        chunks.append((spans[lo][0], spans[hi - 1][1], len(joined), joined))
-
-    start = 0
-    for index in (i for i, x in enumerate(compared) if x > threshold):
-        # len(" ".join(sentences[start:index + 1])) without building it
+    # lengths[i]: the sentences before i, in characters; a group's " ".join is their sum plus a
+    # space between each two (its length, without building it)
+    lengths = [0, *accumulate(map(sub, map(itemgetter(1), spans), map(itemgetter(0), spans)))]
+    groups, start = [], 0
+    for index in compress(range(len(compared)), map(gt, compared, repeat(threshold))):
         if min_size is not None and lengths[index + 1] - lengths[start] + index - start < min_size:
             continue  # too short: the group runs on into the next
-        group(start, index + 1)
+        groups.append((start, index + 1))
         start = index + 1
-    if start < len(sentences):
-        group(start, len(sentences))
+    if start < len(spans):
+        groups.append((start, len(spans)))
+    starts = [spans[lo][0] for lo, _ in groups]
+    ends = [spans[hi - 1][1] for _, hi in groups]
+    units = [lengths[hi] - lengths[lo] + hi - lo - 1 for lo, hi in groups]
     extra = {"gradient": compared} if compared is not distances else {}
-    return chunks, curve(spans, distances, threshold, chunks, **extra)
+    sentences = ([lo for lo, _ in groups], [hi - 1 for _, hi in groups])
+    chunks = Chunks(starts, ends, units, joined(text, spans, groups), sentences)
+    return chunks, curve(spans, distances, threshold, starts, **extra)
 
 
 LANGCHAIN = Strategy(langchain_units, langchain_texts, langchain_measure, langchain_cut)
@@ -244,24 +246,20 @@ def llamaindex_measure(text: str, spans, vectors, chunking: dict) -> Kept:
     return Kept(spans, [1 - llamaindex_cosine(vectors[i], vectors[i + 1]) for i in range(len(vectors) - 1)])
 
 
-def llamaindex_cut(text: str, kept: Kept, chunking: dict):
-    """`_build_node_chunks` from kept distances."""
+def llamaindex_cut(text: str, kept: Kept, chunking: dict) -> tuple[Chunks, dict]:
+    """`_build_node_chunks` from kept distances (each chunk a slice of the text, made when read)."""
     p = _read_llamaindex(chunking)[1]
     spans, distances = kept
     if not distances:  # no sentence or one: the whole document (" ".join of its sentences)
         a, b = (spans[0][0], spans[-1][1]) if spans else (0, 0)
-        return [(a, b, b - a, text[a:b])], curve(spans, [], None, [])
+        return Chunks.of([(a, b, b - a, text[a:b])]), curve(spans, [], None, [])
     threshold = npm.percentile(distances, p)
-    chunks = []
-    start = 0
-    for index in (i for i, x in enumerate(distances) if x > threshold):
-        a, b = spans[start][0], spans[index][1]
-        chunks.append((a, b, b - a, text[a:b]))
-        start = index + 1
-    if start < len(spans):
-        a, b = spans[start][0], spans[-1][1]
-        chunks.append((a, b, b - a, text[a:b]))
-    return chunks, curve(spans, distances, threshold, chunks)
+    firsts = [0, *(i + 1 for i in compress(range(len(distances)), map(gt, distances, repeat(threshold))))]
+    starts = [spans[i][0] for i in firsts]
+    ends = [spans[i - 1][1] for i in firsts[1:]] + [spans[-1][1]]
+    units = list(map(sub, ends, starts))
+    sentences = (firsts, [i - 1 for i in firsts[1:]] + [len(spans) - 1])
+    return Chunks(starts, ends, units, sliced(text, starts, ends), sentences), curve(spans, distances, threshold, starts)
 
 
 LLAMAINDEX = Strategy(llamaindex_units, llamaindex_texts, llamaindex_measure, llamaindex_cut)

@@ -13,7 +13,7 @@ moves only where a distance lies that close to the threshold (docs/semantic.md).
 
 import math
 from functools import reduce
-from operator import add
+from operator import add, ne
 
 _BLOCK = 128  # numpy's PW_BLOCKSIZE
 
@@ -66,7 +66,7 @@ def percentile(values, q: float) -> float:
     n = len(values)
     if n == 0:
         raise ValueError("percentile of no values")
-    if any(x != x for x in values):
+    if any(map(ne, values, values)):  # x != x: a NaN
         return math.nan
     ordered = sorted(values)
     virtual = (n - 1) * (q / 100)

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from ragsim import limits
 from ragsim.errors import RequestError
 from ragsim.fields import shown
-from ragsim.split import semantic
+from ragsim.split import semantic, semantic_chunks
 from ragsim.split.semantic_langchain import LANGCHAIN_SENTENCE_REGEX
 from ragsim.text.extents import Split
 
@@ -47,9 +47,17 @@ KEPT = 16  # documents x embedding settings a session keeps
 
 def key(text: str, chunking: dict) -> str:
     """The name of a text's vectors at this setting: 40 hex digits."""
+    return _key(text, _named(chunking))
+
+
+def _named(chunking: dict) -> str:
     name = chunking.get("strategy")
     fields = {f: chunking.get(f, default) for f, default in EMBED_FIELDS[name]}
-    digest = hashlib.sha1(json.dumps([name, MODEL, fields], sort_keys=True).encode())
+    return json.dumps([name, MODEL, fields], sort_keys=True)
+
+
+def _key(text: str, named: str) -> str:
+    digest = hashlib.sha1(named.encode())
     digest.update(b"\0")
     digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
@@ -90,10 +98,39 @@ def read_vectors(entries) -> dict:
         if not isinstance(e, dict) or set(e) not in ({"key", "vectors"}, {"key", "dimension", "f32"}):
             raise RequestError(where, f'Give {where} as {{"key", "vectors"}} or {{"key", "dimension", "f32"}}.')
         k = e["key"]
-        if not (isinstance(k, str) and len(k) == 40 and all(c in "0123456789abcdef" for c in k)):
+        if not _is_key(k):
             raise RequestError(f"{where}.key", f"{where}.key must be a key from semantic_needs (40 hex digits, got {shown(k)}).")
         out[k] = _flat(e, where) if "f32" in e else _rows(e["vectors"], f"{where}.vectors")
     return out
+
+
+def read_have(keys) -> frozenset:
+    """The request's `semantic_have`: the keys whose curve (`distances`, `positions`) the caller
+    already holds, so the response leaves them out for those (`trimmed`)."""
+    field = "semantic_have"
+    if not isinstance(keys, list) or len(keys) > HAVE:
+        raise RequestError(field, f"Give {field} as a list of at most {HAVE} keys from earlier responses' "
+                           f"documents[i].semantic.key (got {shown(keys)}).")
+    for i, k in enumerate(keys):
+        if not _is_key(k):
+            raise RequestError(f"{field}[{i}]", f"{field}[{i}] must be a key from documents[i].semantic.key "
+                               f"(40 hex digits, got {shown(k)}).")
+    return frozenset(keys)
+
+
+def _is_key(k) -> bool:
+    return isinstance(k, str) and len(k) == 40 and all(c in "0123456789abcdef" for c in k)
+
+
+# What a curve leaves out where the caller holds it: the same for every threshold of a key.
+HELD = ("distances", "positions")
+HAVE = 64  # keys one request may say it holds
+
+
+def trimmed(curve: dict) -> dict:
+    """A document's curve without what `semantic_have` says the caller holds: `threshold`, `cuts`,
+    `count` (and `gradient`, for LangChain's gradient rule) stay."""
+    return {k: v for k, v in curve.items() if k not in HELD}
 
 
 def _rows(vectors, where: str) -> list:
@@ -142,11 +179,23 @@ class Embeddings:
         self.limit, self.weights = limit, {}
         self.given: dict = {}
         self.needs: dict = {}
+        self.fresh: set = set()  # the keys prepared for the request being answered (their curve goes whole)
         self.embedded = 0  # texts the host embedded, for the tests and the benchmark
+        self.keys: OrderedDict = OrderedDict()  # (setting, text) -> key: a move hashes no text again
+
+    def key(self, text: str, chunking: dict) -> str:
+        """`key(text, chunking)`, remembered for the last `limit` texts and settings."""
+        named = _named(chunking)
+        got = self.keys.get((named, text))
+        if got is None:
+            got = self.keys[named, text] = _key(text, named)
+            while len(self.keys) > self.limit:
+                self.keys.popitem(last=False)
+        return got
 
     def begin(self, given: dict | None) -> None:
         """A new request: its vectors (`read_vectors`), nothing needed yet."""
-        self.given, self.needs = given or {}, {}
+        self.given, self.needs, self.fresh = given or {}, {}, set()
 
     def prepared(self, text: str, chunking: dict, k: str):
         """The kept preparation of `text` at `chunking`, made from the request's vectors or the
@@ -171,6 +220,7 @@ class Embeddings:
                 raise
             raise RequestError("semantic_vectors", f"The vectors of key {k[:8]}...: {e.message}") from None
         self._keep(k, got)
+        self.fresh.add(k)
         return got
 
     def _embed(self, host, texts: list) -> list:
@@ -201,7 +251,7 @@ def split(doc, chunking: dict, embeddings: Embeddings | None = None) -> Split:
     name = chunking.get("strategy")
     store = embeddings if embeddings is not None else Embeddings()
     text = doc.text
-    k = key(text, chunking)
+    k = store.key(text, chunking)
     kept = store.prepared(text, chunking, k)
     if kept is None:
         out = SemanticSplit([], UNITS[name], len(text))
@@ -209,11 +259,12 @@ def split(doc, chunking: dict, embeddings: Embeddings | None = None) -> Split:
                         "threshold": None, "cuts": []}
         out.texts = []
         return out
-    chunks, curve = semantic.recut(text, chunking, kept)
-    units_in_document = len(text) if UNITS[name] == "characters" else sum(c[2] for c in chunks)
-    out = SemanticSplit([c[:3] for c in chunks], UNITS[name], units_in_document)
+    chunks, curve = semantic.recut_chunks(text, chunking, kept)
+    units_in_document = len(text) if UNITS[name] == "characters" else sum(chunks.units)
+    out = SemanticSplit.columns(chunks.starts, chunks.ends, chunks.units, UNITS[name], units_in_document,
+                                semantic_chunks.word_ranges(doc, kept.spans, chunks))
     out.semantic = {"key": k, "pending": False, "count": len(kept.spans), **curve}
-    out.texts = [c[3] for c in chunks]
+    out.texts = chunks.texts  # made when read: only the context's chunks are joined
     return out
 
 

@@ -16,7 +16,7 @@ from collections import Counter
 
 from ragsim import limits
 from ragsim.rank import dense
-from ragsim.split.semantic_split import needs as semantic_needs
+from ragsim.split.semantic_split import needs as semantic_needs, trimmed
 from ragsim.text import explore
 from ragsim.judge.pipeline import Judged, context, context_tokens, fact_verdict, overlap_stats, tokens_of, verdict, whole_ranks  # noqa: F401
 from ragsim.wire.request import Request
@@ -160,11 +160,15 @@ def semantic(req: Request, judged: Judged, out: dict, store) -> None:
     """SPEC section 12, after every run of the request: `semantic_needs` (the texts the host must
     embed, per pending document: the same key is named once), and a verdict of `pending` where the
     marked span's (or the fact's) document waits for its vectors. Each document's curve is in its
-    `documents[i].semantic` already (rank.corpus)."""
+    `documents[i].semantic` already (rank.corpus), without `distances` and `positions` where the
+    request's `semantic_have` names its key and the session kept it from an earlier request."""
     curves = judged.corpus.semantic
     if not any(c is not None for c in curves):
         return
     out["semantic_needs"] = semantic_needs([d["id"] for d in req.docs], curves, store)
+    for entry, c in zip(out["documents"], curves):  # `semantic_have`: the curves the caller holds, left out
+        if c is not None and not c["pending"] and c["key"] in req.semantic_have and c["key"] not in store.fresh:
+            entry["semantic"] = trimmed(c)
     waiting = {i for i, c in enumerate(curves) if c is not None and c["pending"]}
     if req.span is not None and req.span[0] in waiting:
         out["verdict"]["kind"] = "pending"

@@ -50,7 +50,7 @@ REQUEST = {
     "price_per_million": None, "tokenizer": None, "wire": None, "scores": None,
     "questions": [QUESTION], "map": {"sizes": None, "overlaps": None},
     "find": None, "cuts": None, "sweep": None, "expand": {"neighbours": None, "section": None},
-    "semantic_vectors": [{"key": None, "vectors": None, "dimension": None, "f32": None}],
+    "semantic_vectors": [{"key": None, "vectors": None, "dimension": None, "f32": None}], "semantic_have": None,
 }
 # the corpus audit's request (audit.audit)
 AUDIT_REQUEST = {"documents": [DOCUMENT], "chunking": Chunking, "retrieval": RETRIEVAL, "overlaps": None,

@@ -14,7 +14,7 @@ from ragsim import limits
 from ragsim.judge import spans
 from ragsim.errors import RequestError
 from ragsim.text.extents import Split
-from ragsim.split.semantic_split import read_vectors
+from ragsim.split.semantic_split import read_have, read_vectors
 from ragsim.fields import get_choice, get_int, get_number, get_str, shown
 from ragsim.text.index import terms
 
@@ -56,6 +56,7 @@ class Request:
     scores: str = "all"  # "top": the binary wire without the score column (docs/wire.md)
     given: list | None = None  # chunking "stored": each document's chunks as a Split (SPEC section 11)
     semantic_vectors: dict | None = None  # SPEC section 12: key -> the vectors of its texts (semantic_needs)
+    semantic_have: frozenset = frozenset()  # SPEC section 12: the keys whose curve the caller holds
 
 
 @dataclass
@@ -86,6 +87,8 @@ def read_request(request) -> Request:
     given = read_given(chunking, docs)
     vectors = request.get("semantic_vectors")
     vectors = None if vectors is None else read_vectors(vectors)
+    have = request.get("semantic_have")
+    have = frozenset() if have is None else read_have(have)
     if scores == "top" and wire != "binary":
         raise RequestError("scores", 'scores "top" leaves out the score column of the binary wire; '
                                      'ask for "wire": "binary" too, or leave scores out.')
@@ -94,7 +97,7 @@ def read_request(request) -> Request:
         k=retrieval["k"], variant=retrieval["variant"], k1=retrieval["k1"], b=retrieval["b"],
         delta=retrieval["delta"], analyzer=retrieval["analyzer"], span=span, fact=fact, price=price, wire=wire,
         retriever=retrieval["dense"], tokenizer=tokens.request_tokenizer(request), scores=scores,
-        given=given, semantic_vectors=vectors,
+        given=given, semantic_vectors=vectors, semantic_have=have,
     )
 
 
