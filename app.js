@@ -385,8 +385,8 @@ async function main() {
   $("mark-value").addEventListener("click", () => marks.markFactPart("value"));
   $("clear-mark").addEventListener("click", () => marks.clear());
   // Issue 24: opening the retrieval settings (or reaching the Retriever from the keyboard) loads the
-  // embedding model, embedding nothing, so choosing Dense waits only for this setting's chunks.
-  const warm = () => { if (store.state.method === "bm25") computer.dense.warm(); };
+  // embedding model and embeds this setting's chunks ahead, so choosing Dense finds them.
+  const warm = () => computer.prepareDense();
   document.querySelector("details.advanced").addEventListener("toggle", (e) => { if (e.target.open) warm(); });
   $("retrieval-controls").addEventListener("focusin", warm);
   window.addEventListener("hashchange", applyFragment);

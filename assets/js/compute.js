@@ -177,6 +177,20 @@ export class Computer {
     this.followSemantic(seq, response.semantic_needs || [], given);
   }
 
+  /** The retrieval settings opened under BM25 (app.js, issue 24): the embedding model loaded and,
+   * while nothing moves, this setting's chunks embedded at the settings-ahead priority (when their
+   * model time fits the ahead budget), so choosing Dense finds them. Nothing is shown meanwhile. */
+  prepareDense() {
+    const state = this.store.state;
+    if (state.method !== "bm25" || !this.ready || this.preparedAt === this.sequence) return;
+    this.preparedAt = this.sequence; // once per setting, however often the controls get focus
+    this.dense.use(state.model);
+    this.dense.warm();
+    const seq = this.sequence, current = () => seq === this.sequence && this.store.state.method === "bm25";
+    const { find, cuts, expand, questions, ...bare } = mainRequest(buildRequest({ ...state, method: "dense" }, { embed: this.store.embed }), state);
+    this.dense.prepareSetting((r) => this.gate.send(sendableSimulation(r)), bare, current);
+  }
+
   /** Dense or hybrid, this setting's verdict drawn: once the controls rest, the chunks of the
    * neighbouring settings embedded ahead (dense-client.js `ahead`: nearest first, within a budget),
    * so the next step of a drag finds them. A move before that replaces the plan. */

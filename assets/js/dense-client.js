@@ -236,6 +236,17 @@ export class DenseClient {
     return { ok: true, response, chunks, seconds: chunks / this.rate() };
   }
 
+  /** The chunks of `request` (the setting on screen, ranked by BM25 still) embedded in the lane of
+   * the settings ahead once the model is loaded, when their model time fits AHEAD_BUDGET_S and
+   * `isCurrent()` still holds (the computer's `prepareDense`). */
+  async prepareSetting(send, request, isCurrent) {
+    const loaded = await (this.loaded[this.dtype] || this.load());
+    if (!loaded.ok || !isCurrent()) return;
+    const p = await this.plan(send, request);
+    if (!p.ok || !p.chunks || p.seconds > AHEAD_BUDGET_S || !isCurrent()) return;
+    await this.fill(request, p.response, "ahead0", settingsWords([request.chunking]));
+  }
+
   /** How many of `texts` the model has not read yet (all of them before the model is loaded). */
   missing(texts) {
     if (!texts.length || !this.worker || !this.loaded[this.dtype]) return Promise.resolve(texts.length);
