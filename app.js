@@ -384,11 +384,10 @@ async function main() {
   $("mark-name").addEventListener("click", () => marks.markFactPart("name"));
   $("mark-value").addEventListener("click", () => marks.markFactPart("value"));
   $("clear-mark").addEventListener("click", () => marks.clear());
-  // Issue 24: opening the retrieval settings (or reaching the Retriever from the keyboard) loads the
-  // embedding model and embeds this setting's chunks ahead, so choosing Dense finds them.
+  // Issue 24: pointing at the Retriever (or reaching it from the keyboard) loads the embedding model
+  // and embeds this setting's chunks ahead, so choosing Dense finds part or all of that done.
   const warm = () => computer.prepareDense();
-  document.querySelector("details.advanced").addEventListener("toggle", (e) => { if (e.target.open) warm(); });
-  $("retrieval-controls").addEventListener("focusin", warm);
+  for (const kind of ["pointerenter", "focus"]) $("param-method").addEventListener(kind, warm);
   window.addEventListener("hashchange", applyFragment);
   guardPaste(docInput, () => totalChars(store.state), (sentence) => showMessage(sentence, false));
   $("download-state").addEventListener("click", () => persist.download());

@@ -321,8 +321,8 @@ export class DenseClient {
     this.jobs.clear();
   }
 
-  /** Load the model ahead, embedding nothing (issue 24): called when the user opens the retrieval
-   * settings, so its 2-3 s of loading run while they choose. Once per page. Its failure is not said
+  /** Load the model ahead, embedding nothing (issue 24): called when the user points at the
+   * Retriever, so its 3-4 s of loading run while they choose. Once per page. Its failure is not said
    * (nobody asked for the model yet) unless dense is chosen meanwhile; load() tries again then. */
   warm() {
     if (this.warmed || this.loaded[this.dtype]) return;

@@ -153,12 +153,12 @@ def fresh_tab(page, server, blocked=()):
     return context, tab
 
 
-def test_opening_the_retrieval_settings_loads_the_model_and_embeds_this_setting_ahead(page, server):
+def test_pointing_at_the_retriever_loads_the_model_and_embeds_this_setting_ahead(page, server):
     # issue 24: the model's seconds of loading, and this setting's chunks, run while the user chooses
     context, tab = fresh_tab(page, server)
     try:
         assert tab.evaluate("window.ragsim.dense().loadMs") is None
-        tab.locator("details.advanced summary").click()
+        tab.get_by_label("Retriever", exact=True).hover()
         tab.wait_for_function("() => window.ragsim.dense().loadMs !== null", timeout=120_000)
         tab.wait_for_function("() => { const d = window.ragsim.dense(); return (d.lanes.ahead || 0) > 0 && !d.jobs.length; }",
                               timeout=120_000)
@@ -181,7 +181,7 @@ def test_opening_the_retrieval_settings_loads_the_model_and_embeds_this_setting_
 def test_a_model_that_cannot_load_ahead_says_nothing_until_dense_is_chosen(page, server):
     context, tab = fresh_tab(page, server, blocked=("/models/",))
     try:
-        tab.locator("details.advanced summary").click()
+        tab.get_by_label("Retriever", exact=True).focus()
         tab.wait_for_function("() => window.ragsim.dense().state === 'loading'", timeout=60_000)
         tab.wait_for_function("() => window.ragsim.dense().state === 'idle'", timeout=60_000)
         assert tab.locator(".control-method .needs-note").text_content() == ""
