@@ -69,7 +69,8 @@ def stats_of(cell):
     return {k: cell[k] for k in ("intact", "ranked_out", "cut")}, [cell[k] for k in ("recall_mean", "iou_mean", "context_tokens_mean")]
 
 
-def test_a_semantic_question_set_and_its_map(page, offsite, page_errors):
+def load_set(page):
+    """The text pasted, its question asked at top k 1, and the question set imported."""
     restore(page)
     page.get_by_label("Document", exact=True).fill(TEXT)  # pasted
     page.get_by_label("Question", exact=True).fill(QUESTIONS[0][0])
@@ -78,6 +79,10 @@ def test_a_semantic_question_set_and_its_map(page, offsite, page_errors):
     page.locator("#import-questions").set_input_files(
         {"name": "questions.json", "mimeType": "application/json", "buffer": question_file(page_request(page))})
     page.wait_for_function(f"() => window.ragsim.questions().length === {len(QUESTIONS)}")
+
+
+def test_a_semantic_question_set_and_its_map(page, offsite, page_errors):
+    load_set(page)
     settle(page)
     page.evaluate(RECORD)
     page.get_by_label("Splitter", exact=True).select_option("langchain-semantic")
@@ -224,14 +229,7 @@ def test_the_dense_map_over_semantic_chunks_embeds_chunks_not_windows(page):
     """Dense retrieval over LangChain's semantic chunks: the core maps it (nothing refused); the map
     says what it embeds (each cell's chunks, after Start, as every dense map) and the sentence windows
     are not embedded again."""
-    restore(page)
-    page.get_by_label("Document", exact=True).fill(TEXT)
-    page.get_by_label("Question", exact=True).fill(QUESTIONS[0][0])
-    page.get_by_label("Top k", exact=True).fill("1")
-    settle(page)
-    page.locator("#import-questions").set_input_files(
-        {"name": "questions.json", "mimeType": "application/json", "buffer": question_file(page_request(page))})
-    page.wait_for_function(f"() => window.ragsim.questions().length === {len(QUESTIONS)}")
+    load_set(page)
     page.get_by_label("Splitter", exact=True).select_option("langchain-semantic")
     scored(page)
     windows = page.evaluate("window.ragsim.semantic()")
