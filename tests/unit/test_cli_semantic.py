@@ -30,7 +30,9 @@ class Host:
 
 
 @pytest.fixture
-def host():
+def host(monkeypatch):
+    # the streamed commands run in this process (one worker), so the host's count is this process's
+    monkeypatch.setattr("ragsim.host.pool.cores", lambda: 1)
     saved, counting = list(semantic_split.HOSTS), Host()
     semantic_split.register_host(lambda: counting)
     yield counting

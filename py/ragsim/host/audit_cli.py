@@ -166,9 +166,11 @@ def main(argv) -> int:
     except ValueError:
         console.say(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {shown(args.overlaps)}).")
         return 2
-    sp = registry.of(args.chunking_object)
-    if args.method != "bm25" or (sp is not None and sp.embeds):  # the model's vectors in memory: one request
+    if args.method != "bm25":  # the model's cosines in memory: one request
         return _one_request(args, overlaps)
+    sp = registry.of(args.chunking_object)
+    if sp is not None and sp.embeds:  # a semantic chunker has no overlap: one row, as one request gives
+        overlaps = overlaps[:1]
     code, result = kb_cli.run_audit(args, args.chunking_object, overlaps)
     if result is not None:
         show_streamed(args, result)

@@ -226,7 +226,7 @@ def main(argv) -> int:
             console.say(f"{PROG}: {e}")
             return 2
         sp = registry.of(chunking)
-        if sp is None or not sp.embeds:  # a semantic chunker's vectors stay in memory: one request
+        if sp is None or not sp.embeds or args.method == "bm25":  # dense over a semantic chunker's chunks: one request
             return kb_cli.run_eval(args, chunking, table)
     try:
         documents, base = read_documents(args)

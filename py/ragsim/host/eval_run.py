@@ -18,6 +18,7 @@ from ragsim import split as splitters
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
 from ragsim.wire.request import read_request, read_retrieval_options
+from ragsim.wire import keys
 
 
 @dataclass
@@ -87,6 +88,7 @@ def check_setting(chunking: dict, retrieval: dict) -> str | None:
     """What is wrong with the setting, as one request would say it (`field: message`), or None;
     checked on an empty document before any file is read."""
     try:
+        keys.check({"chunking": chunking, "retrieval": retrieval})  # an unknown field named, as one request names it
         request = read_request({"documents": [{"id": "-", "text": ""}], "chunking": chunking, "retrieval": retrieval})
         splitters.split(DocIndex.build(""), request.chunking)
     except RequestError as e:
@@ -114,12 +116,13 @@ def _documents(plan, engine, batches, progress) -> tuple[list, list]:
     return docs, doc_base
 
 
-def _count(plan, engine, batches, terms, progress, doc_base, kept) -> tuple[tuple, list, dict, list]:
+def _count(plan, engine, batches, terms, progress, doc_base, kept, referenced=frozenset()) -> tuple[tuple, list, dict, list]:
     """Pass 2: the collection, each batch's first chunk, each document's first chunk, and where each
-    batch's work for the rank pass was kept."""
+    batch's work for the rank pass was kept (and a semantic chunker's preparation of each
+    `referenced` document, `(file's seq, document within it)`, for the referenced pass)."""
     o = plan.chunking.get("overlap", 0)
     shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": [o], "wanted": frozenset(terms),
-              "pdf_mode": plan.pdf_mode, "spill": kept}
+              "pdf_mode": plan.pdf_mode, "spill": kept, "referenced": referenced}
     chunks = total = 0
     df, bases, doc_first, ready = {}, [], {}, []
     for i, result in audit_run.run_pass(engine, eval_stream.prepare_pass, shared, batches, progress, "count", batches):
@@ -151,7 +154,8 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
     terms = [judged.query_terms(q, analyzer) for q in questions]
     with spill.directory("ragsim-eval-") as kept:
         wanted = {t for ts in terms for t in ts}
-        collection, bases, doc_first, ready = _count(plan, engine, batches, wanted, progress, doc_base, kept)
+        referenced = frozenset((docs[d].source.seq, docs[d].within) for q in questions for d, _, _ in q.spans + q.refs)
+        collection, bases, doc_first, ready = _count(plan, engine, batches, wanted, progress, doc_base, kept, referenced)
         by_term: dict = {}
         for qi, ts in enumerate(terms):
             for t in dict.fromkeys(ts):
@@ -162,6 +166,7 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
                   "questions": [{"spans": list(q.spans), "refs": list(q.refs)} for q in questions]}
         if dense(plan):  # the chunks' embedding on the workers (eval_dense)
             shared.update(eval_dense.shared_fields(questions, engine.workers, engines.cores()))
+        shared["spill"] = kept
         whole, touching = _referenced(plan, engine, shared, docs, doc_first, progress)
         shared["thresholds"] = {}
         for (qi, si), (_, best) in whole.items():

@@ -16,6 +16,7 @@ request over the same documents gives (`judge.questions.evaluate`).
 Functions here run on the workers: module-level, taking `(shared, item)`.
 """
 
+import os
 from bisect import bisect_left, bisect_right
 from itertools import repeat
 from operator import add
@@ -25,6 +26,7 @@ from ragsim.host.audit_stream import documents_of, occurrences
 from ragsim.rank.corpus import nondecreasing, rankable
 from ragsim.rank.ranking import MaxScore
 from ragsim.rank.weights import Terms
+from ragsim.split import registry
 from ragsim.split.session import Session
 from ragsim.wire.request import read_retrieval_options
 
@@ -35,8 +37,10 @@ def documents_pass(shared: dict, batch: list) -> list[dict]:
             for s, docs, reason in documents_of(shared, batch)]
 
 
-def _corpus(shared, text, analyzer):
+def _corpus(shared, text, analyzer, semantic=None):
     session = Session()
+    for key, prepared in (semantic or {}).items():  # a semantic chunker's preparation, kept by the count pass
+        session.semantic.kept[key] = prepared
     index = session.index(text, analyzer)
     return index, rankable([index], [0], session, shared["chunking"])
 
@@ -57,13 +61,22 @@ def _sums(terms, query, chunks) -> list[float]:
     return acc
 
 
+def _semantic_name(seq: int, within: int) -> str:
+    return f"semantic-{seq}-{within}.pickle"
+
+
 def referenced_pass(shared: dict, item: tuple) -> dict:
     """One referenced document: `whole[(q, span)]` = (positions holding it whole, best (score, position)
-    or None), `touching[(d, a, b)]` = the extents of the chunks touching `[a, b)`."""
+    or None), `touching[(d, a, b)]` = the extents of the chunks touching `[a, b)`. A semantic
+    chunker's preparation (its sentences' distances) comes from the count pass where it was kept
+    here, so the document is not embedded twice."""
     source, within, d, base = item
     retrieval = read_retrieval_options(shared["retrieval"])
     text = sources.read(source, shared.get("pdf_mode", "page"))[within]["text"]
-    index, corpus = _corpus(shared, text, retrieval["analyzer"])
+    semantic = None
+    if shared.get("spill") and getattr(registry.of(shared["chunking"]), "embeds", False):
+        semantic = spill.load(os.path.join(shared["spill"], _semantic_name(source.seq, within)))
+    index, corpus = _corpus(shared, text, retrieval["analyzer"], semantic)
     starts, ends = corpus.doc_columns(0)
     terms = _terms(shared, corpus, retrieval)
     whole, touching = {}, {}
@@ -100,8 +113,8 @@ def _prepare(shared, batch) -> tuple[dict, dict]:
     [o] = shared["overlaps"]
     per = passes.rows([o])
     split, starts, ends, doc_of, docs_out = passes.BatchSplit(), [], [], [], []
-    for _, docs, _ in documents_of(shared, batch):
-        for doc in docs:
+    for source, docs, _ in documents_of(shared, batch):
+        for j, doc in enumerate(docs):
             session = Session()
             index = session.index(doc["text"], analyzer)
             chunks = 0
@@ -118,6 +131,8 @@ def _prepare(shared, batch) -> tuple[dict, dict]:
                 doc_of.extend(repeat(len(docs_out), len(first)))
                 chunks = len(first)
             docs_out.append({"id": doc["id"], "title": doc["title"], "chars": len(doc["text"]), "chunks": chunks})
+            if session.semantic.kept and (source.seq, j) in shared.get("referenced", ()):
+                spill.keep(shared, _semantic_name(source.seq, j), dict(session.semantic.kept))
     return per, {"split": split, "starts": starts, "ends": ends, "doc_of": doc_of, "documents": docs_out}
 
 

@@ -1,0 +1,72 @@
+"""Issues 25 and 26: the semantic chunkers over a knowledge base, streamed. `eval` and `audit` with
+a semantic chunker (BM25) run in batches like every splitter and give one request's numbers; each
+document's sentence windows are embedded once (the referenced pass takes the count pass's kept
+distances). In process with the tests' hashed embedding; one run on two worker processes embeds with
+the real model (onnxruntime's all-MiniLM-L6-v2, registered by `ragsim.host` in every worker)."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from ragsim.host import pool
+from ragsim.split import semantic
+from test_cli_semantic import host  # noqa: F401  (the fixture: a hashed embedding that counts its texts)
+from test_stream_audit import COLLECTION, one_request as audit_one_request, streamed as audit_streamed
+from test_stream_eval import one_request as eval_one_request, question_set, streamed as eval_streamed
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CHUNKINGS = [{"strategy": "langchain-semantic", "breakpoint_threshold_amount": 80},
+             {"strategy": "llamaindex-semantic"},
+             {"strategy": "chroma-cluster", "size": 200}]
+
+
+def windows(chunking) -> int:
+    return sum(len(semantic.texts_to_embed(pathlib.Path(p).read_text(encoding="utf-8"), chunking)) for p in COLLECTION)
+
+
+@pytest.mark.parametrize("chunking", CHUNKINGS, ids=lambda c: c["strategy"])
+def test_a_streamed_question_set_with_a_semantic_chunker_equals_one_request_embedding_each_document_once(host, chunking):
+    questions = question_set()
+    expected = eval_one_request(chunking, 3, questions)
+    host.texts = 0
+    got = eval_streamed(chunking, 3, questions, pool.Local(1))
+    assert got["questions"] == expected["questions"] and got["question_stats"] == expected["question_stats"]
+    assert {"intact", "cut"} <= {q["verdict"] for q in got["questions"]}
+    assert host.texts == windows(chunking)  # every document is referenced, and embedded once
+
+
+def test_a_streamed_audit_with_a_semantic_chunker_is_one_row_and_equals_one_request(host):
+    chunking = {"strategy": "chroma-kamradt", "size": 100, "min_chunk_size": 20}
+    expected = audit_one_request(COLLECTION, chunking, [0])
+    host.texts = 0
+    summary, facts = audit_streamed(COLLECTION, chunking, [0], pool.Local(1))
+    assert facts == expected["facts"] and summary["rows"] == expected["rows"]
+    assert [r["overlap"] for r in summary["rows"]] == [0] and summary["rows"][0]["chunks"] > len(COLLECTION)
+    assert host.texts == windows(chunking)
+
+
+def test_the_command_line_streams_a_semantic_question_set_on_two_workers_with_the_model(tmp_path):
+    pytest.importorskip("onnxruntime")
+    import ragsim.host  # noqa: F401  (registers the model as the semantic chunkers' host, as each worker does)
+    from ragsim.wire.api import simulate
+
+    files = COLLECTION[:3]
+    names = {pathlib.Path(p).name: p for p in files}
+    questions = {"questions": [q for q in question_set()["questions"] if q["references"][0]["doc"] in names]}
+    (tmp_path / "q.json").write_text(json.dumps(questions), encoding="utf-8")
+    chunking = {"strategy": "langchain-semantic", "breakpoint_threshold_amount": 85}
+    done = subprocess.run([sys.executable, "-m", "ragsim", "eval", *files, "--questions", str(tmp_path / "q.json"),
+                           "--chunking", json.dumps(chunking), "--k", "2", "--json", "--quiet", "--workers", "2",
+                           "--batch-kb", "8"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "py")}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    streamed = json.loads(done.stdout)
+    docs = [{"id": p, "title": pathlib.Path(p).name, "text": pathlib.Path(p).read_text(encoding="utf-8")} for p in files]
+    asked = [{**q, "references": [{**r, "doc": names[r["doc"]]} for r in q["references"]]} for q in questions["questions"]]
+    whole = simulate({"documents": docs, "query": "", "chunking": chunking, "retrieval": {"k": 2}, "questions": asked})
+    assert [q["verdict"] for q in streamed["questions"]] == [q["verdict"] for q in whole["questions"]]
+    assert streamed["question_stats"] == whole["question_stats"]
