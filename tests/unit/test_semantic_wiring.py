@@ -106,6 +106,27 @@ def test_without_vectors_or_host_the_document_is_pending_and_the_needs_name_its_
     assert out["documents"][0]["semantic"]["pending"] is True
 
 
+def test_a_question_whose_document_waits_for_its_vectors_is_pending_not_cut(no_host):
+    """Was a known divergence (issue 25): the set was scored over no chunks, so every question "cut"."""
+    other = "Nothing here is semantic. It is a plain document."
+    questions = [{"id": "waits", "query": "cat purrs", "references": [{"doc": "d", "start": SPAN[0], "end": SPAN[1]}]},
+                 {"id": "both", "query": "plain", "references": [{"doc": "d", "start": SPAN[0], "end": SPAN[1]},
+                                                                  {"doc": "e", "start": 0, "end": 17}]}]
+    req = request({"strategy": "langchain-semantic"}, questions=questions)
+    req["documents"].append({"id": "e", "text": other})
+    session = api.Session()
+    out = api.simulate(req, session)
+    assert "error" not in out, out
+    assert [q["verdict"] for q in out["questions"]] == ["pending", "pending"]
+    assert all(q["needed_k"] is None for q in out["questions"])
+    st = out["question_stats"]
+    assert st["pending"] == 2 and st["cut"] == 0 and st["count"] == 2
+    need = {n["document"]: n for n in out["semantic_needs"]}
+    given = [{"key": n["key"], "vectors": vectors_for(n)} for n in need.values()]
+    done = api.simulate({**req, "semantic_vectors": given}, session)
+    assert "pending" not in {q["verdict"] for q in done["questions"]} and "pending" not in done["question_stats"]
+
+
 def test_vectors_sent_once_serve_every_later_move(no_host):
     session = api.Session()
     first = api.simulate(request({"strategy": "langchain-semantic"}), session)

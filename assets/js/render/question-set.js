@@ -7,7 +7,7 @@ import { $, cell } from "../dom.js";
 import { int, money, plural } from "../format.js";
 import { ANSWER_ID } from "../question-wire.js";
 
-const VERDICT_WORDS = { intact: "intact", ranked_out: "ranked out", cut: "cut" };
+const VERDICT_WORDS = { intact: "intact", ranked_out: "ranked out", cut: "cut", pending: "waiting for its embedding" };
 const fixed = (x) => (x == null ? "–" : x.toFixed(2));
 const pm = (mean, std) => `${fixed(mean)}\u00a0± ${fixed(std)}`; // breaks, if at all, after the ±
 
@@ -26,7 +26,7 @@ export function summaryWords(st) {
 export function answerVerdictWords(response, snap) {
   const n = (snap.spans || []).length;
   const q = n > 1 && (response.questions || []).find((x) => x.id === ANSWER_ID);
-  if (!q) return null;
+  if (!q || q.verdict === "pending") return null; // its document waits for its vectors: the verdict says so
   const k = snap.k;
   if (q.verdict === "intact") {
     return ["intact", "Present and intact", `Each of its ${n} spans is held whole by a chunk in your top ${k}; the last of them ranks #${q.needed_k}.`];

@@ -32,7 +32,7 @@ def _simulate(request, session: Session, budget: cost.Budget) -> dict:
     investigate.answer(req, judged, read_questions(request), response, session)
     settings_map.answer(req, request, response, session)  # SPEC section 8: question sets and the settings map
     dense.finish(req, response)
-    encode.semantic(req, judged, response, session.semantic)
+    encode.semantic(req, judged, response, session.semantic, request.get("questions"))
     return response
 
 

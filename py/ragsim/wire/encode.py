@@ -18,6 +18,7 @@ from ragsim import limits
 from ragsim.rank import dense
 from ragsim.split.semantic_split import needs as semantic_needs, trimmed
 from ragsim.text import explore
+from ragsim.judge.questions import read_question_set
 from ragsim.judge.pipeline import Judged, context, context_tokens, fact_verdict, overlap_stats, tokens_of, verdict, whole_ranks  # noqa: F401
 from ragsim.wire.request import Request
 
@@ -156,7 +157,7 @@ def take_data(response: dict) -> bytes | None:
     return packed.pop("data", None) if isinstance(packed, dict) else None
 
 
-def semantic(req: Request, judged: Judged, out: dict, store) -> None:
+def semantic(req: Request, judged: Judged, out: dict, store, questions=None) -> None:
     """SPEC section 12, after every run of the request: `semantic_needs` (the texts the host must
     embed, per pending document: the same key is named once), and a verdict of `pending` where the
     marked span's (or the fact's) document waits for its vectors. Each document's curve is in its
@@ -174,6 +175,20 @@ def semantic(req: Request, judged: Judged, out: dict, store) -> None:
         out["verdict"]["kind"] = "pending"
     if req.fact is not None and req.fact[0] in waiting:
         out["fact"]["kind"] = "pending"
+    if waiting and out.get("questions"):  # a question with a span in a waiting document: pending, not cut
+        _questions_pending(read_question_set(questions, req.docs), waiting, out)
+
+
+def _questions_pending(questions, waiting: set, out: dict) -> None:
+    """Each question (SPEC section 8) with a span in a document still waiting for its vectors gets
+    the verdict `pending` and no needed_k; `question_stats` counts them as `pending`. Its metrics stay
+    those of the chunks there are (none in that document)."""
+    stats = out["question_stats"]
+    for q, r in zip(questions, out["questions"]):
+        if any(d in waiting for d, _, _ in q.spans) and r["verdict"] != "pending":
+            stats[r["verdict"]] -= 1
+            stats["pending"] = stats.get("pending", 0) + 1
+            r["verdict"], r["needed_k"] = "pending", None
 
 
 def stats(req: Request, judged: Judged, sent: str, best_rank) -> dict:
