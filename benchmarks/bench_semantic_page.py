@@ -116,6 +116,10 @@ def main():
               f"{statistics.median([r['worker'] for r in rows[3:]]):.1f} ms of each move")
         print("  where a move near the default goes (median ms between the page's marks, drag-timing.js): "
               + ", ".join(f"{k} {v:.1f}" for k, v in phases(rows[3:13])))
+        far = rows[-10:]
+        print(f"  the last {len(far)} moves (amounts {far[0]['amount']} -> {far[-1]['amount']}, cuts {far[0]['cuts']} -> "
+              f"{far[-1]['cuts']}): median {statistics.median([r['ms'] for r in far]):.1f} ms; where they go: "
+              + ", ".join(f"{k} {v:.1f}" for k, v in phases(far)))
         after = page.evaluate("window.ragsim.semantic()")
         print(f"threshold move (line keydown -> repainted verdict), {len(times)} moves, amounts "
               f"{rows[0]['amount']} -> {rows[-1]['amount']}, cuts {rows[0]['cuts']} -> {rows[-1]['cuts']}: "

@@ -386,5 +386,5 @@ def test_ties_at_the_threshold_are_the_one_divergence():
     ours_cut = {i for i, d in enumerate(kept.distances) if d > curve["threshold"]}
     lib_cut = {i for i, d in enumerate(lib) if d > lib_threshold}
     assert ours_cut ^ lib_cut and all(abs(lib[i] - lib_threshold) <= 1e-15 for i in ours_cut ^ lib_cut)
-    chunks, _ = semantic.recut(text, chunking, kept._replace(distances=lib))
+    chunks, _ = semantic.recut(text, chunking, type(kept).of(kept.spans, lib))
     assert [c[3] for c in chunks] == want

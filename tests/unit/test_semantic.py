@@ -35,6 +35,25 @@ def test_percentile_refuses_what_numpy_refuses_and_propagates_nan():
     assert math.isnan(npm.percentile([1.0, math.nan, 2.0], 50))
 
 
+def test_a_kept_curve_gives_every_threshold_from_its_one_sort():
+    """Kept.of sorts the distances once; each threshold after it reads that order (a drag re-cuts
+    without sorting): the same bits as sorting each time, NaN and the empty curve as before."""
+    import random
+    from ragsim.split.semantic_langchain import Kept
+
+    rng = random.Random(12)
+    spans = [(i * 10, i * 10 + 7) for i in range(301)]
+    distances = [rng.random() for _ in range(300)]
+    kept = Kept.of(spans, distances)
+    assert kept.ordered == sorted(distances) and kept.lengths == [7 * i for i in range(302)]
+    for q in (0, 0.5, 12.25, 50, 94.999, 95, 100):
+        assert kept.percentile(q) == npm.percentile(distances, q)
+    with_nan = Kept.of(spans[:3], [0.2, math.nan])
+    assert with_nan.ordered is None and math.isnan(with_nan.percentile(50))
+    with pytest.raises(ValueError):
+        Kept.of(spans[:1], []).percentile(50)
+
+
 def test_pairwise_sum_is_numpys_order_not_a_running_total():
     # eight running sums then a tree: exactly 1.0 where a plain loop gives 0.9999999999999999
     assert npm.pairwise_sum([0.1] * 10) == 1.0

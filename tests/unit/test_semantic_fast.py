@@ -35,7 +35,7 @@ def eager_langchain(text: str, chunking: dict, vs: list) -> list:
     spans = kept.spans
     sentences = [text[a:b] for a, b in spans]
     _, rule, amount, count, min_size = semantic_langchain.read_langchain(chunking)
-    threshold, compared = semantic_langchain.langchain_threshold(kept.distances, rule, amount, count)
+    threshold, compared = semantic_langchain.langchain_threshold(kept, rule, amount, count)
     out, start = [], 0
     for index in (i for i, x in enumerate(compared) if x > threshold):
         if min_size is not None and len(" ".join(sentences[start:index + 1])) < min_size:

@@ -11,6 +11,7 @@ import pytest
 from helpers import hashed, make_request
 from ragsim.errors import RequestError
 from ragsim.split import registry, semantic, semantic_split
+from ragsim.text import explore
 from ragsim.wire import api
 
 TEXT = ("The harbour was dredged in 1887. Ships came in at high tide. Coal barges waited outside. "
@@ -292,3 +293,23 @@ def test_a_direct_split_without_a_store_or_host_is_pending(no_host):
     assert len(got) == 0 and got.semantic["pending"] and got.semantic["count"] > 0
     with pytest.raises(RequestError):
         splitters.split(DocIndex.build(TEXT), {"strategy": "chroma-kamradt", "size": 0})
+
+
+def test_the_cuts_question_of_a_semantic_chunker_cuts_once(host, monkeypatch):
+    """A semantic chunker has no overlap: its cuts "at overlap 0" are its cuts now, read from the
+    one split (a second re-cut with overlap 0 added gave the same cuts at twice the work)."""
+    calls = []
+    real = semantic.recut_chunks
+    monkeypatch.setattr(semantic, "recut_chunks", lambda *a: calls.append(1) or real(*a))
+    session = api.Session()
+    for amount in (95, 60, 30):
+        chunking = {"strategy": "langchain-semantic", "breakpoint_threshold_amount": amount}
+        before = len(calls)
+        out = api.simulate(request(chunking, cuts=True), session)
+        assert len(calls) - before == 1
+        cut = out["cuts"]
+        ends = [c["end"] for c in out["chunks"]]
+        now = explore.cut_positions([c["start"] for c in out["chunks"]], ends, len(TEXT))
+        assert len(now) == len(ends) - 1 > 0
+        assert cut["at_zero"] == cut["at_current"] == now[:5] and cut["moves"] is False
+        assert cut["total_zero"] == cut["total_current"] == cut["shared"] == len(now)

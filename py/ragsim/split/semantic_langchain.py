@@ -18,7 +18,7 @@
 import math
 import re
 from itertools import accumulate, compress, repeat
-from operator import gt, itemgetter, sub
+from operator import add, gt, itemgetter, ne, sub
 from typing import Callable, NamedTuple
 
 from ragsim.errors import RequestError
@@ -43,10 +43,25 @@ class Strategy(NamedTuple):
 
 
 class Kept(NamedTuple):
-    """Sentences as `(start, end)` and the distances between neighbouring windows."""
+    """Sentences as `(start, end)` and the distances between neighbouring windows; made once per
+    document and setting, so what every threshold needs is made here too: the distances in order
+    (`ordered`, None where one is NaN: a percentile is then NaN) and `lengths[i]`, the characters of
+    the sentences before i."""
 
     spans: list
     distances: list
+    ordered: list | None
+    lengths: list
+
+    @classmethod
+    def of(cls, spans, distances) -> "Kept":
+        ordered = None if any(map(ne, distances, distances)) else sorted(distances)  # x != x: a NaN
+        lengths = [0, *accumulate(map(sub, map(itemgetter(1), spans), map(itemgetter(0), spans)))]
+        return cls(spans, distances, ordered, lengths)
+
+    def percentile(self, q: float) -> float:
+        """`npm.percentile(self.distances, q)` from the kept order."""
+        return npm.percentile(self.distances, q, ordered=self.ordered)
 
 
 def check_count(n: int) -> None:
@@ -150,25 +165,26 @@ def langchain_cosine(a, b) -> float:
 
 
 def langchain_measure(text: str, spans, vectors, chunking: dict) -> Kept:
-    return Kept(spans, [1 - langchain_cosine(vectors[i], vectors[i + 1]) for i in range(len(vectors) - 1)])
+    return Kept.of(spans, [1 - langchain_cosine(vectors[i], vectors[i + 1]) for i in range(len(vectors) - 1)])
 
 
-def langchain_threshold(distances, rule: str, amount: float, number_of_chunks) -> tuple[float, list]:
+def langchain_threshold(kept: Kept, rule: str, amount: float, number_of_chunks) -> tuple[float, list]:
     """`_calculate_breakpoint_threshold` (or `_threshold_from_clusters`): the threshold and the
     array compared with it."""
+    distances = kept.distances
     if number_of_chunks is not None:
         x1, y1 = len(distances), 0.0
         x2, y2 = 1.0, 100.0
         x = max(min(number_of_chunks, x1), x2)
         y = y2 if x2 == x1 else y1 + ((y2 - y1) / (x2 - x1)) * (x - x1)
         y = min(max(y, 0), 100)
-        return npm.percentile(distances, y), distances
+        return kept.percentile(y), distances
     if rule == "percentile":
-        return npm.percentile(distances, amount), distances
+        return kept.percentile(amount), distances
     if rule == "standard_deviation":
         return npm.mean(distances) + amount * npm.std(distances), distances
     if rule == "interquartile":
-        q1, q3 = npm.percentile(distances, 25), npm.percentile(distances, 75)
+        q1, q3 = kept.percentile(25), kept.percentile(75)
         return npm.mean(distances) + amount * (q3 - q1), distances
     slope = npm.gradient(distances)
     return npm.percentile(slope, amount), slope
@@ -178,28 +194,32 @@ def langchain_cut(text: str, kept: Kept, chunking: dict) -> tuple[Chunks, dict]:
     """`SemanticChunker.split_text` from kept distances: the chunks' extents and lengths now, each
     chunk's text (its sentences re-joined with " ") when it is read."""
     _, rule, amount, number_of_chunks, min_size = _read_langchain(chunking)
-    spans, distances = kept
+    spans, distances = kept.spans, kept.distances
     if len(spans) == 1 or (rule == "gradient" and len(spans) == 2):  # returned as split, unembedded
         chunks = Chunks.of((a, b, b - a, text[a:b]) for a, b in spans)
         return chunks, curve(spans, distances if len(spans) == 2 else [], None, chunks.starts)
-    threshold, compared = langchain_threshold(distances, rule, amount, number_of_chunks)
+    threshold, compared = langchain_threshold(kept, rule, amount, number_of_chunks)
     # lengths[i]: the sentences before i, in characters; a group's " ".join is their sum plus a
     # space between each two (its length, without building it)
-    lengths = [0, *accumulate(map(sub, map(itemgetter(1), spans), map(itemgetter(0), spans)))]
-    groups, start = [], 0
-    for index in compress(range(len(compared)), map(gt, compared, repeat(threshold))):
-        if min_size is not None and lengths[index + 1] - lengths[start] + index - start < min_size:
-            continue  # too short: the group runs on into the next
-        groups.append((start, index + 1))
-        start = index + 1
-    if start < len(spans):
-        groups.append((start, len(spans)))
-    starts = [spans[lo][0] for lo, _ in groups]
-    ends = [spans[hi - 1][1] for _, hi in groups]
-    units = [lengths[hi] - lengths[lo] + hi - lo - 1 for lo, hi in groups]
+    lengths = kept.lengths
+    # after[j]: the sentence after breakpoint j (a group starts there); a drag re-cuts thousands of
+    # groups, so without a minimum size each column is made by map, not by a loop
+    after = compress(range(1, len(compared) + 1), map(gt, compared, repeat(threshold)))
+    if min_size is None:
+        los = [0, *after]
+    else:
+        los = [0]
+        for i in after:
+            if lengths[i] - lengths[los[-1]] + i - los[-1] - 1 >= min_size:
+                los.append(i)  # else too short: the group runs on into the next
+    his = [*los[1:], len(spans)]
+    lasts = list(map(sub, his, repeat(1)))
+    starts = list(map(itemgetter(0), map(spans.__getitem__, los)))
+    ends = list(map(itemgetter(1), map(spans.__getitem__, lasts)))
+    # a group's " ".join is its sentences' characters plus a space between each two
+    units = list(map(add, map(sub, map(lengths.__getitem__, his), map(lengths.__getitem__, los)), map(sub, lasts, los)))
     extra = {"gradient": compared} if compared is not distances else {}
-    sentences = ([lo for lo, _ in groups], [hi - 1 for _, hi in groups])
-    chunks = Chunks(starts, ends, units, joined(text, spans, groups), sentences)
+    chunks = Chunks(starts, ends, units, joined(text, spans, list(zip(los, his))), (los, lasts))
     return chunks, curve(spans, distances, threshold, starts, **extra)
 
 
@@ -243,17 +263,17 @@ def llamaindex_cosine(a, b) -> float:
 
 
 def llamaindex_measure(text: str, spans, vectors, chunking: dict) -> Kept:
-    return Kept(spans, [1 - llamaindex_cosine(vectors[i], vectors[i + 1]) for i in range(len(vectors) - 1)])
+    return Kept.of(spans, [1 - llamaindex_cosine(vectors[i], vectors[i + 1]) for i in range(len(vectors) - 1)])
 
 
 def llamaindex_cut(text: str, kept: Kept, chunking: dict) -> tuple[Chunks, dict]:
     """`_build_node_chunks` from kept distances (each chunk a slice of the text, made when read)."""
     p = _read_llamaindex(chunking)[1]
-    spans, distances = kept
+    spans, distances = kept.spans, kept.distances
     if not distances:  # no sentence or one: the whole document (" ".join of its sentences)
         a, b = (spans[0][0], spans[-1][1]) if spans else (0, 0)
         return Chunks.of([(a, b, b - a, text[a:b])]), curve(spans, [], None, [])
-    threshold = npm.percentile(distances, p)
+    threshold = kept.percentile(p)
     firsts = [0, *(i + 1 for i in compress(range(len(distances)), map(gt, distances, repeat(threshold))))]
     starts = [spans[i][0] for i in firsts]
     ends = [spans[i - 1][1] for i in firsts[1:]] + [spans[-1][1]]

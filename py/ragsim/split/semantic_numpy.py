@@ -54,21 +54,23 @@ def std(values) -> float:
     return math.sqrt(pairwise_sum([(x - m) * (x - m) for x in values]) / len(values))
 
 
-def percentile(values, q: float) -> float:
+def percentile(values, q: float, ordered=None) -> float:
     """`np.percentile(values, q)` with numpy's default method "linear" (Hyndman and Fan's 7th).
 
     The virtual index is `(n - 1) * (q / 100)`; the result interpolates the two order statistics
     around it as numpy's `_lerp` does (from the upper one when the weight is at least one half).
     Any NaN among the values makes the result NaN. Raises ValueError for q outside [0, 100] and for
-    no values, as numpy does."""
+    no values, as numpy does. `ordered`: `sorted(values)`, given by a caller that keeps it (and has
+    seen no NaN among them)."""
     if not 0 <= q <= 100:
         raise ValueError("Percentiles must be in the range [0, 100]")
     n = len(values)
     if n == 0:
         raise ValueError("percentile of no values")
-    if any(map(ne, values, values)):  # x != x: a NaN
-        return math.nan
-    ordered = sorted(values)
+    if ordered is None:
+        if any(map(ne, values, values)):  # x != x: a NaN
+            return math.nan
+        ordered = sorted(values)
     virtual = (n - 1) * (q / 100)
     if virtual >= n - 1:
         return float(ordered[-1])

@@ -6,6 +6,7 @@ simulation, on its columns; the arithmetic itself is in `explore`.
 from ragsim.wire import encode
 from ragsim.text import explore
 from ragsim.judge import pipeline
+from ragsim.split import registry
 from ragsim.errors import RequestError
 from ragsim.judge.pipeline import Judged
 from ragsim.wire.request import Questions, Request
@@ -36,11 +37,15 @@ def cuts(req: Request, judged: Judged, d: int, session) -> dict:
     text = req.docs[d]["text"]
     mine = pipeline.doc_range(c, d)
     now = explore.cut_positions(c.starts[mine.start:mine.stop], c.ends[mine.start:mine.stop], len(text))
-    try:
-        split, _ = session.split(session.index(text, req.analyzer), dict(req.chunking, overlap=0))
-        zero = explore.cut_positions(split.starts, split.ends, len(text))
-    except RequestError:
-        zero = None
+    splitter = registry.of(req.chunking)
+    if splitter is not None and splitter.field("overlap") is None:
+        zero = now  # a splitter with no overlap (a semantic one): its cuts at overlap 0 are these, not split again
+    else:
+        try:
+            split, _ = session.split(session.index(text, req.analyzer), dict(req.chunking, overlap=0))
+            zero = explore.cut_positions(split.starts, split.ends, len(text))
+        except RequestError:
+            zero = None
     shown = 5
     return {
         "doc": d,
