@@ -3,8 +3,10 @@
 // so an inference never holds up a BM25 answer in the Pyodide worker.
 //
 //   page -> {type: "load", dtype: "fp32" | "q8"}
-//        <- {type: "progress", loaded, total}  ...  then {type: "loaded", ms, backend} or {type: "failed", message}
-//           backend: {device: "webgpu" | "wasm", threads, isolated}: what the model runs on
+//        <- {type: "progress", loaded, total}  ...  then {type: "loaded", ms, backend, phases} or {type: "failed", message}
+//           backend: {device: "webgpu" | "wasm", threads, isolated}: what the model runs on; phases: the
+//           load's ms by step (import: transformers.js; pipeline: the files fetched and the session made;
+//           warm: the session's first run)
 //   page -> {type: "embed", job, lane, priority, query, texts, reply?}
 //        <- {type: "embedding", job, done, total, embedded}  (after each batch that advanced it; `embedded`:
 //           the texts this job's own batches gave the model so far)
@@ -64,9 +66,11 @@ async function backendHere() {
 }
 
 async function load(kind) {
+  const t0 = performance.now(), phases = {};
   const { dense } = (await import(configUrl.href)).default;
   const at = (p) => new URL(p, configUrl).href;
   const { env, pipeline, Tensor, mean_pooling } = await import(at(dense["transformers.min.js"]));
+  phases.import = performance.now() - t0;
   env.allowLocalModels = true;
   env.allowRemoteModels = false;
   env.localModelPath = new URL(dense.localModelPath, configUrl).pathname; // no scheme (trap 1)
@@ -94,9 +98,11 @@ async function load(kind) {
     backend.device = "wasm"; // WebGPU offered but the model could not start on it
     extractor = await pipeline("feature-extraction", dense.model, { dtype: kind, device: "wasm", progress_callback });
   }
+  phases.pipeline = performance.now() - t0 - phases.import;
   const { tokenizer, model } = extractor;
-  const m = { tokenizer, model, Tensor, mean_pooling, sep: tokenizer.sep_token_id, backend };
+  const m = { tokenizer, model, Tensor, mean_pooling, sep: tokenizer.sep_token_id, backend, phases };
   await embed(m, [readIds(m, "warm up")]); // the session's first run sets itself up: here, not in a job's first batch
+  phases.warm = performance.now() - t0 - phases.import - phases.pipeline;
   return m;
 }
 
@@ -232,7 +238,7 @@ addEventListener("message", async ({ data }) => {
         loading = load(dtype);
         loading.catch(() => { loading = null; });
         const m = await loading;
-        postMessage({ type: "loaded", ms: performance.now() - started, backend: m.backend });
+        postMessage({ type: "loaded", ms: performance.now() - started, backend: m.backend, phases: m.phases });
       } else {
         const m = await loading;
         postMessage({ type: "loaded", ms: 0, backend: m.backend });

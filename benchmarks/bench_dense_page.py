@@ -121,7 +121,9 @@ def main():
         first = page.evaluate(CHOOSE)
         info = page.evaluate("() => window.ragsim.dense()")
         print(f"first dense ranking (choose dense -> dense verdict, model loaded from dist/ then): {first:.0f} ms"
-              f" (of it loading the model: {info.get('loadMs') or 0:.0f} ms); backend: {info.get('backend')}")
+              f" (of it loading the model: {info.get('loadMs') or 0:.0f} ms; its steps: "
+              + ", ".join(f"{k} {v:.0f} ms" for k, v in (info.get('loadPhases') or {}).items())
+              + f"); backend: {info.get('backend')}")
         print(f"first dense ranking with the pointer on the Retriever {PAUSE_MS / 1000:.1f} s before choosing dense"
               f" (that loads the model): {first_opened:.0f} ms")
         steps, rested = [], []

@@ -373,6 +373,7 @@ export class DenseClient {
     if (m.type === "progress") { if (this.onProgress) this.onProgress(m); return; }
     if (m.type === "loaded" || (m.type === "failed" && m.job === undefined)) {
       if (m.backend) this.backend = this.stats.backend = m.backend;
+      if (m.phases) this.stats.loadPhases = m.phases;
       const waiters = this.loadWaiters || {};
       const dtype = Object.keys(waiters)[0];
       if (dtype) { waiters[dtype](m.type === "loaded" ? { ok: true } : { ok: false, message: modelSentence(m.message) }); delete waiters[dtype]; }
