@@ -35,9 +35,11 @@ def one_request(files, chunking, overlaps, k=3):
     return audit({"documents": docs, "chunking": chunking, "overlaps": overlaps, "precision_k": k})
 
 
-def streamed(files, chunking, overlaps, engine, k=3, batch=6000, out_path=None, progress=None, resume=False):
+def streamed(files, chunking, overlaps, engine, k=3, batch=6000, out_path=None, progress=None, resume=False,
+             retrieval=None):
     found, skipped = sources.walk(files)
-    plan = audit_run.Plan(chunking=chunking, overlaps=overlaps, retrieval={}, k=k, files=found, batch_bytes=batch,
+    plan = audit_run.Plan(chunking=chunking, overlaps=overlaps, retrieval=retrieval or {}, k=k, files=found,
+                          batch_bytes=batch,
                           skipped=skipped)
     facts = []
     out = jsonl_out.Output(out_path)

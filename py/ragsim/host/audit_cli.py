@@ -1,13 +1,13 @@
 """`python -m ragsim audit FILE|DIR... --unit chars --size 900 --overlaps 0,25,50,100,150,300 [--json]`.
 
 Runs the corpus audit over text files and prints the table (or, with --json, the data), then the
-corpus in the study's words. With BM25 (the default) the files are streamed (issue 26, docs/cli.md
-"Whole knowledge bases": directories, --glob, --workers, --engine dask, --jsonl, --resume), so a
-knowledge base of any size gives one request's numbers; dense and hybrid run as one request. A .pdf
+corpus in the study's words. With BM25 (the default) or dense retrieval the files are streamed (issue
+26, docs/cli.md "Whole knowledge bases": directories, --glob, --workers, --engine dask, --jsonl,
+--resume), so a knowledge base of any size gives one request's numbers; hybrid runs as one request. A .pdf
 is read as LangChain's PyPDFLoader reads it (ragsim.pdf; needs pypdf): a document per page, or one
 for the file with --pdf-mode single.
 Exit status 0, 2 for settings that break the contract (one line on stderr), 1 when no file can be
-read as text (a file that cannot be, or is over 40 MB, is skipped and listed; with dense or hybrid
+read as text (a file that cannot be, or is over 40 MB, is skipped and listed; with hybrid
 retrieval it is refused, and so are more than 10 million characters in all: ragsim.limits); a file
 is read no further than its limit, so /dev/zero is refused at once. Ctrl-C: 130, the output kept.
 """
@@ -25,6 +25,7 @@ from ragsim import limits, split as splitters
 from ragsim.wire import cost
 from ragsim.wire.audit import DEFAULT_OVERLAPS, audit, corpus_sentence, estimate
 from ragsim.errors import RequestError
+from ragsim.rank.dense import read_options
 from ragsim.text.index import DocIndex
 from ragsim.split import registry
 from ragsim.split.windows import UNITS
@@ -166,8 +167,13 @@ def main(argv) -> int:
     except ValueError:
         console.say(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {shown(args.overlaps)}).")
         return 2
-    if args.method != "bm25":  # the model's cosines in memory: one request
+    if args.method == "hybrid":  # its fused ranks need every chunk's two ranks: one request
         return _one_request(args, overlaps)
+    try:  # the retriever's fields, as one request reads them, before any file is read
+        read_options(cli_retrieval.retrieval_fields(args))
+    except RequestError as e:
+        console.say(f"ragsim audit: {e.field}: {e.message}")
+        return 2
     sp = registry.of(args.chunking_object)
     if sp is not None and sp.embeds:  # a semantic chunker has no overlap: one row, as one request gives
         overlaps = overlaps[:1]
@@ -197,7 +203,7 @@ def show_streamed(args, result: dict) -> None:
 
 
 def _one_request(args, overlaps) -> int:
-    """Dense and hybrid: the audit as one request (the core's limits), the model's cosines in memory."""
+    """Hybrid: the audit as one request (the core's limits), the model's cosines in memory."""
     documents, total = [], 0
     for path in args.files:
         try:

@@ -13,7 +13,7 @@ import heapq
 import json
 from dataclasses import dataclass, field
 
-from ragsim.host import audit_stream, pool as engines, sources, spill
+from ragsim.host import audit_dense, audit_stream, pool as engines, sources, spill
 from ragsim.wire.audit import corpus_sentence
 
 LISTED = 50  # destroyed facts the summary keeps for the text output; the fact lines hold every one
@@ -36,6 +36,11 @@ class Plan:
     pdf_mode: str = "page"
     batch_bytes: int = BATCH_BYTES
     skipped: list = field(default_factory=list)  # (path, reason)
+
+    @property
+    def dense(self) -> bool:
+        """Dense retrieval: the names' texts are the queries, ranked by cosine (`host.audit_dense`)."""
+        return self.retrieval.get("method", "bm25") == "dense"
 
     def fingerprint(self) -> str:
         described = json.dumps([self.chunking, self.overlaps, self.retrieval, self.k, self.pdf_mode, self.batch_bytes,
@@ -77,7 +82,7 @@ def _read_facts(plan, engine, batches, progress, kept) -> dict:
     """Pass 1: every fact's query, numbered in order of first appearance, and where each batch's
     facts were kept; the batches that failed removed."""
     key_id, keys, failed, facts_at = {}, [], [], []
-    shared = {"retrieval": plan.retrieval, "pdf_mode": plan.pdf_mode, "spill": kept}
+    shared = {"retrieval": plan.retrieval, "pdf_mode": plan.pdf_mode, "spill": kept, "dense": plan.dense}
     for i, result in run_pass(engine, audit_stream.facts_pass, shared, batches, progress, "read", batches):
         if isinstance(result, engines.Failed):
             skip_failed(plan, batches[i], result)
@@ -94,8 +99,8 @@ def _read_facts(plan, engine, batches, progress, kept) -> dict:
                         keys.append(key)
     for i in reversed(failed):
         del batches[i]
-    by_term: dict = {}
-    for i, key in enumerate(keys):
+    by_term: dict = {}  # BM25's: the queries holding each term (dense queries are texts, ranked whole)
+    for i, key in enumerate([] if plan.dense else keys):
         for t in dict.fromkeys(key):
             by_term.setdefault(t, []).append(i)
     return {"key_id": key_id, "keys": keys, "by_term": by_term, "kept": facts_at}
@@ -105,7 +110,8 @@ def _count(plan, engine, batches, keys, progress, kept) -> dict:
     """Pass 2: per overlap the collection (chunks, total length, document frequencies), each batch's
     first chunk and where its work for pass 3 was kept, the unit, and the first refusal of an overlap."""
     shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": plan.overlaps,
-              "terms": frozenset(keys["by_term"]), "key_id": keys["key_id"], "pdf_mode": plan.pdf_mode, "spill": kept}
+              "terms": frozenset(keys["by_term"]), "key_id": keys["key_id"], "pdf_mode": plan.pdf_mode, "spill": kept,
+              "dense": plan.dense}
     totals = {o: {"chunks": 0, "units": 0, "total": 0, "df": {}, "error": None, "unit": None} for o in plan.overlaps}
     bases, failed, ready = [], [], []
     items = list(zip(batches, keys["kept"]))
@@ -136,12 +142,16 @@ def _judge(plan, engine, batches, keys, counted, state, out, progress) -> None:
     totals = counted["totals"]
     shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": counted["live"], "k": plan.k,
               "keys": keys["keys"], "key_id": keys["key_id"], "by_term": keys["by_term"], "pdf_mode": plan.pdf_mode,
-              "terms": frozenset(keys["by_term"]),
+              "terms": frozenset(keys["by_term"]), "dense": plan.dense,
               "collections": {o: (totals[o]["chunks"], totals[o]["total"], totals[o]["df"]) for o in counted["live"]}}
+    judge = audit_stream.judge_pass
+    if plan.dense:  # the chunks embedded on the workers, the machine's cores shared among them
+        shared["threads"] = max(1, engines.cores() // max(1, engine.workers))
+        judge = audit_dense.judge_pass
     first = state["batches_done"]
     items = [(batches[i], counted["bases"][i], counted["kept"][i]) for i in range(first, len(batches))]
     try:
-        for j, result in run_pass(engine, audit_stream.judge_pass, shared, items, progress, "rank", batches[first:]):
+        for j, result in run_pass(engine, judge, shared, items, progress, "rank", batches[first:]):
             if isinstance(result, engines.Failed):
                 skip_failed(plan, batches[first + j], result)
                 state["failed"].extend(s.path for s in batches[first + j])
@@ -183,7 +193,7 @@ def _finish(plan, counted, state, out, on_fact) -> dict:
         if doc.get("gap") is not None:
             gap = max(gap or 0, doc["gap"])
         for f in doc["facts"]:
-            record = _fact(f, live, state, rows, k)
+            record = _fact(f, live, state, rows, k, plan.dense)
             facts += 1
             if record["destroyed_at"]:
                 destroyed_facts += 1
@@ -197,7 +207,7 @@ def _finish(plan, counted, state, out, on_fact) -> dict:
     return {**summary, "destroyed_listed": destroyed_listed, "destroyed_facts": destroyed_facts}
 
 
-def _fact(f, live, state, rows, k) -> dict:
+def _fact(f, live, state, rows, k, dense=False) -> dict:
     found, destroyed, answering = [], [], {}
     baseline = None
     for o in live:
@@ -210,7 +220,7 @@ def _fact(f, live, state, rows, k) -> dict:
             r["destroyed"] += 1
             r["within"] += at["within"]
         else:
-            in_top = _in_top(at, state, str(o), str(f["key"]), k)
+            in_top = _in_top(at, state, str(o), str(f["key"]), k, dense)
         if baseline is None:
             baseline = in_top
         elif baseline and not in_top and at["answering"]:
@@ -222,13 +232,14 @@ def _fact(f, live, state, rows, k) -> dict:
     return {**{n: f[n] for n in keep}, "destroyed_at": destroyed, "found_at": found, "answering": answering}
 
 
-def _in_top(at, state, o, key, k) -> bool:
+def _in_top(at, state, o, key, k, dense=False) -> bool:
     """Whether the fact's best answering chunk ranks within k for its name: among the query's top k
     positive chunks, or, scoring 0, after every positive chunk and the zero-scoring ones before it
-    (fewer than k positive chunks in all: then every one of them is among the best kept)."""
+    (fewer than k positive chunks in all: then every one of them is among the best kept). Dense
+    keeps every name's best k chunks whatever their cosine: among them."""
     score, p = at["best"]
     best = [list(x) for x in state["best"].get(o, {}).get(key, [])]
-    if score > 0:
+    if score > 0 or dense:
         return [-score, p] in best
     if len(best) >= k:
         return False

@@ -40,9 +40,12 @@ def documents_of(shared, batch):
         yield source, docs, reason
 
 
-def _detect(text, analyzer) -> tuple[list, list]:
-    """A text's facts and each one's query (its name's terms, as a tuple)."""
+def _detect(text, analyzer, dense=False) -> tuple[list, list]:
+    """A text's facts and each one's query: its name's terms, as a tuple (BM25), or its name's text
+    (dense, which embeds the text itself: `host.audit_dense`)."""
     found = fact_rules.detect(text)
+    if dense:
+        return found, [text[f.name[0]:f.name[1]] for f in found]
     return found, [tuple(query_terms_for(text[f.name[0]:f.name[1]], analyzer)) for f in found]
 
 
@@ -58,7 +61,7 @@ def facts_pass(shared: dict, batch: list) -> dict:
     for source, docs, reason in documents_of(shared, batch):
         entry = {"seq": source.seq, "bytes": source.size, "skipped": reason, "docs": []}
         for j, d in enumerate(docs):
-            found, keys = kept[(source.seq, j)] = _detect(d["text"], analyzer)
+            found, keys = kept[(source.seq, j)] = _detect(d["text"], analyzer, shared.get("dense"))
             entry["docs"].append({"id": d["id"], "title": d["title"], "chars": len(d["text"]), "keys": keys})
         out.append(entry)
     return {"files": out, "kept": spill.keep(shared, kept_name(batch, "facts"), kept)}
@@ -109,7 +112,8 @@ def _prepare(shared, batch, kept) -> tuple[dict, dict]:
         for j, d in enumerate(docs):
             session = Session()
             index = session.index(d["text"], analyzer)
-            found, keys = kept[(source.seq, j)] if kept and (source.seq, j) in kept else _detect(d["text"], analyzer)
+            found, keys = (kept[(source.seq, j)] if kept and (source.seq, j) in kept
+                           else _detect(d["text"], analyzer, shared.get("dense")))
             doc = {"id": d["id"], "title": d["title"], "chars": len(d["text"]), "chunks": {}, "gap": None,
                    "facts": [_fact_record(d, f, shared["key_id"][key]) for f, key in zip(found, keys)]}
             for o, corpus, error in splits_of(shared, index, session):
@@ -188,13 +192,26 @@ def judge_pass(shared: dict, item: tuple) -> dict:
     each query ranked over the whole batch at once (`ranking.MaxScore`). `item`: the batch, its
     first chunk's position in the corpus per overlap, and where pass 2 kept its work (or None)."""
     batch, bases, kept = item
-    ready = spill.load(kept)
-    if ready is None:  # kept where this worker cannot read it: made again
-        ready = _prepare(shared, batch, None)[1]
+    ready = kept_or_made(shared, batch, kept)
     retrieval = read_retrieval_options(shared["retrieval"])
     stats = {o: tuple(c) for o, c in shared["collections"].items()}
-    live = {str(o) for o in stats}
-    for entry in ready["files"]:  # the overlaps a request audits: numbered across the corpus
+    number_across(ready, bases, stats)
+    splits, pending = ready["splits"], ready["pending"]
+    best = {o: _rank_batch(splits[o], stats[o], retrieval, shared, bases[o], pending, o) for o in stats}
+    return {"files": ready["files"], "best": best}
+
+
+def kept_or_made(shared, batch, kept) -> dict:
+    """What pass 2 kept for `batch`, or, kept where this worker cannot read it, made again."""
+    ready = spill.load(kept)
+    return ready if ready is not None else _prepare(shared, batch, None)[1]
+
+
+def number_across(ready, bases, overlaps) -> None:
+    """What pass 2 kept, for the overlaps a request audits (`overlaps`, the others dropped): each
+    fact's answering chunks numbered across the corpus (`bases`: the batch's first chunk per overlap)."""
+    live = {str(o) for o in overlaps}
+    for entry in ready["files"]:
         for doc in entry["docs"]:
             doc["chunks"] = {o: n for o, n in doc["chunks"].items() if o in live}
             if not doc["chunks"]:
@@ -203,9 +220,6 @@ def judge_pass(shared: dict, item: tuple) -> dict:
                 record["at"] = {o: at for o, at in record["at"].items() if o in live}
                 for o, at in record["at"].items():
                     at["answering"] = [c + bases[int(o)] for c in at["answering"]]
-    splits, pending = ready["splits"], ready["pending"]
-    best = {o: _rank_batch(splits[o], stats[o], retrieval, shared, bases[o], pending, o) for o in stats}
-    return {"files": ready["files"], "best": best}
 
 
 def _rank_batch(split, collection, retrieval, shared, base, pending, o) -> dict:
