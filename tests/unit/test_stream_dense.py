@@ -16,6 +16,7 @@ from ragsim.host.embed_onnx import default_embedder
 from ragsim.wire.api import simulate
 import test_stream_eval as stream_eval
 from test_stream_eval import question_set
+from test_cli_semantic import host  # noqa: F401  (the fixture: a hashed embedding that counts its texts)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FILES = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))[:3]  # small: every chunk is embedded
@@ -28,19 +29,23 @@ def questions():
     return {"questions": [q for q in question_set()["questions"] if q["references"][0]["doc"] in names]}
 
 
-@pytest.fixture(scope="module")
-def expected():
+def one_request(chunking):
     docs = [{"id": p, "title": pathlib.Path(p).name, "text": pathlib.Path(p).read_text(encoding="utf-8")} for p in FILES]
     by_name = {pathlib.Path(p).name: p for p in FILES}
     asked = [{**q, "references": [{**r, "doc": by_name[r["doc"]]} for r in q["references"]]}
              for q in questions()["questions"]]
-    got = simulate({"documents": docs, "query": "", "chunking": CHUNKING, "retrieval": RETRIEVAL, "questions": asked})
+    got = simulate({"documents": docs, "query": "", "chunking": chunking, "retrieval": RETRIEVAL, "questions": asked})
     assert "error" not in got
     return got
 
 
-def streamed(engine):
-    return stream_eval.streamed(CHUNKING, K, questions(), engine, files=FILES, retrieval={"method": "dense"})
+@pytest.fixture(scope="module")
+def expected():
+    return one_request(CHUNKING)
+
+
+def streamed(engine, chunking=CHUNKING):
+    return stream_eval.streamed(chunking, K, questions(), engine, files=FILES, retrieval={"method": "dense"})
 
 
 def test_streamed_dense_eval_equals_one_request_in_one_process(expected):
@@ -63,6 +68,19 @@ def test_the_workers_cosines_are_one_requests_within_1e_4():
     # a chunk's cosine is the same bits in any batch (a span's threshold is compared with it exactly)
     alone = [eval_dense.cosines({"queries": [query, "locks"], "threads": 1}, chunks[i:i + 3])[0] for i in range(0, 10, 3)]
     assert [x for part in alone for x in part.tolist()] == mine.tolist()
+
+
+def test_one_requests_cosines_give_the_same_text_the_same_bits_wherever_it_stands():
+    """Two chunks of one text tie exactly, so they rank by position (SPEC section 3). A matrix-vector
+    product rounded the rows of its last, partial block of four apart from the others (27 rows: 24, 25
+    and 26), which put chunk 25 before chunk 23 of the same text in one request and not in a stream."""
+    text = pathlib.Path(FILES[2]).read_text(encoding="utf-8")
+    texts = [text[i:i + 180] for i in range(0, 180 * 27, 180)]
+    for i in (0, 5, 22, 24, 25, 26):
+        texts[i] = "Tollen Lock No."
+    got = default_embedder().similarities("Which lock is at Tollen?", texts)
+    assert len({got[i] for i in (0, 5, 22, 24, 25, 26)}) == 1
+    assert len(set(got)) > 2
 
 
 def test_streamed_dense_eval_on_two_workers_from_the_command_line(expected, tmp_path):
@@ -88,6 +106,27 @@ def test_streamed_dense_eval_on_a_dask_cluster_equals_one_request(expected):
             engine.close()
     assert got["questions"] == expected["questions"]
     assert got["question_stats"] == expected["question_stats"]
+
+
+SEMANTIC = {"strategy": "langchain-semantic", "breakpoint_threshold_amount": 80}
+
+
+def test_dense_over_a_semantic_chunkers_chunks_streams_and_embeds_each_document_once(host):
+    """The semantic chunker's windows (the tests' hashed embedding, which counts them) embedded once a
+    document, its chunks ranked by the model's cosines: one request's verdicts and metrics."""
+    from ragsim.split import semantic
+
+    expected = one_request(SEMANTIC)
+    host.texts = 0
+    got = streamed(pool.Local(1), SEMANTIC)
+    assert got["questions"] == expected["questions"] and got["question_stats"] == expected["question_stats"]
+    assert len({q["verdict"] for q in got["questions"]}) > 1
+    windows = sum(len(semantic.texts_to_embed(pathlib.Path(p).read_text(encoding="utf-8"), SEMANTIC)) for p in FILES)
+    assert host.texts == windows  # the count pass embeds each document; the other passes read what it kept
+    from ragsim.host import eval_cli
+
+    assert eval_cli.streams(eval_cli._parser().parse_args(["a.md", "--questions", "q.json", "--method", "dense",
+                                                          "--strategy", "langchain-semantic"]))
 
 
 def test_hybrid_stays_one_request():

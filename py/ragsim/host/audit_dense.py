@@ -8,9 +8,9 @@ Streamed, the passes are `audit_stream`'s with the queries being the names' text
 `judge_pass` here: each overlap's chunks of the batch embedded together, their cosines with every
 name (a block of names at a time, so memory is bounded whatever the number of names), and per name the
 batch's best k chunks (-cosine, position in the corpus), merged across batches by `audit_run` as BM25's
-are; each answered fact's best answering chunk is read from the same cosines, so its membership in its
-name's top k is decided on the same bits. A cosine is the float64 product of the two unit vectors, as
-one request's is, within 1e-16 (a matrix product, where one request multiplies a vector).
+are. A cosine is one request's, bit for bit: the float64 products of the two unit vectors summed
+along the row (`embed_onnx.Embedder.similarities`); a matrix product of the block finds each name's
+candidates, and their exact cosines (and each answered fact's answering chunks') decide.
 
 Functions here run on the workers: module-level. The model loads once per worker process
 (`eval_dense.embedder`), with the machine's cores shared among the workers.
@@ -21,6 +21,7 @@ from ragsim.split.session import Session
 from ragsim.wire.request import read_retrieval_options
 
 CELLS = 1 << 22  # cosines held at once (chunks x names of one block): 32 MB of float64
+SLACK = 1e-12  # how far below a name's k-th cosine by the matrix product a candidate may fall
 
 _NAMES: dict = {}  # this process's name vectors (float64), by (threads, names)
 
@@ -73,6 +74,13 @@ def _rank_batch(shared, texts, base, pending, o) -> dict:
     vectors = model.embed(texts).astype(np.float64)
     model.cache.clear()  # each chunk is embedded once: a cache would only hold memory
     n = len(texts)
+
+    def exact(rows, cols):
+        """The cosines of chunks `rows` with names `cols`, pair by pair, as one request sums them:
+        each product along its own row (`embed_onnx.Embedder.similarities`), the same bits wherever
+        the chunk stands."""
+        return (vectors[rows] * names[cols]).sum(axis=1).tolist()
+
     facts_of: dict = {}  # name -> [(record, answering chunks in the batch)]
     for record, at, chunks in pending:
         if at == o:
@@ -80,19 +88,18 @@ def _rank_batch(shared, texts, base, pending, o) -> dict:
     best = {}
     width = max(1, CELLS // n)
     for first in range(0, len(names), width):
+        # A matrix product finds each name's candidates fast (within 1e-15 of the exact cosine); the
+        # candidates' exact cosines decide their order.
         block = vectors @ names[first:first + width].T  # n x names: each column one name's cosines
-        if n > k:  # the k-th highest cosine of each name; ties at it are all kept, then cut by position
-            floor = np.partition(block, n - k, axis=0)[n - k]
-            cols, rows = np.nonzero((block >= floor).T)
-        else:
-            cols, rows = np.divmod(np.arange(n * block.shape[1]), n)
+        floor = np.partition(block, n - k, axis=0)[n - k] - SLACK if n > k else np.full(block.shape[1], -np.inf)
+        cols, rows = np.nonzero((block >= floor).T)
         held: dict = {}
-        for j, i in zip(cols.tolist(), rows.tolist()):
-            held.setdefault(j, []).append((-float(block[i, j]), i + base))
+        for j, i, x in zip(cols.tolist(), rows.tolist(), exact(rows, cols + first)):
+            held.setdefault(j, []).append((-x, i + base))
         for j, top in held.items():
             best[first + j] = sorted(top)[:k]
         for j in range(block.shape[1]):
             for record, chunks in facts_of.get(first + j, ()):
-                s, p = min(((float(block[c, j]), c) for c in chunks), key=lambda x: (-x[0], x[1]))
+                s, p = min(zip(exact(chunks, [first + j] * len(chunks)), chunks), key=lambda x: (-x[0], x[1]))
                 record["at"][str(o)]["best"] = [s, p + base]
     return best

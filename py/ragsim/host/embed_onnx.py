@@ -168,11 +168,15 @@ class Embedder:
 
     def similarities(self, query: str, texts: list[str], keys=None) -> list[float]:
         """Cosine similarity of each text with the query (their unit vectors' dot product); the
-        core's host interface (`keys` name the chunks; texts are what this host needs)."""
+        core's host interface (`keys` name the chunks; texts are what this host needs). Each product
+        is summed along its own row (float64), so a text's cosine is the same bits wherever it stands:
+        two chunks of the same text tie exactly and rank by position (SPEC section 3), as they do when
+        a streamed run embeds them in different batches (`eval_dense.cosines`); a matrix-vector
+        product may round a row by where it falls."""
         if not texts:
             return []
         vectors = self.embed([query, *texts]).astype(self.np.float64)
-        return [float(s) for s in vectors[1:] @ vectors[0]]
+        return [float(s) for s in (vectors[1:] * vectors[0]).sum(axis=1)]
 
 
 @functools.cache

@@ -225,9 +225,7 @@ def main(argv) -> int:
         except _Refused as e:
             console.say(f"{PROG}: {e}")
             return 2
-        sp = registry.of(chunking)
-        if sp is None or not sp.embeds or args.method == "bm25":  # dense over a semantic chunker's chunks: one request
-            return kb_cli.run_eval(args, chunking, table)
+        return kb_cli.run_eval(args, chunking, table)
     try:
         documents, base = read_documents(args)
         questions_text = read_text_file(args.questions) if args.questions is not None else None

@@ -6,9 +6,9 @@ each chunk's unit vectors' dot product, in float64, as `embed_onnx.Embedder.simi
 
 - `referenced_pass`: each referenced document's chunks holding each span whole (`eval_stream`'s
   own), the best of them by cosine for its question (score descending, position ascending);
-- `rank_pass`: every batch's chunks embedded together; per question the batch's best k chunks
-  (-cosine, position, document, start, end) and, per span's best chunk, how many chunks of the
-  batch rank above it (its rank when it is not in the top k). `eval_run` merges them as it merges
+- `rank_pass`: every batch's chunks (as the count pass split and kept them) embedded together; per
+  question the batch's best k chunks (-cosine, position, document, start, end) and, per span's best
+  chunk, how many chunks of the batch rank above it (its rank when it is not in the top k). `eval_run` merges them as it merges
   BM25's, so each question's top k and needed_k are one request's over the same chunks.
 
 Each worker process loads the model once (`embedder`), with `threads` onnxruntime threads (the
@@ -18,11 +18,8 @@ machine's cores shared among the workers). Functions here run on the workers: mo
 import functools
 import heapq
 
-from ragsim.host import eval_stream, sources
+from ragsim.host import eval_stream
 from ragsim.host.audit_stream import documents_of
-from ragsim.rank.corpus import rankable
-from ragsim.split.session import Session
-from ragsim.wire.request import read_retrieval_options
 
 
 def shared_fields(questions, workers: int, cores: int) -> dict:
@@ -63,19 +60,10 @@ def cosines(shared, texts: list[str]):
     return [(vectors * q).sum(axis=1) for q in queries]
 
 
-def _extents(shared, text, analyzer):
-    session = Session()
-    corpus = rankable([session.index(text, analyzer)], [0], session, shared["chunking"])
-    return corpus.doc_columns(0)
-
-
 def referenced_pass(shared: dict, item: tuple) -> dict:
     """`eval_stream.referenced_pass`, each span's best holding chunk chosen by cosine instead."""
-    found = eval_stream.referenced_pass(shared, item)
-    source, within, _, base = item
-    analyzer = read_retrieval_options(shared["retrieval"])["analyzer"]
-    text = sources.read(source, shared.get("pdf_mode", "page"))[within]["text"]
-    starts, ends = _extents(shared, text, analyzer)
+    found, text, starts, ends = eval_stream.referenced(shared, item)
+    base = item[3]
     held = sorted({p - base for positions, _ in found["whole"].values() for p in positions})
     rows = cosines(shared, [text[starts[i]:ends[i]] for i in held])
     column = {i: j for j, i in enumerate(held)}
@@ -87,18 +75,16 @@ def referenced_pass(shared: dict, item: tuple) -> dict:
 
 
 def rank_pass(shared: dict, item: tuple) -> dict:
-    """The batch's chunks embedded together; per question its best k, per span the chunks above it."""
-    batch, base, d = item[:3]  # (eval_run's 4th: where BM25's pass kept its work, unused here)
-    analyzer = read_retrieval_options(shared["retrieval"])["analyzer"]
-    chunks, texts, docs_out = [], [], []
-    for _, docs, _ in documents_of(shared, batch):
-        for doc in docs:
-            starts, ends = _extents(shared, doc["text"], analyzer)
-            for s, e in zip(starts, ends):
-                chunks.append((base + len(chunks), d, s, e))
-                texts.append(doc["text"][s:e])
-            docs_out.append({"id": doc["id"], "title": doc["title"], "chars": len(doc["text"]), "chunks": len(starts)})
-            d += 1
+    """The batch's chunks embedded together; per question its best k, per span the chunks above it.
+    The chunks are those the count pass split and kept (`eval_stream.prepare_pass`), cut from the
+    documents read again: no document is split twice (nor a semantic chunker's windows embedded again)."""
+    batch, base, d, kept = item
+    ready = eval_stream.kept_or_made(shared, batch, kept)
+    texts_of = [doc["text"] for _, docs, _ in documents_of(shared, batch) for doc in docs]
+    starts, ends, doc_of = ready["starts"], ready["ends"], ready["doc_of"]
+    chunks = [(base + i, d + doc_of[i], s, e) for i, (s, e) in enumerate(zip(starts, ends))]
+    texts = [texts_of[doc_of[i]][s:e] for i, (s, e) in enumerate(zip(starts, ends))]
+    del texts_of
     rows = cosines(shared, texts)
     del texts
     best, above, np = {}, {}, embedder(shared.get("threads")).np
@@ -110,4 +96,4 @@ def rank_pass(shared: dict, item: tuple) -> dict:
         best[qi] = heapq.nsmallest(shared["k"], ((-x, p, dd, s, e) for x, (p, dd, s, e) in zip(scores, chunks)))
         for key, (s, p) in shared["thresholds"].get(qi, {}).items():
             above[key] = int((row > s).sum() + ((row == s) & (positions < p)).sum())
-    return {"documents": docs_out, "best": best, "positive": {}, "above": above, "before": {}, "first": []}
+    return {"documents": ready["documents"], "best": best, "positive": {}, "above": above, "before": {}, "first": []}

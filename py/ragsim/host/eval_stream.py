@@ -70,6 +70,12 @@ def referenced_pass(shared: dict, item: tuple) -> dict:
     or None), `touching[(d, a, b)]` = the extents of the chunks touching `[a, b)`. A semantic
     chunker's preparation (its sentences' distances) comes from the count pass where it was kept
     here, so the document is not embedded twice."""
+    return referenced(shared, item)[0]
+
+
+def referenced(shared: dict, item: tuple) -> tuple[dict, str, list, list]:
+    """`referenced_pass`'s answer, with the document's text and its chunks' starts and ends (which
+    `eval_dense` embeds)."""
     source, within, d, base = item
     retrieval = read_retrieval_options(shared["retrieval"])
     text = sources.read(source, shared.get("pdf_mode", "page"))[within]["text"]
@@ -96,7 +102,7 @@ def referenced_pass(shared: dict, item: tuple) -> dict:
                     touching[(d, a, b)] = list(zip(starts[lo:hi], ends[lo:hi]))
                 else:
                     touching[(d, a, b)] = [(x, y) for x, y in zip(starts, ends) if x <= b and a <= y]
-    return {"whole": whole, "touching": touching}
+    return {"whole": whole, "touching": touching}, text, starts, ends
 
 
 def prepare_pass(shared: dict, batch: list) -> dict:
@@ -136,15 +142,19 @@ def _prepare(shared, batch) -> tuple[dict, dict]:
     return per, {"split": split, "starts": starts, "ends": ends, "doc_of": doc_of, "documents": docs_out}
 
 
+def kept_or_made(shared, batch, kept) -> dict:
+    """What the count pass kept for `batch`, or, kept where this worker cannot read it, made again."""
+    ready = spill.load(kept)
+    return ready if ready is not None else _prepare(shared, batch)[1]
+
+
 def rank_pass(shared: dict, item: tuple) -> dict:
     """The batch's best k chunks per question (-score, position, document, start, end), its first
     2k chunks (position, document, start, end: the zero-scoring ones a short ranking ends with), and
     per span's best chunk (score s, position p) the chunks ranking above it here: for s > 0 those
     scoring above s or s before p; for s = 0 the question's positive chunks, and those before p."""
     batch, base, doc_base, kept = item
-    ready = spill.load(kept)
-    if ready is None:  # kept where this worker cannot read it: made again
-        ready = _prepare(shared, batch)[1]
+    ready = kept_or_made(shared, batch, kept)
     retrieval = read_retrieval_options(shared["retrieval"])
     k, thresholds, split = shared["k"], shared["thresholds"], ready["split"]
     starts, ends, doc_of = ready["starts"], ready["ends"], ready["doc_of"]
