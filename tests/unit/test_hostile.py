@@ -306,8 +306,8 @@ def test_eval_and_audit_print_the_estimate_and_progress_past_a_second(tmp_path):
     questions = tmp_path / "q.json"
     questions.write_text(json.dumps({"questions": [{"id": "fee", "query": "fee", "references": [
         {"doc": str(big), "start": 0, "end": 22}]}]}))
-    # one request (a map makes eval one): the estimate first, then how long it took
-    done = ragsim("eval", big, "--questions", questions, "--size", "400", "--map-sizes", "400", "--map-overlaps", "0")
+    # one request (hybrid makes eval one): the estimate first, then how long it took
+    done = ragsim("eval", big, "--questions", questions, "--size", "400", "--method", "hybrid")
     err = done.stderr.decode()
     assert done.returncode == 0 and "estimated about" in err and "done in" in err, err
     # streamed (issue 26): progress only on a terminal (test_stream_audit), so a pipe's stderr stays empty

@@ -29,12 +29,14 @@ def questions():
     return {"questions": [q for q in question_set()["questions"] if q["references"][0]["doc"] in names]}
 
 
-def one_request(chunking):
+def one_request(chunking, grid=None):
     docs = [{"id": p, "title": pathlib.Path(p).name, "text": pathlib.Path(p).read_text(encoding="utf-8")} for p in FILES]
     by_name = {pathlib.Path(p).name: p for p in FILES}
     asked = [{**q, "references": [{**r, "doc": by_name[r["doc"]]} for r in q["references"]]}
              for q in questions()["questions"]]
-    got = simulate({"documents": docs, "query": "", "chunking": chunking, "retrieval": RETRIEVAL, "questions": asked})
+    extra = {} if grid is None else {"map": {"sizes": grid[0], "overlaps": grid[1]}}
+    got = simulate({"documents": docs, "query": "", "chunking": chunking, "retrieval": RETRIEVAL, "questions": asked,
+                    **extra})
     assert "error" not in got
     return got
 
@@ -106,6 +108,18 @@ def test_streamed_dense_eval_on_a_dask_cluster_equals_one_request(expected):
             engine.close()
     assert got["questions"] == expected["questions"]
     assert got["question_stats"] == expected["question_stats"]
+
+
+def test_a_dense_settings_map_over_a_streamed_corpus_is_one_requests_map(expected):
+    from ragsim.host import eval_run, sources
+    from ragsim.host.progress import Progress
+
+    grid = ([70, 100], [0, 40])
+    files, _ = sources.walk(FILES)
+    plan = eval_run.Plan(chunking=CHUNKING, retrieval={"k": K, **RETRIEVAL}, questions_text=json.dumps(questions()),
+                         questions_name="q.json", files=files, batch_bytes=5000)
+    got = eval_run.map_cells(plan, pool.Local(1), Progress(1, 1, quiet=True), *grid, known=streamed(pool.Local(1)))
+    assert got == one_request(CHUNKING, grid)["map"]
 
 
 SEMANTIC = {"strategy": "langchain-semantic", "breakpoint_threshold_amount": 80}

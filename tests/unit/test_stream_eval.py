@@ -34,14 +34,15 @@ def question_set():
     return {"questions": out}
 
 
-def one_request(chunking, k, questions):
+def one_request(chunking, k, questions, grid=None):
     docs = [{"id": p, "title": pathlib.Path(p).name, "text": pathlib.Path(p).read_text(encoding="utf-8")}
             for p in COLLECTION]
     by_name = {pathlib.Path(p).name: p for p in COLLECTION}
     asked = [{**q, "references": [{**r, "doc": by_name[r["doc"]]} for r in q["references"]]}
              for q in questions["questions"]]
+    extra = {} if grid is None else {"map": {"sizes": grid[0], "overlaps": grid[1]}}
     return simulate({"documents": docs, "query": "", "chunking": chunking, "retrieval": {"k": k},
-                     "questions": asked})
+                     "questions": asked, **extra})
 
 
 def streamed(chunking, k, questions, engine, batch=5000, files=COLLECTION, retrieval=None):
@@ -129,6 +130,44 @@ def test_eval_reads_a_directory_on_the_command_line(tmp_path):
     got = json.loads(out.stdout)
     assert [q["verdict"] for q in got["questions"]] == [q["verdict"] for q in expected["questions"]]
     assert got["question_stats"] == expected["question_stats"]
+
+
+MAP_CHUNKING, MAP = {"strategy": "window", "unit": "words", "size": 60, "overlap": 10}, ([40, 60], [0, 10, 50])
+
+
+def test_the_settings_map_over_a_streamed_corpus_is_one_requests_map():
+    """Each cell a streamed run of its own (a refused one, overlap 50 at size 40, null): one request's
+    cells, bit for bit; the cell at the run's own setting is the run itself."""
+    questions = question_set()
+    expected = one_request(MAP_CHUNKING, 3, questions, MAP)["map"]
+    got = streamed(MAP_CHUNKING, 3, questions, pool.Local(1))
+    files, _ = sources.walk(COLLECTION)
+    plan = eval_run.Plan(chunking=MAP_CHUNKING, retrieval={"k": 3}, questions_text=json.dumps(questions),
+                         questions_name="q.json", files=files, batch_bytes=5000)
+    grid = eval_run.map_cells(plan, pool.Local(2), Progress(1, 1, quiet=True), *MAP, known=got)
+    assert grid == expected
+    assert grid["cells"][0][2] is None and len({c["intact"] for row in grid["cells"] for c in row if c}) > 1
+
+
+def test_eval_streams_a_directorys_map_on_the_command_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "q.json").write_text(json.dumps(question_set()), encoding="utf-8")
+    (tmp_path / "kb").mkdir()
+    for p in COLLECTION:
+        (tmp_path / "kb" / pathlib.Path(p).name).write_bytes(pathlib.Path(p).read_bytes())
+    out = subprocess.run([sys.executable, "-m", "ragsim", "eval", str(tmp_path / "kb"), "--questions",
+                          str(tmp_path / "q.json"), "--size", "60", "--overlap", "10", "--k", "3", "--map-sizes",
+                          "40,60", "--map-overlaps", "0,10,50", "--quiet"],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")}, timeout=300)
+    assert out.returncode == 0, out.stderr
+    expected = one_request(MAP_CHUNKING, 3, question_set(), MAP)["map"]
+    rows = [line for line in out.stdout.splitlines() if line.strip().startswith(("40 |", "60 |"))]
+    assert len(rows) == 2 and rows[0].split("|")[3].strip() == "-"
+    assert rows[1].split("|")[1].strip() == f"{expected['cells'][1][0]['intact']} " \
+                                            f"({expected['cells'][1][0]['context_tokens_mean']:.0f} tok)"
 
 
 def test_the_resume_fingerprint_is_the_same_in_every_process():

@@ -70,3 +70,20 @@ def test_the_command_line_streams_a_semantic_question_set_on_two_workers_with_th
     whole = simulate({"documents": docs, "query": "", "chunking": chunking, "retrieval": {"k": 2}, "questions": asked})
     assert [q["verdict"] for q in streamed["questions"]] == [q["verdict"] for q in whole["questions"]]
     assert streamed["question_stats"] == whole["question_stats"]
+
+
+def test_a_semantic_chunkers_map_on_its_own_axes_streams_as_one_request_maps_it(host):
+    """LangChain's map: threshold x min_chunk_size, each cell a streamed run: one request's cells."""
+    import json
+
+    from ragsim.host import eval_run, sources
+    from ragsim.host.progress import Progress
+
+    chunking, grid, questions = CHUNKINGS[0], ([70, 90], [0, 300]), question_set()
+    expected = eval_one_request(chunking, 3, questions, grid)["map"]
+    files, _ = sources.walk(COLLECTION)
+    plan = eval_run.Plan(chunking=chunking, retrieval={"k": 3}, questions_text=json.dumps(questions),
+                         questions_name="q.json", files=files, batch_bytes=5000)
+    got = eval_run.map_cells(plan, pool.Local(1), Progress(1, 1, quiet=True), *grid)
+    assert got == expected
+    assert len({c["chunks"] for row in got["cells"] for c in row}) == 4  # every axis moves the cuts

@@ -25,6 +25,7 @@ from ragsim.wire.api import simulate
 from ragsim.errors import RequestError
 from ragsim.wire.question_io import read_set, to_request
 from ragsim.fields import shown
+from ragsim.judge.settings_map import read_map
 
 PROG = "ragsim eval"
 DESCRIPTION = ("Score a question set over text files at one setting (and, with --map-sizes and --map-overlaps, "
@@ -210,11 +211,26 @@ def _state(text: str):
 
 
 def streams(args) -> bool:
-    """Whether the run streams the files (issue 26): BM25 or dense at one setting over files and
-    directories (dense: the chunks embedded on the workers); a state file, a map, a model to ask or a
-    hybrid retriever (its fused ranks need every chunk's two ranks) make it one request, as before."""
-    return (args.method in ("bm25", "dense") and args.map_sizes is None and args.map_overlaps is None and not args.ask
+    """Whether the run streams the files (issue 26): BM25 or dense over files and directories (dense:
+    the chunks embedded on the workers), at one setting or over a map of them (each cell a streamed
+    run); a state file, a model to ask or a hybrid retriever (its fused ranks need every chunk's two
+    ranks) make it one request, as before."""
+    return (args.method in ("bm25", "dense") and not args.ask
             and not any(str(f).lower().endswith(".json") for f in args.files))
+
+
+def map_grid(args, chunking: dict):
+    """The map's (sizes, overlaps) from --map-sizes and --map-overlaps, read as one request reads its
+    `map` (the splitter's own axes), or None without them."""
+    if (args.map_sizes is None) != (args.map_overlaps is None):
+        raise _Refused("Give --map-sizes and --map-overlaps together.")
+    if args.map_sizes is None:
+        return None
+    asked = {"map": {"sizes": _numbers(args.map_sizes, "--map-sizes"), "overlaps": _numbers(args.map_overlaps, "--map-overlaps")}}
+    try:
+        return read_map(asked, chunking)
+    except RequestError as e:
+        raise _Refused(f"{e.field}: {e.message}") from None
 
 
 def main(argv) -> int:
@@ -222,10 +238,11 @@ def main(argv) -> int:
     if streams(args):
         try:
             chunking = _chunking(args, None)
+            grid = map_grid(args, chunking)
         except _Refused as e:
             console.say(f"{PROG}: {e}")
             return 2
-        return kb_cli.run_eval(args, chunking, table)
+        return kb_cli.run_eval(args, chunking, table, grid)
     try:
         documents, base = read_documents(args)
         questions_text = read_text_file(args.questions) if args.questions is not None else None

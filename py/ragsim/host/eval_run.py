@@ -9,10 +9,11 @@ verdict and metrics come from `judge.questions`' own functions (`judge`, `chroma
 
 import hashlib
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ragsim.host import audit_run, eval_dense, eval_stream, pool as engines, sources, spill
-from ragsim.judge import questions as judged
+from ragsim.host import audit_run, eval_dense, eval_stream, jsonl_out, pool as engines, sources, spill
+from ragsim.judge import questions as judged, settings_map
+from ragsim.split import registry
 from ragsim.wire.question_io import read_set
 from ragsim import split as splitters
 from ragsim.errors import RequestError
@@ -32,6 +33,7 @@ class Plan:
     pdf_mode: str = "page"
     batch_bytes: int = audit_run.BATCH_BYTES
     skipped: list = field(default_factory=list)
+    stored: tuple | None = None  # (chunks, units stored) over the corpus, once the count pass has run
 
     def fingerprint(self) -> str:
         asked = hashlib.sha256(self.questions_text.encode("utf-8", "backslashreplace")).hexdigest()
@@ -123,7 +125,7 @@ def _count(plan, engine, batches, terms, progress, doc_base, kept, referenced=fr
     o = plan.chunking.get("overlap", 0)
     shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": [o], "wanted": frozenset(terms),
               "pdf_mode": plan.pdf_mode, "spill": kept, "referenced": referenced}
-    chunks = total = 0
+    chunks = total = units = 0
     df, bases, doc_first, ready = {}, [], {}, []
     for i, result in audit_run.run_pass(engine, eval_stream.prepare_pass, shared, batches, progress, "count", batches):
         if isinstance(result, engines.Failed):
@@ -137,8 +139,10 @@ def _count(plan, engine, batches, terms, progress, doc_base, kept, referenced=fr
             doc_first[doc_base[i] + j] = chunks
             chunks += n
         total += row["total"]
+        units += row["units"]
         for t, n in row["df"].items():
             df[t] = df.get(t, 0) + n
+    plan.stored = (chunks, units)
     return (chunks, total, df), bases, doc_first, ready
 
 
@@ -274,6 +278,45 @@ def _finish(plan, questions, whole, touching, state, out) -> dict:
     stats = judged.question_stats(results, tokens, plan.price)
     summary = {"type": "summary", "documents": state["documents"], "question_stats": stats,
                "skipped": [{"path": p, "reason": r} for p, r in plan.skipped]}
+    if plan.stored is not None:
+        summary["chunks"], summary["units_stored"] = plan.stored
     out.finish(summary)
     return {**summary, "questions": results}
+
+
+def map_cells(plan: Plan, engine, progress, sizes: list, overlaps: list, known: dict | None = None,
+              say=None) -> dict:
+    """The settings map over the corpus (SPEC section 8's `map`, one request's cells): each cell the
+    whole streamed run at its setting (the splitter's grid fields set to the size and the overlap),
+    its questions tallied as `judge.settings_map.cell` tallies them; a setting the splitter refuses
+    by a grid field is a null cell. `known`: the run at `plan.chunking` itself, which is its cell."""
+    grid = registry.grid_fields(plan.chunking)
+    refused = tuple(f"chunking.{name}" for name in grid)
+    rows, n, done = [], len(sizes) * len(overlaps), 0
+    for size in sizes:
+        row = []
+        for overlap in overlaps:
+            at = dict(plan.chunking, **dict(zip(grid, (size, overlap))))
+            done += 1
+            problem = check_setting(at, plan.retrieval)
+            if problem is not None:
+                if not problem.startswith(refused):
+                    raise ValueError(problem)
+                row.append(None)
+                continue
+            if say is not None:
+                say(f"map cell {done} of {n}: " + ", ".join(f"{g} {v}" for g, v in zip(grid, (size, overlap))))
+            if known is not None and at == plan.chunking:
+                result = known
+            else:
+                cell_plan = replace(plan, chunking=at, skipped=[], stored=None)
+                out = jsonl_out.Output(None)
+                try:
+                    result = run(cell_plan, engine, out, progress)
+                finally:
+                    out.close()
+            judged = [(q["verdict"], q["recall"], q["iou"], q["context_tokens"]) for q in result["questions"]]
+            row.append(settings_map.tally(judged, result["chunks"], result["units_stored"], plan.price))
+        rows.append(row)
+    return {"sizes": sizes, "overlaps": overlaps, "cells": rows}
 

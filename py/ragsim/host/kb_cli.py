@@ -109,8 +109,9 @@ def run_audit(args, chunking: dict, overlaps: list) -> tuple[int, dict | None]:
     return _status(plan, summary, facts)
 
 
-def run_eval(args, chunking: dict, table) -> int:
-    """The streamed question set over files and directories: the table (or --json), exit status."""
+def run_eval(args, chunking: dict, table, grid=None) -> int:
+    """The streamed question set over files and directories, and over the map's settings when `grid`
+    (sizes, overlaps) asks: the table (or --json), exit status."""
     from ragsim.host import cli_common, cli_retrieval, eval_run
 
     prog = "ragsim eval"
@@ -135,7 +136,15 @@ def run_eval(args, chunking: dict, table) -> int:
         return nothing_read(skipped, prog)
 
     def job(engine, out, progress):
-        return eval_run.run(plan, engine, out, progress, resume=args.resume)
+        result = eval_run.run(plan, engine, out, progress, resume=args.resume)
+        if grid is not None:  # each cell a streamed run of its own
+            def say(message):
+                progress.end()
+                console.say(f"{prog}: {message}")
+
+            result["map"] = eval_run.map_cells(plan, engine, progress, *grid, known=result,
+                                               say=say if progress.on else None)
+        return result
 
     try:
         code, result = _go(prog, args, plan, job)
@@ -151,7 +160,7 @@ def run_eval(args, chunking: dict, table) -> int:
     if result is None:
         return code
     if args.json:
-        console.out_json({k: result[k] for k in ("questions", "question_stats", "skipped") if k in result}, indent=1)
+        console.out_json({k: result[k] for k in ("questions", "question_stats", "map", "skipped") if k in result}, indent=1)
     elif "questions" in result:
         console.out(table(result, {"chunking": chunking, "retrieval": retrieval}))
     return 0

@@ -60,22 +60,31 @@ def read_map(request: dict, chunking: dict | None = None):
 
 def cell(questions: list[Question], setting: Setting, k: int, price: float, analyzer=None, count=None) -> dict:
     """One cell: verdict counts, mean recall and IoU, and what the setting costs."""
-    counts = {"intact": 0, "ranked_out": 0, "cut": 0}
-    recall = iou = tokens = 0.0
+    judged = []
     for q in questions:
         top = rank_question(q, setting, analyzer).top(k)
-        counts[judge(q, top, setting, None)[0]] += 1
         scores = chroma_scores(q.refs, top, setting)
-        recall += scores["recall"]
-        iou += scores["iou"]
-        tokens += context_tokens(top, setting, count)
-    n = len(questions)
+        judged.append((judge(q, top, setting, None)[0], scores["recall"], scores["iou"], context_tokens(top, setting, count)))
+    return tally(judged, setting.n, sum(setting.units), price)
+
+
+def tally(judged: list, chunks: int, units_stored: int, price: float) -> dict:
+    """A cell from its questions' (verdict, recall, IoU, context tokens), in question order, and the
+    setting's chunks and units stored (also a streamed run's cell: `host.eval_run.map_cells`)."""
+    counts = {"intact": 0, "ranked_out": 0, "cut": 0}
+    recall = iou = tokens = 0.0
+    for verdict, r, i, t in judged:
+        counts[verdict] += 1
+        recall += r
+        iou += i
+        tokens += t
+    n = len(judged)
     return {
         **counts,
         "recall_mean": recall / n,
         "iou_mean": iou / n,
-        "chunks": setting.n,
-        "units_stored": sum(setting.units),
+        "chunks": chunks,
+        "units_stored": units_stored,
         "context_tokens_mean": tokens / n,
         "cost_mean": tokens / n * price / 1_000_000,
     }
