@@ -89,3 +89,20 @@ def test_jsonl_output_a_line_per_document_then_the_summary(built, tmp_path, caps
     assert lines[-1]["documents"] == [{k: v for k, v in line.items() if k not in ("type", "chunk_entries")}
                                       for line in lines[:3]]
     assert not (tmp_path / "inspect.jsonl.resume").exists()
+
+
+def test_a_dense_ranking_of_the_facts_streams_and_gives_one_request_s_report(built, capsys, monkeypatch):
+    """`--method dense`: each fact's name ranked by cosine over every placed chunk (the model embeds
+    each document's chunks, a document at a time): one request's report, and other facts found than
+    BM25 finds."""
+    pytest.importorskip("onnxruntime")
+    spec = f"chroma:{built['root']}/chroma"
+    argv = [spec, "--source", *(str(built["root"] / n) for n in (*NAMES, "harbour.md")), "--k", "1", "--method", "dense"]
+    one = inspect_json(capsys, *argv, "--one-request")
+    monkeypatch.setattr(stores, "PAGE", 7)
+    assert inspect_cli.streams(inspect_cli.inspect_parser().parse_args(argv))
+    streamed = inspect_json(capsys, *argv)
+    assert streamed == one
+    bm25 = inspect_json(capsys, *argv[:-2])
+    found = [f["found_top_k"] for f in streamed["facts"]["facts"]]
+    assert found != [f["found_top_k"] for f in bm25["facts"]["facts"]] and any(found) and not all(found)

@@ -69,11 +69,22 @@ def _rank_batch(shared, texts, base, pending, o) -> dict:
     if not texts or not shared["keys"]:
         return {}
     model = eval_dense.embedder(shared.get("threads"))
-    np, k = model.np, shared["k"]
-    names = _name_vectors(shared)
-    vectors = model.embed(texts).astype(np.float64)
+    vectors = model.embed(texts).astype(model.np.float64)
     model.cache.clear()  # each chunk is embedded once: a cache would only hold memory
-    n = len(texts)
+    asked = [(record["key"], chunks, record) for record, at, chunks in pending if at == o]
+    best, answers = top_by_cosine(model.np, vectors, _name_vectors(shared), shared["k"], base, asked)
+    for record, (s, p) in answers:
+        record["at"][str(o)]["best"] = [s, p]
+    return best
+
+
+def top_by_cosine(np, vectors, names, k: int, base: int, asked: list) -> tuple[dict, list]:
+    """Per name (a row of `names`, unit vectors in float64) its best k chunks among `vectors` (-cosine,
+    position + base), best first, ties by position; and for each `(name, chunks, tag)` of `asked` the
+    best of those chunks for that name: `[(tag, (cosine, position + base))]`. Also `inspect_facts`'s."""
+    n = len(vectors)
+    if not n or not len(names):
+        return {}, []
 
     def exact(rows, cols):
         """The cosines of chunks `rows` with names `cols`, pair by pair, as one request sums them:
@@ -81,11 +92,10 @@ def _rank_batch(shared, texts, base, pending, o) -> dict:
         the chunk stands."""
         return (vectors[rows] * names[cols]).sum(axis=1).tolist()
 
-    facts_of: dict = {}  # name -> [(record, answering chunks in the batch)]
-    for record, at, chunks in pending:
-        if at == o:
-            facts_of.setdefault(record["key"], []).append((record, chunks))
-    best = {}
+    by_name: dict = {}
+    for name, chunks, tag in asked:
+        by_name.setdefault(name, []).append((chunks, tag))
+    best, answers = {}, []
     width = max(1, CELLS // n)
     for first in range(0, len(names), width):
         # A matrix product finds each name's candidates fast (within 1e-15 of the exact cosine); the
@@ -99,7 +109,7 @@ def _rank_batch(shared, texts, base, pending, o) -> dict:
         for j, top in held.items():
             best[first + j] = sorted(top)[:k]
         for j in range(block.shape[1]):
-            for record, chunks in facts_of.get(first + j, ()):
+            for chunks, tag in by_name.get(first + j, ()):
                 s, p = min(zip(exact(chunks, [first + j] * len(chunks)), chunks), key=lambda x: (-x[0], x[1]))
-                record["at"][str(o)]["best"] = [s, p + base]
-    return best
+                answers.append((tag, (s, p + base)))
+    return best, answers

@@ -10,6 +10,10 @@ name ranked by BM25 over every placed chunk of the index, as one request's fact 
    per fact its best answering chunk; the fact is found when that chunk ranks within k.
 
 Chunk positions run over the placed chunks in document order, as one request numbers them.
+
+With dense retrieval (`--method dense`) a name's query is its text and the passes are two: `keys`,
+then `rank`, each document's placed chunks embedded and their cosines with every name taken by
+`audit_dense.top_by_cosine` (one request's bits), per name the best k merged across documents.
 """
 
 import heapq
@@ -28,7 +32,8 @@ class FoundTopK:
 
     def __init__(self, k: int, retrieval: dict | None = None):
         self.k = k
-        self.retrieval = read_retrieval_options({"k": k, **(retrieval or {})})
+        self.dense = (retrieval or {}).get("method", "bm25") == "dense"
+        self.retrieval = read_retrieval_options({"k": k, **{n: v for n, v in (retrieval or {}).items() if n != "method"}})
         self.keys: dict[tuple, None] = {}
         self.collection = None
         self.best: dict[tuple, list] = {}
@@ -40,8 +45,9 @@ class FoundTopK:
         split = Split([(s, e, e - s) for s, e in extents], "chars", len(text))
         return index, rankable([index], [0], session, {"strategy": "stored"}, given=[split])
 
-    def _key(self, text, fact) -> tuple:
-        return tuple(query_terms_for(text[fact.name[0]:fact.name[1]], self.retrieval["analyzer"]))
+    def _key(self, text, fact):
+        name = text[fact.name[0]:fact.name[1]]
+        return name if self.dense else tuple(query_terms_for(name, self.retrieval["analyzer"]))
 
     def keys_of(self, text: str) -> None:
         """Pass 1, a document: its facts' queries."""
@@ -50,7 +56,10 @@ class FoundTopK:
             self.keys.setdefault(self._key(text, f), None)
 
     def count(self, documents) -> None:
-        """Pass 2: every placed document's chunks, lengths and query terms' document frequencies."""
+        """Pass 2: every placed document's chunks, lengths and query terms' document frequencies
+        (BM25's: dense needs none)."""
+        if self.dense:
+            return
         wanted = {t for key in self.keys for t in key}
         chunks = total = 0
         df: dict = {}
@@ -66,6 +75,9 @@ class FoundTopK:
 
     def rank(self, documents) -> None:
         """Pass 3: per query its best k positive chunks; per fact its best answering chunk."""
+        if self.dense:
+            self._rank_dense(documents)
+            return
         by_term: dict = {}
         for key in self.keys:
             for t in key:
@@ -92,6 +104,38 @@ class FoundTopK:
                 self.facts.append((key, s, p + base))
             base += len(starts)
 
+    def _rank_dense(self, documents) -> None:
+        """Pass 3 by cosine: each document's placed chunks embedded (in this process), ranked against
+        every name; per name the best k chunks, per fact its best answering chunk."""
+        from ragsim.host import eval_dense
+        from ragsim.host.audit_dense import top_by_cosine
+
+        model = eval_dense.embedder(None)
+        np, names = model.np, list(self.keys)
+        vectors_of_names = model.embed(names).astype(np.float64) if names else np.zeros((0, 384))
+        model.cache.clear()
+        key_id = {name: i for i, name in enumerate(names)}
+        base = 0
+        for text, extents in documents:
+            index, corpus = self._corpus(text, extents)
+            starts, ends = corpus.doc_columns(0)
+            asked = []
+            for f in facts_of(index):
+                chunks = answering_chunks(starts, ends, *f.stretch)
+                self.facts.append(None)
+                if chunks:
+                    name = key_id[self._key(text, f)]
+                    asked.append((name, chunks, (len(self.facts) - 1, name)))
+            if starts:
+                vectors = model.embed([text[a:z] for a, z in zip(starts, ends)]).astype(np.float64)
+                model.cache.clear()
+                best, answers = top_by_cosine(np, vectors, vectors_of_names, self.k, base, asked)
+                for i, top in best.items():
+                    self.best[names[i]] = heapq.nsmallest(self.k, self.best.get(names[i], []) + top)
+                for (at, name), (s, p) in answers:
+                    self.facts[at] = (names[name], s, p)
+            base += len(starts)
+
     def found(self) -> list[bool]:
         """Per fact, in order: whether its best answering chunk ranks within k for its name (a chunk
         scoring 0 follows every positive one and the zero-scoring ones before it)."""
@@ -102,7 +146,7 @@ class FoundTopK:
                 continue
             key, score, p = fact
             best = self.best.get(key, [])
-            if score > 0:
+            if score > 0 or self.dense:  # dense keeps each name's best k whatever their cosine
                 out.append((-score, p) in best)
             else:
                 out.append(len(best) < self.k and 1 + len(best) + p - sum(q < p for _, q in best) <= self.k)

@@ -7,8 +7,8 @@ over the same store and sources. Chunk texts are never all in memory; what is ke
 report entry (id, document, extent, sizes).
 
 A fact's `found_top_k` ranks its name over every chunk of the store (BM25's collection statistics
-over the whole index): `inspect_facts` does it in two more passes over the placed documents (their
-extents kept in the spill). A question set's verdicts are computed as one request (`--questions`).
+over the whole index, or with `--method dense` its cosines): `inspect_facts` does it in more passes
+over the placed documents (their extents kept in the spill). A question set's verdicts are computed as one request (`--questions`).
 """
 
 import os
@@ -124,7 +124,7 @@ def check(shared: dict, doc: str) -> dict:
             "documents": documents_report(al), "overlaps": Counter(), "splitter": inspection.splitters(al),
             "chars": Counter(len(c.text) for c in al.chunks), "tokens": Counter(e["tokens"] for e in report if e["tokens"] is not None),
             "truncated": sum(e is not None for e in dense.read_ends([c.text for c in al.chunks])), "phrases": {}, "placed": []}
-    keys = inspect_facts.FoundTopK(shared["k"])
+    keys = inspect_facts.FoundTopK(shared["k"], shared["retrieval"])
     for d, entry in zip(al.documents, part["documents"]):
         if d.rebuilt:
             entry["text"] = d.text
@@ -197,10 +197,12 @@ def run(args, progress=None, on_document=None, engine=None) -> dict:
         spill.db.commit()  # the workers read it
         if not spill.count:
             raise RequestError("chunks", "The store holds no chunks: there is nothing to inspect.")
-        merged, ranked = Merged(args.phrase), inspect_facts.FoundTopK(args.k)
+        retrieval = {} if args.method == "bm25" else {"method": args.method}
+        merged, ranked = Merged(args.phrase), inspect_facts.FoundTopK(args.k, retrieval)
         order = list(spill.docs) + [m["id"] for m in metas if m["id"] not in spill.docs]
         shared = {"spill": spill.path, "where": where, "titles": {m["id"]: m["title"] for m in metas},
-                  "pdf_mode": args.pdf_mode, "tokenizer": args.tokenizer, "phrases": args.phrase, "k": args.k}
+                  "pdf_mode": args.pdf_mode, "tokenizer": args.tokenizer, "phrases": args.phrase, "k": args.k,
+                  "retrieval": retrieval}
         for n, part in (engine or pool.Local(1)).map(check, shared, order):
             if isinstance(part, pool.Failed):
                 raise RequestError("store", f"The chunks of {order[n]!r} could not be checked: {part.reason}.")
