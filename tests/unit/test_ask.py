@@ -280,6 +280,36 @@ def test_eval_ask_json_and_its_refusals(api, neptune):
     assert "connection refused" in down.stderr and "Traceback" not in down.stderr
 
 
+def test_eval_ask_over_a_streamed_directory_sends_one_requests_contexts(api, neptune, tmp_path):
+    """Issue 26: `eval DIR --ask` streams the corpus (a directory, which one request cannot read), then
+    reads each question's chunks from their files: the contexts one request sends, chunk for chunk."""
+    from ragsim.wire.api import simulate
+
+    doc, qs, _ = neptune
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / doc.name).write_text(doc.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "other.txt").write_text("Uranus has thirteen rings. Its moons are named for Shakespeare's characters.",
+                                      encoding="utf-8")
+    asked = json.loads(qs.read_text(encoding="utf-8"))
+    for q in asked["questions"]:
+        q["references"][0]["doc"] = doc.name
+    (tmp_path / "q2.json").write_text(json.dumps(asked), encoding="utf-8")
+    out = cli("eval", folder, "--questions", tmp_path / "q2.json", "--size", 12, "--overlap", 3, "--k", 2, "--ask",
+              "--endpoint", api.endpoint, "--model", "reader", "--samples", 1, "--json", "--quiet")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert "skipped" in data  # the streamed run's answer
+    docs = [{"id": str(folder / n), "title": n, "text": (folder / n).read_text(encoding="utf-8")}
+            for n in (doc.name, "other.txt")]
+    for q, a in zip(asked["questions"], data["ask"]):
+        one = simulate({"documents": docs, "query": q["query"], "retrieval": {"k": 2},
+                        "chunking": {"strategy": "window", "unit": "words", "size": 12, "overlap": 3}})
+        assert a["context"] == one["context"] and "\n\n" in a["context"]
+    assert [c["messages"][0]["content"] for c in api.chats()] == \
+        [ask_checks.prompt(ask_checks.DEFAULT_PROMPT, a["context"], q["query"]) for q, a in zip(asked["questions"], data["ask"])]
+
+
 def test_the_pages_default_prompt_is_the_cores():
     source = (ROOT / "assets" / "js" / "ask-client.js").read_text(encoding="utf-8")
     page = source.split("export const DEFAULT_PROMPT = `", 1)[1].split("`;", 1)[0]

@@ -180,20 +180,31 @@ def ask_set(args, request: dict, response: dict, table: str | None) -> int:
     except AskError as e:
         return _refuse(e, "ragsim eval")
     texts = {d["id"]: d["text"] for d in request["documents"]}
-    session, asked = Session(), []
-    if table is not None:
-        _out(f"{table}\n\n{asker.header()}, each question with the context it retrieves:")
-    try:
-        for q, scored in zip(request["questions"], response["questions"]):
+    session = Session()
+
+    def contexts():
+        for q in request["questions"]:
             answers = [texts[r["doc"]][r["start"]:r["end"]].strip() for r in q["references"]]
             one = {"documents": request["documents"], "query": q["query"], "chunking": request["chunking"],
                    "retrieval": request["retrieval"]}
-            context = simulate(one, session)["context"]
+            yield q["query"], simulate(one, session)["context"], answers
+
+    return ask_each(asker, contexts(), response, table)
+
+
+def ask_each(asker, contexts, response: dict, table: str | None) -> int:
+    """Each question of `response` asked with its (query, context, reference texts) from `contexts`,
+    in order (one request's, or a streamed run's: `host.eval_run.contexts`); printed as `ask_set` says."""
+    asked = []
+    if table is not None:
+        _out(f"{table}\n\n{asker.header()}, each question with the context it retrieves:")
+    try:
+        for (query, context, answers), scored in zip(contexts, response["questions"]):
             if table is not None:
-                _out(f"\n{RULE}\n{scored['id']} ({scored['verdict']}): {q['query']}\n"
+                _out(f"\n{RULE}\n{scored['id']} ({scored['verdict']}): {query}\n"
                      f"context sent: {len(context):,} characters")
             each = None if table is None else (lambda i, s, a=answers: _out(sample_lines(i, asker.samples, s, a)))
-            samples = asker.ask(context, q["query"], answers, each)
+            samples = asker.ask(context, query, answers, each)
             asked.append({"id": scored["id"], "verdict": scored["verdict"], "context": context, "samples": samples})
     except AskError as e:
         return _refuse(e, "ragsim eval")

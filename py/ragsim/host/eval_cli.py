@@ -213,10 +213,10 @@ def _state(text: str):
 def streams(args) -> bool:
     """Whether the run streams the files (issue 26): BM25 or dense over files and directories (dense:
     the chunks embedded on the workers), at one setting or over a map of them (each cell a streamed
-    run); a state file, a model to ask or a hybrid retriever (its fused ranks need every chunk's two
-    ranks) make it one request, as before."""
-    return (args.method in ("bm25", "dense") and not args.ask
-            and not any(str(f).lower().endswith(".json") for f in args.files))
+    run), with a model to ask or not; a state file or a hybrid retriever (its fused ranks need every
+    chunk's two ranks) make it one request, as before, and so does --ask with a semantic chunker
+    (whose contexts are its library's re-joined texts, not slices)."""
+    return args.method in ("bm25", "dense") and not any(str(f).lower().endswith(".json") for f in args.files)
 
 
 def map_grid(args, chunking: dict):
@@ -242,7 +242,9 @@ def main(argv) -> int:
         except _Refused as e:
             console.say(f"{PROG}: {e}")
             return 2
-        return kb_cli.run_eval(args, chunking, table, grid)
+        sp = registry.of(chunking)
+        if not (args.ask and sp is not None and sp.embeds):
+            return kb_cli.run_eval(args, chunking, table, grid)
     try:
         documents, base = read_documents(args)
         questions_text = read_text_file(args.questions) if args.questions is not None else None

@@ -180,10 +180,37 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
         if state is not None and state.get("complete"):  # a finished run: its question lines as they are
             asked = [{k: v for k, v in line.items() if k not in ("type", "query")}
                      for line in out.read_lines() if line.get("type") == "question"]
-            return {**state["summary"], "questions": asked}
-        state = state or out.start(plan.fingerprint())
-        _rank(plan, engine, batches, (bases, doc_base, ready), shared, state, out, progress)
-    return _finish(plan, questions, whole, touching, state, out)
+            tops = [_top(state, qi, plan.retrieval["k"]) for qi in range(len(questions))]
+            result = {**state["summary"], "questions": asked, "retrieved_at": [[ext[p] for p in top] for top, ext in tops]}
+        else:
+            state = state or out.start(plan.fingerprint())
+            _rank(plan, engine, batches, (bases, doc_base, ready), shared, state, out, progress)
+            result = _finish(plan, questions, whole, touching, state, out)
+    result["asked"] = [(q.query, list(q.refs)) for q in questions]  # for `contexts` (not printed)
+    result["documents_read"] = docs
+    return result
+
+
+def contexts(result: dict):
+    """Per question of a finished run, in order: (query, the context it sends, its references' texts):
+    its top k chunks' texts in rank order joined by a blank line, as one request's `context` joins them
+    (`judge.pipeline.context`; a fixed splitter's chunks are slices of their documents). Each document
+    is read from its file when a question needs it, the last few kept."""
+    docs, kept = result["documents_read"], {}
+
+    def text(d):
+        doc = docs[d]
+        if "text" in doc:  # read already for a reference
+            return doc["text"]
+        if d not in kept:
+            if len(kept) >= 8:
+                kept.pop(next(iter(kept)))
+            kept[d] = sources.read(doc.source, doc.pdf_mode)[doc.within]["text"]
+        return kept[d]
+
+    for (query, refs), at in zip(result["asked"], result["retrieved_at"]):
+        yield (query, "\n\n".join(text(d)[s:e] for d, s, e in at),
+               [text(d)[s:e].strip() for d, s, e in refs])
 
 
 def dense(plan) -> bool:
@@ -253,9 +280,10 @@ def _top(state, qi, k) -> tuple[list, dict]:
 
 def _finish(plan, questions, whole, touching, state, out) -> dict:
     k = plan.retrieval["k"]
-    results, tokens = [], []
+    results, tokens, where = [], [], []
     for qi, q in enumerate(questions):
         top, extents = _top(state, qi, k)
+        where.append([extents[p] for p in top])
         ranks = {}
         for si, (d, s, t) in enumerate(q.spans):
             held, best = whole[(qi, si)]
@@ -281,7 +309,7 @@ def _finish(plan, questions, whole, touching, state, out) -> dict:
     if plan.stored is not None:
         summary["chunks"], summary["units_stored"] = plan.stored
     out.finish(summary)
-    return {**summary, "questions": results}
+    return {**summary, "questions": results, "retrieved_at": where}
 
 
 def map_cells(plan: Plan, engine, progress, sizes: list, overlaps: list, known: dict | None = None,
