@@ -106,3 +106,21 @@ def test_a_dense_ranking_of_the_facts_streams_and_gives_one_request_s_report(bui
     bm25 = inspect_json(capsys, *argv[:-2])
     found = [f["found_top_k"] for f in streamed["facts"]["facts"]]
     assert found != [f["found_top_k"] for f in bm25["facts"]["facts"]] and any(found) and not all(found)
+
+
+@pytest.mark.parametrize("chunking", [{"strategy": "langchain-recursive", "size": 200, "overlap": 40},
+                                      {"strategy": "langchain-recursive", "size": 300, "overlap": 0}])
+def test_a_splitter_to_compare_with_runs_a_document_at_a_time_and_gives_one_request_s_answer(built, capsys, monkeypatch,
+                                                                                             chunking):
+    """`--chunking`: each document's stored chunks set beside the splitter's, a document at a time (on a
+    pool of 2 too): one request's `compared`, the splitter that made the store reproducing every chunk."""
+    spec = f"chroma:{built['root']}/chroma"
+    argv = [spec, "--source", *(str(built["root"] / n) for n in (*NAMES, "harbour.md")), "--chunking", json.dumps(chunking)]
+    one = inspect_json(capsys, *argv, "--one-request")
+    assert inspect_cli.streams(inspect_cli.inspect_parser().parse_args(argv))
+    monkeypatch.setattr(stores, "PAGE", 7)
+    streamed = inspect_json(capsys, *argv)
+    assert streamed == one and len(streamed["compared"]["documents"]) == 3
+    assert inspect_json(capsys, *argv, "--workers", "2") == one
+    harbour = next(r for r in streamed["compared"]["documents"] if r["doc"].endswith("harbour.md"))
+    assert (harbour["reproduced"] == harbour["stored"]) == (chunking["size"] == 200)

@@ -58,7 +58,7 @@ def inspect_parser() -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=int, default=1, help="processes placing and checking the documents of a "
                         "store read in pages (default 1: this one)")
     parser.add_argument("--one-request", action="store_true", help="read the whole store into one request, as "
-                        "--questions, --chunking and --method hybrid do (within the limits of one request)")
+                        "--questions and --method hybrid do (within the limits of one request)")
     return parser
 
 
@@ -137,11 +137,10 @@ def own_query(args, store: dict, result: dict, questions: list[dict]) -> dict | 
 
 def streams(args) -> bool:
     """Whether inspect reads the store a page and a document at a time (`inspect_stream`; the facts
-    ranked by BM25 or by cosine over every placed chunk, `inspect_facts`): unless a question set, a
-    splitter to compare with or a hybrid ranking of the facts (they rank or split over every document
-    at once) or --one-request asks for one request."""
-    return not (args.questions or args.one_request or args.method == "hybrid"
-                or any(getattr(args, n, None) for n in ("chunking", "chunking_file")))
+    ranked by BM25 or by cosine over every placed chunk, `inspect_facts`; a splitter to compare with
+    run on each document in turn): unless a question set or a hybrid ranking of the facts (they rank
+    over every document at once) or --one-request asks for one request."""
+    return not (args.questions or args.one_request or args.method == "hybrid")
 
 
 def _streamed(args) -> dict:

@@ -24,7 +24,8 @@ from ragsim.judge.stored import Stored, align, chunks_report, documents_report, 
 from ragsim.judge.stored_checks import phrase_check
 from ragsim.rank import dense
 from ragsim.text import tokens as token_counts
-from ragsim.wire import inspect as inspection
+from ragsim.host.cli_common import read_chunking
+from ragsim.wire import inspect as inspection, inspect_compare
 
 
 class Spill:
@@ -139,6 +140,8 @@ def check(shared: dict, doc: str) -> dict:
             part["phrases"][i] = [{**e, "source": "phrase"} for e in phrase_check(al, p, f"phrases[{i}]")]
     documents = [{"id": d.id, "title": shared["titles"].get(d.id) or d.id, "text": d.text} for d in al.documents if d.text]
     part["facts"] = inspection.facts({"retrieval": {"k": shared["k"]}}, al, documents)["facts"]
+    if shared.get("chunking") is not None:  # --chunking: does that splitter make this document's chunks?
+        part["compared"] = inspect_compare.rows(shared["chunking"], al)
     return part
 
 
@@ -148,6 +151,7 @@ class Merged:
     def __init__(self, phrases: list):
         self.phrases = phrases
         self.documents, self.chunks, self.unplaced, self.splitter, self.facts = [], [], [], [], []
+        self.compared = []
         self.found = [[] for _ in phrases]
         self.chars, self.tokens, self.overlaps, self.truncated = Counter(), Counter(), Counter(), 0
 
@@ -162,8 +166,9 @@ class Merged:
         for i, entries in part["phrases"].items():
             self.found[i] += entries
         self.facts += part["facts"]
+        self.compared += part.get("compared", [])
 
-    def result(self, store: dict, k: int, found: list[bool]) -> dict:
+    def result(self, store: dict, k: int, found: list[bool], chunking: dict | None = None) -> dict:
         for i, p in enumerate(self.phrases):
             if not self.found[i]:  # refused in one request's words (found nowhere, or no phrase at all)
                 phrase_check(align([], {}), p, f"phrases[{i}]")
@@ -173,7 +178,7 @@ class Merged:
         for name, counts in (("chars", self.chars), ("tokens", self.tokens)):
             got = overlap_stats(counts)
             spread.update({f"{name}_{m}": got[f"overlap_{m}"] for m in ("min", "median", "max")})
-        return {"store": {**store, "chunks": len(self.chunks)}, "documents": self.documents,
+        out = {"store": {**store, "chunks": len(self.chunks)}, "documents": self.documents,
                 "chunks": [c for _, c in sorted(self.chunks, key=lambda x: x[0])],
                 "phrases": [e for entries in self.found for e in entries],
                 "stats": {**spread, **overlap_stats(self.overlaps), "truncated": self.truncated},
@@ -181,12 +186,21 @@ class Merged:
                 "verdict": None, "questions": None, "question_stats": None,
                 "facts": {"count": len(self.facts), "destroyed": [f for f in self.facts if f["destroyed"]],
                           "found_top_k": sum(found), "precision_k": k, "facts": self.facts}}
+        if chunking is not None:
+            out["compared"] = inspect_compare.compared(chunking, self.compared)
+        return out
 
 
 def run(args, progress=None, on_document=None, engine=None) -> dict:
     """SPEC section 11's object for the store `args.store`, read and checked a document at a time on
     `engine` (`pool.Local(1)`: this process); `on_document(entry, chunks, n, total)` sees each
     document's report as it is made."""
+    try:
+        chunking = read_chunking(args)
+    except ValueError as e:  # both options, a file that cannot be read, not JSON: one sentence
+        raise RequestError("chunking", str(e)) from None
+    if chunking is not None:
+        inspect_compare.check(chunking)
     metas, where = _sources(args)
     store, pages = stores.store_pages(args.store, collection=args.collection, text_field=args.text_field,
                                       doc_field=args.doc_field, progress=progress)
@@ -202,7 +216,7 @@ def run(args, progress=None, on_document=None, engine=None) -> dict:
         order = list(spill.docs) + [m["id"] for m in metas if m["id"] not in spill.docs]
         shared = {"spill": spill.path, "where": where, "titles": {m["id"]: m["title"] for m in metas},
                   "pdf_mode": args.pdf_mode, "tokenizer": args.tokenizer, "phrases": args.phrase, "k": args.k,
-                  "retrieval": retrieval}
+                  "retrieval": retrieval, "chunking": chunking}
         for n, part in (engine or pool.Local(1)).map(check, shared, order):
             if isinstance(part, pool.Failed):
                 raise RequestError("store", f"The chunks of {order[n]!r} could not be checked: {part.reason}.")
@@ -218,6 +232,6 @@ def run(args, progress=None, on_document=None, engine=None) -> dict:
 
         ranked.count(spill.placed(read_source))
         ranked.rank(spill.placed(read_source))
-        return merged.result(store, args.k, ranked.found())
+        return merged.result(store, args.k, ranked.found(), chunking)
     finally:
         spill.close()

@@ -15,11 +15,22 @@ from ragsim.wire import keys
 
 def compare(chunking, al, session: Session | None = None) -> dict:
     """`{"chunking", "described", "same", "documents": [{doc, stored, made, reproduced, first_difference, pending}]}`."""
+    check(chunking)
+    return compared(chunking, rows(chunking, al, session))
+
+
+def check(chunking) -> None:
+    """RequestError when `chunking` is no splitter to compare with."""
     if not isinstance(chunking, dict):
         raise RequestError("chunking", 'Give chunking as an object, e.g. {"strategy": "langchain-semantic"}.')
     keys.check({"chunking": chunking})  # an unknown field is named with the nearest valid one
     if chunking.get("strategy") == "stored":
         raise RequestError("chunking.strategy", "Compare the stored chunks with a splitter, not with themselves.")
+
+
+def rows(chunking: dict, al, session: Session | None = None) -> list[dict]:
+    """Per document of `al` holding stored chunks: its row (a store checked a document at a time
+    gathers them: `host.inspect_stream`)."""
     session = session or Session()
     rows = []
     for d in al.documents:
@@ -39,6 +50,11 @@ def compare(chunking, al, session: Session | None = None) -> dict:
         semantic = getattr(split, "semantic", None)
         rows.append({"doc": d.id, "stored": len(stored), "made": len(split), "reproduced": reproduced,
                      "first_difference": first, "pending": bool(semantic and semantic["pending"])})
+    return rows
+
+
+def compared(chunking: dict, rows: list[dict]) -> dict:
+    """The answer from the documents' rows, in order."""
     sp = registry.of(chunking)
     return {"chunking": chunking, "described": sp.describe(chunking) if sp else str(chunking.get("strategy")),
             "same": all(r["reproduced"] == r["stored"] == r["made"] for r in rows), "documents": rows}
