@@ -87,3 +87,31 @@ def test_a_semantic_chunkers_map_on_its_own_axes_streams_as_one_request_maps_it(
     got = eval_run.map_cells(plan, pool.Local(1), Progress(1, 1, quiet=True), *grid)
     assert got == expected
     assert len({c["chunks"] for row in got["cells"] for c in row}) == 4  # every axis moves the cuts
+
+
+@pytest.mark.parametrize("chunking", [CHUNKINGS[0], {"strategy": "window", "unit": "words", "size": 60, "overlap": 10}],
+                         ids=lambda c: c["strategy"])
+def test_a_streamed_runs_contexts_are_the_ones_one_request_sends(host, chunking):
+    """`eval --ask` over a streamed corpus: each question's context (its top k chunks' texts, a semantic
+    chunker's re-joined ones), as one request's `context` for the question's query."""
+    import json
+
+    from ragsim.host import eval_run, jsonl_out, sources
+    from ragsim.host.progress import Progress
+    from ragsim.wire.api import simulate
+
+    questions = question_set()
+    files, _ = sources.walk(COLLECTION)
+    plan = eval_run.Plan(chunking=chunking, retrieval={"k": 3}, questions_text=json.dumps(questions),
+                         questions_name="q.json", files=files, batch_bytes=5000)
+    result = eval_run.run(plan, pool.Local(1), jsonl_out.Output(None), Progress(1, 1, quiet=True))
+    docs = [{"id": p, "title": pathlib.Path(p).name, "text": pathlib.Path(p).read_text(encoding="utf-8")} for p in COLLECTION]
+    got = list(eval_run.contexts(result, chunking))
+    assert len(got) == len(questions["questions"])
+    rejoined = 0
+    for (query, context, answers), q in zip(got, questions["questions"]):
+        one = simulate({"documents": docs, "query": query, "chunking": chunking, "retrieval": {"k": 3}})
+        assert query == q["query"] and context == one["context"] and answers
+        rejoined += not all(part in "".join(d["text"] for d in docs) for part in context.split("\n\n"))
+    if chunking["strategy"] == "langchain-semantic":
+        assert rejoined  # some chunk is the library's re-joined text, not a slice

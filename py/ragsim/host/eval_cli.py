@@ -214,8 +214,7 @@ def streams(args) -> bool:
     """Whether the run streams the files (issue 26): BM25 or dense over files and directories (dense:
     the chunks embedded on the workers), at one setting or over a map of them (each cell a streamed
     run), with a model to ask or not; a state file or a hybrid retriever (its fused ranks need every
-    chunk's two ranks) make it one request, as before, and so does --ask with a semantic chunker
-    (whose contexts are its library's re-joined texts, not slices)."""
+    chunk's two ranks) make it one request, as before."""
     return args.method in ("bm25", "dense") and not any(str(f).lower().endswith(".json") for f in args.files)
 
 
@@ -242,9 +241,7 @@ def main(argv) -> int:
         except _Refused as e:
             console.say(f"{PROG}: {e}")
             return 2
-        sp = registry.of(chunking)
-        if not (args.ask and sp is not None and sp.embeds):
-            return kb_cli.run_eval(args, chunking, table, grid)
+        return kb_cli.run_eval(args, chunking, table, grid)
     try:
         documents, base = read_documents(args)
         questions_text = read_text_file(args.questions) if args.questions is not None else None

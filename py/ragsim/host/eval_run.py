@@ -17,6 +17,7 @@ from ragsim.split import registry
 from ragsim.wire.question_io import read_set
 from ragsim import split as splitters
 from ragsim.errors import RequestError
+from ragsim.split.session import Session
 from ragsim.text.index import DocIndex
 from ragsim.wire.request import read_request, read_retrieval_options
 from ragsim.wire import keys
@@ -191,12 +192,15 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
     return result
 
 
-def contexts(result: dict):
+def contexts(result: dict, chunking: dict):
     """Per question of a finished run, in order: (query, the context it sends, its references' texts):
     its top k chunks' texts in rank order joined by a blank line, as one request's `context` joins them
-    (`judge.pipeline.context`; a fixed splitter's chunks are slices of their documents). Each document
-    is read from its file when a question needs it, the last few kept."""
-    docs, kept = result["documents_read"], {}
+    (`judge.pipeline.context`). A fixed splitter's chunks are slices of their documents; a semantic
+    chunker's are its library's texts (sentences re-joined with " "), so a document holding one is
+    split again (its windows embedded again). Each document is read from its file when a question
+    needs it, the last few kept."""
+    docs, kept, splits = result["documents_read"], {}, {}
+    embeds = getattr(registry.of(chunking), "embeds", False)
 
     def text(d):
         doc = docs[d]
@@ -208,8 +212,19 @@ def contexts(result: dict):
             kept[d] = sources.read(doc.source, doc.pdf_mode)[doc.within]["text"]
         return kept[d]
 
+    def chunk(d, s, e):
+        if not embeds:
+            return text(d)[s:e]
+        if d not in splits:
+            if len(splits) >= 8:
+                splits.pop(next(iter(splits)))
+            session = Session()
+            split, _ = session.split(session.index(text(d)), chunking)
+            splits[d] = dict(zip(zip(split.starts, split.ends), split.texts))
+        return splits[d][(s, e)]
+
     for (query, refs), at in zip(result["asked"], result["retrieved_at"]):
-        yield (query, "\n\n".join(text(d)[s:e] for d, s, e in at),
+        yield (query, "\n\n".join(chunk(d, s, e) for d, s, e in at),
                [text(d)[s:e].strip() for d, s, e in refs])
 
 

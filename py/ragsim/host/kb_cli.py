@@ -173,7 +173,7 @@ def run_eval(args, chunking: dict, table, grid=None) -> int:
         return code
     shown = {k: result[k] for k in ("questions", "question_stats", "map", "skipped") if k in result}
     if asker is not None:  # each question's context read from its chunks' files, then the model asked
-        return ask_cli.ask_each(asker, eval_run.contexts(result), shown,
+        return ask_cli.ask_each(asker, eval_run.contexts(result, chunking), shown,
                                 None if args.json else table(result, {"chunking": chunking, "retrieval": retrieval}))
     if args.json:
         console.out_json(shown, indent=1)
