@@ -97,3 +97,4 @@ def test_the_command_line_streams_a_directory_with_dense(tmp_path):
     files = sorted(str(folder / pathlib.Path(f).name) for f in FILES)
     assert summary["rows"] == one_request(files, {"strategy": "window", "unit": "chars", "size": 600}, [0, 150])["rows"]
     assert "facts of this shape across 3 documents" in run.stdout
+    assert run.stdout.splitlines()[0].endswith(", each name ranked by dense (all-MiniLM-L6-v2)")  # the retriever said

@@ -20,6 +20,7 @@ import time
 
 from ragsim.host.cli_common import add_chunking_arguments, chunking_for, read_chunking, read_text_file
 from ragsim.host import cli_retrieval, console, kb_cli, pdf
+from ragsim.host.embed_onnx import MODEL_ID
 from ragsim.wire import jsonio, keys
 from ragsim import limits, split as splitters
 from ragsim.wire import cost
@@ -134,7 +135,10 @@ def heading(documents: list, result: dict, args, chunking: dict) -> str:
     else:
         unit = f" {chunking['unit']}" if "unit" in chunking else ""
         setting = f"{chunking.get('strategy', 'window')}{unit} size {chunking.get('size', '-')}"
-    return f"{plural(len(documents), 'document')}, {plural(len(result['facts']), 'fact')}, {setting}"
+    method = getattr(args, "method", "bm25")
+    ranked = {"bm25": "", "dense": f", each name ranked by dense ({MODEL_ID})",
+              "hybrid": f", each name ranked by hybrid (BM25 and {MODEL_ID}, reciprocal rank fusion)"}.get(method, "")
+    return f"{plural(len(documents), 'document')}, {plural(len(result['facts']), 'fact')}, {setting}{ranked}"
 
 
 def _parser() -> argparse.ArgumentParser:
