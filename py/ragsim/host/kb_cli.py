@@ -134,18 +134,9 @@ def run_eval(args, chunking: dict, table, grid=None) -> int:
                          files=files, pdf_mode=args.pdf_mode, batch_bytes=args.batch_kb * 1024, skipped=skipped)
     if not files:
         return nothing_read(skipped, prog)
-    asker = None
-    if getattr(args, "ask", False):  # the model to ask each question, checked before the corpus is read
-        from ragsim.host import ask_cli
-
-        if not (args.endpoint and args.model):
-            console.say(f"{prog}: --ask needs --endpoint URL and --model NAME (the model to ask each question).")
-            return 2
-        try:
-            asker = ask_cli.Asker(args)
-        except ask_cli.AskError as e:
-            console.say(f"{prog}: {e}")
-            return 2
+    asker = _asker(args, prog)
+    if asker is False:
+        return 2
 
     def job(engine, out, progress):
         result = eval_run.run(plan, engine, out, progress, resume=args.resume)
@@ -171,15 +162,41 @@ def run_eval(args, chunking: dict, table, grid=None) -> int:
     say_skipped(plan.skipped, prog)
     if result is None:
         return code
+    return _show_eval(args, result, asker, table, {"chunking": chunking, "retrieval": retrieval})
+
+
+def _show_eval(args, result: dict, asker, table, request: dict) -> int:
+    """The streamed run's answer: the table or --json, and with --ask each question asked."""
+    from ragsim.host import eval_run
+
     shown = {k: result[k] for k in ("questions", "question_stats", "map", "skipped") if k in result}
     if asker is not None:  # each question's context read from its chunks' files, then the model asked
-        return ask_cli.ask_each(asker, eval_run.contexts(result, chunking), shown,
-                                None if args.json else table(result, {"chunking": chunking, "retrieval": retrieval}))
+        from ragsim.host import ask_cli
+
+        return ask_cli.ask_each(asker, eval_run.contexts(result, request["chunking"]), shown,
+                                None if args.json else table(result, request))
     if args.json:
         console.out_json(shown, indent=1)
     elif "questions" in result:
-        console.out(table(result, {"chunking": chunking, "retrieval": retrieval}))
+        console.out(table(result, request))
     return 0
+
+
+def _asker(args, prog: str):
+    """With --ask, the model to ask each question, checked before the corpus is read (False, said in
+    one sentence, when it cannot be asked); None without --ask."""
+    if not getattr(args, "ask", False):
+        return None
+    from ragsim.host import ask_cli
+
+    if not (args.endpoint and args.model):
+        console.say(f"{prog}: --ask needs --endpoint URL and --model NAME (the model to ask each question).")
+        return False
+    try:
+        return ask_cli.Asker(args)
+    except ask_cli.AskError as e:
+        console.say(f"{prog}: {e}")
+        return False
 
 
 def nothing_read(skipped: list, prog: str = PROG) -> int:
