@@ -349,7 +349,8 @@ def map_cells(plan: Plan, engine, progress, sizes: list, overlaps: list, known: 
                 continue
             if say is not None:
                 say(f"map cell {done} of {n}: " + ", ".join(f"{g} {v}" for g, v in zip(grid, (size, overlap))))
-            if known is not None and at == plan.chunking:
+            # the run itself is its cell (unless resumed from an output whose summary lacks the chunks)
+            if known is not None and at == plan.chunking and "chunks" in known:
                 result = known
             else:
                 cell_plan = replace(plan, chunking=at, skipped=[], stored=None)
