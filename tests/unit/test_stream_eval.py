@@ -147,6 +147,8 @@ def test_the_settings_map_over_a_streamed_corpus_is_one_requests_map():
     grid = eval_run.map_cells(plan, pool.Local(2), Progress(1, 1, quiet=True), *MAP, known=got)
     assert grid == expected
     assert grid["cells"][0][2] is None and len({c["intact"] for row in grid["cells"] for c in row if c}) > 1
+    older = {k: v for k, v in got.items() if k != "chunks"}  # resumed from an output of before the chunks
+    assert eval_run.map_cells(plan, pool.Local(1), Progress(1, 1, quiet=True), *MAP, known=older) == expected
 
 
 def test_eval_streams_a_directorys_map_on_the_command_line(tmp_path):
