@@ -23,18 +23,6 @@ from ragsim.wire.request import read_retrieval_options
 CELLS = 1 << 22  # cosines held at once (chunks x names of one block): 32 MB of float64
 SLACK = 1e-12  # how far below a name's k-th cosine by the matrix product a candidate may fall
 
-_NAMES: dict = {}  # this process's name vectors (float64), by (threads, names)
-
-
-def _name_vectors(shared):
-    key = (shared.get("threads"), tuple(shared["keys"]))
-    if key not in _NAMES:
-        model = eval_dense.embedder(shared.get("threads"))
-        _NAMES.clear()
-        _NAMES[key] = model.embed(list(key[1])).astype(model.np.float64)
-        model.cache.clear()
-    return _NAMES[key]
-
 
 def _chunk_texts(shared, batch, live) -> dict:
     """Per overlap audited, the batch's chunk texts in the order pass 2 laid them end to end (document by
@@ -72,18 +60,19 @@ def _rank_batch(shared, texts, base, pending, o) -> dict:
     vectors = model.embed(texts).astype(model.np.float64)
     model.cache.clear()  # each chunk is embedded once: a cache would only hold memory
     asked = [(record["key"], chunks, record) for record, at, chunks in pending if at == o]
-    best, answers = top_by_cosine(model.np, vectors, _name_vectors(shared), shared["k"], base, asked)
+    names = eval_dense.query_vectors(shared["keys"], shared.get("threads"))
+    best, answers = top_by_cosine(model.np, vectors, names, shared["k"], base, asked)
     for record, (s, p) in answers:
         record["at"][str(o)]["best"] = [s, p]
     return best
 
 
 def top_by_cosine(np, vectors, names, k: int, base: int, asked: list) -> tuple[dict, list]:
-    """Per name (a row of `names`, unit vectors in float64) its best k chunks among `vectors` (-cosine,
+    """Per name (a row of `names`, unit vectors in float64; None for no names) its best k chunks among `vectors` (-cosine,
     position + base), best first, ties by position; and for each `(name, chunks, tag)` of `asked` the
     best of those chunks for that name: `[(tag, (cosine, position + base))]`. Also `inspect_facts`'s."""
     n = len(vectors)
-    if not n or not len(names):
+    if not n or names is None or not len(names):
         return {}, []
 
     def exact(rows, cols):

@@ -38,19 +38,22 @@ def embedder(threads: int | None):
 _QUERIES: dict = {}  # this process's query vectors, by (threads, queries)
 
 
-def _query_vectors(shared):
-    key = (shared.get("threads"), tuple(shared["queries"]))
+def query_vectors(queries, threads: int | None):
+    """This process's vectors of `queries` (float64, a row each; None for none), made once per
+    process and kept until other queries are asked (the question set's, the audit's names)."""
+    key = (threads, tuple(queries))
     if key not in _QUERIES:
-        model = embedder(shared.get("threads"))
+        model = embedder(threads)
         _QUERIES.clear()
         _QUERIES[key] = model.embed(list(key[1])).astype(model.np.float64) if key[1] else None
+        model.cache.clear()  # kept here, not also in the model's text cache
     return _QUERIES[key]
 
 
 def cosines(shared, texts: list[str]):
     """Per question, the cosines of `texts` (a numpy row each); the texts' vectors let go after."""
     model = embedder(shared.get("threads"))
-    queries = _query_vectors(shared)
+    queries = query_vectors(shared["queries"], shared.get("threads"))
     if not texts or queries is None:
         return [model.np.zeros(len(texts)) for _ in shared["queries"]]
     vectors = model.embed(texts).astype(model.np.float64)

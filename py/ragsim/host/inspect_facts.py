@@ -112,8 +112,7 @@ class FoundTopK:
 
         model = eval_dense.embedder(None)
         np, names = model.np, list(self.keys)
-        vectors_of_names = model.embed(names).astype(np.float64) if names else np.zeros((0, 384))
-        model.cache.clear()
+        vectors_of_names = eval_dense.query_vectors(names, None)
         key_id = {name: i for i, name in enumerate(names)}
         base = 0
         for text, extents in documents:
