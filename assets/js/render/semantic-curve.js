@@ -90,6 +90,7 @@ export class SemanticCurve {
     if (this.rebuild || this.drawnFor !== `${G.w}:${this.range}`) {
       this.drawnFor = `${G.w}:${this.range}`;
       this.rebuild = false;
+      this.segments = []; // a cut's mark at each point, made when first drawn (the geometry is this one)
       const pts = new Array(d.values.length);
       for (let i = 0; i < d.values.length; i++) pts[i] = `${this.xAt(G, this.xs[i]).toFixed(1)},${this.yAt(G, d.values[i]).toFixed(1)}`;
       this.curvePath.setAttribute("points", pts.join(" "));
@@ -113,11 +114,7 @@ export class SemanticCurve {
     const d = this.data, t = this.threshold, show = t !== null && t !== undefined && Number.isFinite(t);
     for (const e of [this.lineEl, this.handle]) e.style.display = show ? "" : "none";
     const cuts = this.dragT !== null ? previewCuts(d.semantic, this.dragT).map((c) => this.map.toU16(c)) : d.cuts;
-    const index = this.xIndex;
-    this.cutsEl.setAttribute("d", cuts.map((c) => {
-      const x = this.xAt(G, c), i = index.get(c), y = i === undefined ? G.bottom : this.yAt(G, d.values[i]);
-      return `M${x.toFixed(1)} ${G.bottom}V${y.toFixed(1)}M${(x - 3).toFixed(1)} ${y.toFixed(1)}h6`;
-    }).join(""));
+    this.cutsEl.setAttribute("d", cuts.map((c) => this.cutMark(G, c)).join(""));
     this.svg.dataset.shownCuts = String(cuts.length);
     if (!show) return;
     const y = this.yAt(G, t).toFixed(1);
@@ -127,6 +124,19 @@ export class SemanticCurve {
     this.knob.setAttribute("x", String(G.w - PAD - 14));
     this.knob.setAttribute("y", String(Number(y) - 7));
     this.describe(t, cuts.length);
+  }
+
+  /** The path of one cut's mark: a stem from the axis to the curve, and a tick. A drag re-draws
+   * thousands of them a move, so a point's mark is kept until the geometry changes. */
+  cutMark(G, c) {
+    const i = this.xIndex.get(c);
+    let mark = i === undefined ? undefined : (this.segments ||= [])[i];
+    if (mark === undefined) {
+      const x = this.xAt(G, c), y = i === undefined ? G.bottom : this.yAt(G, this.data.values[i]);
+      mark = `M${x.toFixed(1)} ${G.bottom}V${y.toFixed(1)}M${(x - 3).toFixed(1)} ${y.toFixed(1)}h6`;
+      if (i !== undefined) this.segments[i] = mark;
+    }
+    return mark;
   }
 
   describe(t, cuts) {

@@ -82,14 +82,13 @@ class Chunks:
         return list(zip(self.starts, self.ends, self.units, self.texts))
 
 
-def joined(text: str, spans, groups: list, separator: str = " ") -> Texts:
-    """The texts of `groups` (`(lo, hi)`: sentences `lo .. hi - 1` of `spans`), each its sentences
+def joined(text: str, spans, los: list, his: list, separator: str = " ") -> Texts:
+    """The texts of the groups `los[i] .. his[i] - 1` (sentences of `spans`), each its sentences
     joined with `separator` when read."""
     def make(i: int) -> str:
-        lo, hi = groups[i]
-        return separator.join([text[a:b] for a, b in spans[lo:hi]])
+        return separator.join([text[a:b] for a, b in spans[los[i]:his[i]]])
 
-    return Texts(len(groups), make)
+    return Texts(len(los), make)
 
 
 def sliced(text: str, starts: list, ends: list) -> Texts:

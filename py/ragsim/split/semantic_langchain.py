@@ -52,12 +52,21 @@ class Kept(NamedTuple):
     distances: list
     ordered: list | None
     lengths: list
+    # columns a cut reads by sentence index, so a move's chunks are a few lookups each (issue 24):
+    heads: list  # heads[i]: sentence i's start
+    tails: list  # tails[h]: sentence h - 1's end (a group ending before sentence h ends there)
+    lo_key: list  # lengths[i] + i: a group from sentence lo ...
+    hi_key: list  # lengths[h] + h - 1: ... to before h is " ".join'ed to hi_key[h] - lo_key[lo] characters
 
     @classmethod
     def of(cls, spans, distances) -> "Kept":
         ordered = None if any(map(ne, distances, distances)) else sorted(distances)  # x != x: a NaN
         lengths = [0, *accumulate(map(sub, map(itemgetter(1), spans), map(itemgetter(0), spans)))]
-        return cls(spans, distances, ordered, lengths)
+        heads = list(map(itemgetter(0), spans))
+        tails = [None, *map(itemgetter(1), spans)]
+        lo_key = list(map(add, lengths, range(len(lengths))))
+        hi_key = list(map(sub, lo_key, repeat(1)))
+        return cls(spans, distances, ordered, lengths, heads, tails, lo_key, hi_key)
 
     def percentile(self, q: float) -> float:
         """`npm.percentile(self.distances, q)` from the kept order."""
@@ -214,12 +223,12 @@ def langchain_cut(text: str, kept: Kept, chunking: dict) -> tuple[Chunks, dict]:
                 los.append(i)  # else too short: the group runs on into the next
     his = [*los[1:], len(spans)]
     lasts = list(map(sub, his, repeat(1)))
-    starts = list(map(itemgetter(0), map(spans.__getitem__, los)))
-    ends = list(map(itemgetter(1), map(spans.__getitem__, lasts)))
+    starts = list(map(kept.heads.__getitem__, los))
+    ends = list(map(kept.tails.__getitem__, his))
     # a group's " ".join is its sentences' characters plus a space between each two
-    units = list(map(add, map(sub, map(lengths.__getitem__, his), map(lengths.__getitem__, los)), map(sub, lasts, los)))
+    units = list(map(sub, map(kept.hi_key.__getitem__, his), map(kept.lo_key.__getitem__, los)))
     extra = {"gradient": compared} if compared is not distances else {}
-    chunks = Chunks(starts, ends, units, joined(text, spans, list(zip(los, his))), (los, lasts))
+    chunks = Chunks(starts, ends, units, joined(text, spans, los, his), (los, lasts))
     return chunks, curve(spans, distances, threshold, starts, **extra)
 
 
@@ -275,8 +284,9 @@ def llamaindex_cut(text: str, kept: Kept, chunking: dict) -> tuple[Chunks, dict]
         return Chunks.of([(a, b, b - a, text[a:b])]), curve(spans, [], None, [])
     threshold = kept.percentile(p)
     firsts = [0, *(i + 1 for i in compress(range(len(distances)), map(gt, distances, repeat(threshold))))]
-    starts = [spans[i][0] for i in firsts]
-    ends = [spans[i - 1][1] for i in firsts[1:]] + [spans[-1][1]]
+    starts = list(map(kept.heads.__getitem__, firsts))
+    ends = list(map(kept.tails.__getitem__, firsts[1:]))
+    ends.append(spans[-1][1])
     units = list(map(sub, ends, starts))
     sentences = (firsts, [i - 1 for i in firsts[1:]] + [len(spans) - 1])
     return Chunks(starts, ends, units, sliced(text, starts, ends), sentences), curve(spans, distances, threshold, starts)
