@@ -443,11 +443,12 @@ window.ragsim = Object.freeze({
   index: () => store.state.index && store.state.index.result,
   map: () => (settingsMap ? { state: settingsMap.state, done: settingsMap.done, grid: settingsMap.grid, cells: settingsMap.cells } : null),
   // issue 9: workers lost and restarted, the last sentence about it, a fixed deadline (ms; null for
-  // the scaled one) for the tests of the deadline, and the state stored (resolves once written)
+  // the scaled one) for the tests of the deadline, and the state stored and the address bar
+  // rewritten (resolves once both are written)
   restarts: () => (supervisor ? supervisor.restarts : 0),
   lastLoss: () => (supervisor ? supervisor.lastLoss : null),
   setDeadline: (ms) => { if (supervisor) supervisor.deadlineMs = ms; },
-  stored: () => persist.flush(),
+  stored: () => Promise.all([persist.flush(), share.flush()]),
   // issue 14: resolves to Python's memory and start, {heap: bytes, boot: {path, ms, snapshotBytes}}
   memory: async () => { const r = supervisor && await supervisor.send({ type: "memory" }); return r && r.ok ? JSON.parse(r.result) : null; },
 });

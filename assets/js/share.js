@@ -39,6 +39,9 @@ export class Share {
     this.timer = 0;
     $("copy-link").addEventListener("click", () => this.copyLink());
     $("copy-embed").addEventListener("click", () => this.copyEmbed());
+    // Leaving or reloading within URL_DELAY of an edit: the address bar must not keep the previous
+    // state's documents, which a reload would prefer to the stored state (persist.js restore).
+    document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") this.flush(); });
   }
 
   schedule() {
@@ -46,7 +49,16 @@ export class Share {
     this.timer = setTimeout(() => this.writeUrl(), URL_DELAY);
   }
 
+  /** Rewrite the address bar now if a rewrite is waiting (resolves once written). */
+  flush() {
+    if (!this.timer) return Promise.resolve();
+    clearTimeout(this.timer);
+    this.timer = 0;
+    return this.writeUrl();
+  }
+
   async writeUrl() {
+    this.timer = 0;
     const fragment = await fragmentFor(this.store.state, { embed: this.store.embed });
     history.replaceState(null, "", `#${fragment}`);
     if (this.store.embed) await this.linkFullPage();

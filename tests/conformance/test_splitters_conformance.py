@@ -92,15 +92,19 @@ def haystack_chunks(text: str, c: dict) -> list[str]:
 def rejoined(ours: str, lib: str, separator: str, pattern: str, strip: bool) -> bool:
     """Is `lib` the pieces of `ours` joined by `separator`, where `ours` has runs of `pattern` between them?"""
     parts = lib.split(separator)
-    # When stripping, a whitespace-only first or last piece went away in ours along with the gap after it.
+    gap = f"(?:{pattern})+"
+    # When stripping, a whitespace-only first or last piece went away in ours, and the gap beside it
+    # with it when the gap was whitespace too ('\r\n' + r'\.\s+' + 'word' is '. word' in ours, where
+    # LangChain keeps the literal separator: r'\.\s+word').
+    head = tail = ""
     while strip and len(parts) > 1 and not parts[0].strip():
-        parts = parts[1:]
+        parts, head = parts[1:], f"(?:{gap})?"
     while strip and len(parts) > 1 and not parts[-1].strip():
-        parts = parts[:-1]
+        parts, tail = parts[:-1], f"(?:{gap})?"
     if strip:  # ours is the stripped extent; theirs keeps a piece's edge space next to a literal separator
         parts[0] = parts[0].lstrip()
         parts[-1] = parts[-1].rstrip()
-    return re.fullmatch(f"(?:{pattern})+".join(re.escape(p) for p in parts), ours, re.S) is not None
+    return re.fullmatch(head + gap.join(re.escape(p) for p in parts) + tail, ours, re.S) is not None
 
 
 def check_langchain(text: str, c: dict) -> int:
