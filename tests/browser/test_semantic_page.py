@@ -191,11 +191,15 @@ def test_a_new_worker_gets_the_kept_vectors_without_embedding_again(page):
     open_text(page, TEXT, ANSWER)
     before = curve_settled(page)
     restarts = page.evaluate("window.ragsim.restarts()")
+    top_k = page.get_by_label("Top k", exact=True)
+    k = top_k.input_value()
     page.evaluate("window.ragsim.setDeadline(1)")  # test-only: every request now misses its deadline
-    page.get_by_label("Top k", exact=True).fill("3")
-    page.wait_for_function(f"() => window.ragsim.restarts() > {restarts}", timeout=30_000)
-    page.evaluate("window.ragsim.setDeadline(null)")
-    page.get_by_label("Top k", exact=True).fill("2")
+    try:
+        top_k.fill("4" if k == "3" else "3")  # a new request, whatever k the page had
+        page.wait_for_function(f"() => window.ragsim.restarts() > {restarts}", timeout=60_000)
+    finally:  # a failure here must not leave the module's page missing every deadline
+        page.evaluate("window.ragsim.setDeadline(null)")
+    top_k.fill(k)
     after = curve_settled(page, timeout=120_000)
     assert after["attached"] > before["attached"]  # sent again from the page's keeping ...
     assert (after["jobs"], after["embedded"]) == (before["jobs"], before["embedded"])  # ... not embedded again
