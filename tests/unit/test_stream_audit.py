@@ -2,6 +2,7 @@
 cluster, gives every number one request over the same documents gives; progress, JSON Lines,
 --resume and Ctrl-C; bad files skipped and listed."""
 
+import gc
 import json
 import os
 import pathlib
@@ -9,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -133,9 +135,28 @@ def test_dask_local_cluster_gives_the_same_results():
         engine = pool.Dask(cluster.scheduler_address)
         try:
             summary, facts = streamed(COLLECTION, chunking, overlaps, engine)
+            paused = list(engine.map(_collector_state, None, range(4)))
+            after = engine.client.run(gc.isenabled)
         finally:
             engine.close()
     assert facts == expected["facts"] and summary["rows"] == expected["rows"]
+    assert paused == [(i, (False, False)) for i in range(4)] and set(after.values()) == {True}
+
+
+def _collector_state(shared, item):
+    """Whether Python's cyclic collector runs during a batch, before and after a second thread (as in
+    a Dask worker of two threads) has paused and resumed it around a batch of its own."""
+    during = gc.isenabled()
+    side = threading.Thread(target=pool._paused, args=(lambda s, i: None, shared, item))
+    side.start()
+    side.join()
+    return during, gc.isenabled()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_batch_runs_with_the_cyclic_collector_paused_and_restored_after(workers):
+    assert list(pool.Local(workers).map(_collector_state, None, range(4))) == [(i, (False, False)) for i in range(4)]
+    assert gc.isenabled()
 
 
 def test_an_unreachable_scheduler_is_one_sentence_and_exit_2():
