@@ -100,6 +100,7 @@ class PeakRSS:
         self.thread.start()
 
     def poll(self):
+        self.tid = threading.get_native_id()  # its own CPU is not the cluster's
         while not self.stop:
             seen = {}
             for i, pid in enumerate(self.roots):
@@ -139,9 +140,39 @@ def cpu_seconds(cluster_pids=()) -> float:
     return total
 
 
+def thread_cpu(pids) -> dict:
+    """CPU seconds so far of each thread of each process under `pids` (the Dask cluster's workers)
+    and of this process (the scheduler and the nannies), by (pid, thread id)."""
+    import psutil
+
+    procs = [psutil.Process()] + [q for pid in pids for q in psutil.Process(pid).children(recursive=True)]
+    out = {}
+    for q in procs:
+        try:
+            out.update({(q.pid, t.id): t.user_time + t.system_time for t in q.threads()})
+        except psutil.Error:
+            pass
+    return out
+
+
+def where_dask_time_goes(before, after, meter_tid) -> str:
+    """The cluster's CPU in the run: each worker's busiest thread (its batches), its other threads
+    (the event loop, the profiler), and this process's threads (the scheduler and the nannies)."""
+    me, per = os.getpid(), {}
+    for (pid, tid), t in after.items():
+        if (pid, tid) == (me, meter_tid):
+            continue
+        per.setdefault(pid, []).append(t - before.get((pid, tid), 0))
+    scheduler = sum(per.pop(me, []))
+    workers = [sorted(ts, reverse=True) for ts in per.values() if sum(ts) > 1]
+    return (f"batches' threads {sum(ts[0] for ts in workers):.1f} s, workers' other threads "
+            f"{sum(sum(ts[1:]) for ts in workers):.1f} s, scheduler and nannies {scheduler:.1f} s")
+
+
 def run_cli(directory, out, extra, cluster_pids=()):
     """(wall seconds, CPU seconds, peak RSS, summary) of one streamed audit."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
+    threads = thread_cpu(cluster_pids) if cluster_pids else None
     cpu = cpu_seconds(cluster_pids)
     began = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "ragsim", "audit", str(directory), *AUDIT, "--quiet",
@@ -154,6 +185,9 @@ def run_cli(directory, out, extra, cluster_pids=()):
     if proc.returncode != 0:
         raise SystemExit(f"audit {' '.join(extra)} failed ({proc.returncode}): {stderr}")
     cpu = cpu_seconds(cluster_pids) - cpu
+    if threads is not None:
+        print(f"  Dask's CPU: {where_dask_time_goes(threads, thread_cpu(cluster_pids), meter.tid)}; the client and "
+              "the rest in the table's CPU s", flush=True)
     summary = json.loads(pathlib.Path(out).read_text(encoding="utf-8").splitlines()[-1])
     return seconds, cpu, peak, summary
 
