@@ -95,7 +95,7 @@ class PeakRSS:
     def __init__(self, pid: int, extra=()):
         import psutil
 
-        self.psutil, self.roots, self.peak, self.stop = psutil, [pid, *extra], 0, False
+        self.psutil, self.roots, self.peak, self.stop, self.tid = psutil, [pid, *extra], 0, False, None
         self.thread = threading.Thread(target=self.poll, daemon=True)
         self.thread.start()
 
