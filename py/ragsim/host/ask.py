@@ -1,4 +1,5 @@
-"""An OpenAI-compatible chat-completions client (issue 27), standard library only (`urllib.request`).
+"""An OpenAI-compatible chat-completions client (issue 27), standard library only (ragsim.host.http_client:
+a redirect is followed only within the endpoint's origin, and --timeout is a deadline for a whole request).
 
 `POST {endpoint}/chat/completions` for each sample, `GET {endpoint}/models` for the model list. Ollama
 (`http://localhost:11434/v1`), llama.cpp's server, vLLM and LM Studio all speak this. One request per
@@ -9,13 +10,11 @@ caller, `OPENAI_API_KEY` by default), never from a flag or a file. Every failure
 whose message is one sentence a person can act on.
 """
 
-import http.client
 import json
 import os
-import socket
-import urllib.error
 import urllib.parse
-import urllib.request
+
+from ragsim.host import http_client
 
 DEFAULT_TIMEOUT = 120.0  # seconds for one sample: a local model on a CPU can take a while
 MAX_REPLY_BYTES = 8 * 2**20  # a chat reply is a few kilobytes; more is not a chat reply
@@ -59,32 +58,24 @@ def _server_message(body: bytes) -> str:
 
 def _request(url: str, key: str | None, timeout: float, payload: dict | None = None):
     """The JSON of a GET (no payload) or POST to `url`; AskError with one sentence for any failure."""
-    headers = {"Accept": "application/json"}
+    headers = {"Accept": "application/json", "User-Agent": "ragsim"}
     data = None
     if payload is not None:
         data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         headers["Content-Type"] = "application/json"
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    req = urllib.request.Request(url, data=data, headers=headers, method="GET" if data is None else "POST")
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as reply:
-            body = reply.read(MAX_REPLY_BYTES + 1)
-            promised = reply.headers.get("Content-Length", "")
-            if promised.isdigit() and len(body) < min(int(promised), MAX_REPLY_BYTES + 1):
-                raise http.client.IncompleteRead(body, int(promised) - len(body))
-    except urllib.error.HTTPError as e:
-        message = _server_message(e.read(64 * 1024))
+        reply = http_client.fetch(url, method="GET" if data is None else "POST", headers=headers, body=data,
+                                  timeout=timeout, max_bytes=MAX_REPLY_BYTES)
+    except http_client.HTTPFailure as e:
+        raise AskError(str(e)) from None
+    body = reply.body
+    if not 200 <= reply.status < 300:
+        message = _server_message(body[:64 * 1024])
         hint = {401: " (set the key in the environment variable --api-key-env names)",
-                404: " (check the model's name and that the endpoint ends in /v1)"}.get(e.code, "")
-        raise AskError(f"{url} answered HTTP {e.code}{hint}: {message or e.reason}") from None
-    except urllib.error.URLError as e:
-        raise AskError(_unreachable(url, e.reason, timeout)) from None
-    except (TimeoutError, socket.timeout):
-        raise AskError(f"{url} did not answer within {timeout:g} s; a slow model needs a longer --timeout.") from None
-    except (http.client.HTTPException, ConnectionError) as e:
-        raise AskError(f"The connection to {url} broke before the reply was complete ({type(e).__name__}); "
-                       "check the server's log.") from None
+                404: " (check the model's name and that the endpoint ends in /v1)"}.get(reply.status, "")
+        raise AskError(f"{url} answered HTTP {reply.status}{hint}: {message or reply.reason}")
     if len(body) > MAX_REPLY_BYTES:
         raise AskError(f"{url} sent more than {MAX_REPLY_BYTES // 2**20} MB, which is no chat reply; check the endpoint.")
     try:
@@ -92,17 +83,6 @@ def _request(url: str, key: str | None, timeout: float, payload: dict | None = N
     except ValueError:
         raise AskError(f"{url} did not answer with JSON (it sent {len(body):,} bytes of something else); "
                        "is the endpoint an OpenAI-compatible API (a streaming one is not asked for)?") from None
-
-
-def _unreachable(url: str, reason, timeout: float) -> str:
-    """The sentence for a connection that never gave an HTTP answer."""
-    if isinstance(reason, (TimeoutError, socket.timeout)):
-        return f"{url} did not answer within {timeout:g} s; a slow model needs a longer --timeout."
-    if isinstance(reason, ConnectionRefusedError):
-        return f"Nothing answers at {url} (connection refused); start the model's server or fix the address."
-    if isinstance(reason, socket.gaierror):
-        return f"The host of {url} was not found; check the endpoint's address."
-    return f"{url} could not be reached ({reason}); check the endpoint and that its server runs."
 
 
 def models(endpoint: str, key: str | None = None, timeout: float = 10.0) -> list[str]:
