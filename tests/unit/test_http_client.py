@@ -186,3 +186,11 @@ def test_the_timeout_is_a_deadline_for_the_whole_request(where):
         took = time.monotonic() - started
     assert 1.4 < took < 4, took
 
+
+def test_a_server_that_quotes_the_key_back_does_not_get_it_printed():
+    def echo(handler, stop):
+        send(handler, 401, json.dumps({"error": {"message": f"Bad key {handler.headers['Authorization']}"}}).encode())
+    with serve(echo) as (origin, seen):
+        with pytest.raises(ask.AskError, match=r"HTTP 401 .*Bad key Bearer \*\*\*") as e:
+            ask.complete(f"{origin}/v1", "m", HI, key=KEY, timeout=10)
+    one_sentence(str(e.value))

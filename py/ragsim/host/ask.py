@@ -57,7 +57,17 @@ def _server_message(body: bytes) -> str:
 
 
 def _request(url: str, key: str | None, timeout: float, payload: dict | None = None):
-    """The JSON of a GET (no payload) or POST to `url`; AskError with one sentence for any failure."""
+    """The JSON of a GET (no payload) or POST to `url`; AskError with one sentence for any failure,
+    which never holds the key (a server may quote what it was sent)."""
+    try:
+        return _exchange(url, key, timeout, payload)
+    except AskError as e:
+        if key and key in str(e):
+            raise AskError(str(e).replace(key, "***")) from None
+        raise
+
+
+def _exchange(url: str, key: str | None, timeout: float, payload: dict | None):
     headers = {"Accept": "application/json", "User-Agent": "ragsim"}
     data = None
     if payload is not None:
