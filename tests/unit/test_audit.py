@@ -45,7 +45,7 @@ def test_rule_never_broken_by_fixed_windows_on_the_collection():
     docs = [{"id": p.name, "text": p.read_text(encoding="utf-8")} for p in sorted(COLLECTION.glob("*.md"))]
     for unit, size, overlaps in (("chars", 900, [0, 25, 50, 100, 150, 300]), ("words", 150, [0, 4, 8, 17, 25, 50])):
         r = audit({"documents": docs, "chunking": {"unit": unit, "size": size}, "overlaps": overlaps})
-        assert len(r["facts"]) >= 50
+        assert len(r["facts"]) >= 35  # the finder measured on labelled text keeps only plainly stated pairs
         assert all(row["destroyed_within_overlap"] == 0 for row in r["rows"])
         assert r["rows"][0]["destroyed"] > r["rows"][-1]["destroyed"]  # overlap saves facts
 
