@@ -196,6 +196,13 @@ def test_the_audit_runs_and_a_destroyed_fact_leads_to_its_place(page):
     destroyed = [f for f in expected["facts"] if f["destroyed_at"] and f["doc"] != FACT_DOC]
     f = destroyed[0]
     link = page.locator(f"#audit-facts button[data-doc='{f['doc']}'][data-name='{f['name'][0]}-{f['name'][1]}']").first
+    # each fact is shown in its sentence, its name and value marked, so a reader can check the pair
+    marks = link.locator("xpath=..").locator("q.fact-sentence mark").all_inner_texts()
+    assert marks == [text for _, text in sorted([(f["name"][0], f["name_text"]), (f["value"][0], f["value_text"])])]
+    every = page.locator("#audit-all li")
+    assert every.count() == len(expected["facts"]) and page.locator("#audit-all-head").inner_text().startswith(
+        f"Every fact counted ({len(expected['facts'])})")
+    assert every.first.locator("q.fact-sentence mark").count() == 2
     link.click()
     page.wait_for_function("(id) => window.ragsim.request().fact && window.ragsim.request().fact.doc === id", arg=f["doc"])
     settle(page)

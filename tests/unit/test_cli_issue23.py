@@ -371,10 +371,12 @@ def test_audit_names_the_destroyed_facts_and_explains_its_columns():
     out = run("audit", "examples/harbour.md", "--unit", "chars", "--size", "100", "--overlaps", "0,20,40")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("1 document, 6 facts, window chars size 100")
+    assert lines[0].startswith("1 document, 2 facts, window chars size 100")
     assert "dropped top 3: facts found in the top 3 at the first overlap" in " ".join(lines)
-    assert "Destroyed facts (4)" in out.stdout
-    assert "'Pilot Station' = '80 metres'  (examples/harbour.md; overlap 0, 20)" in out.stdout
+    assert "Destroyed facts (2)" in out.stdout
+    assert "'East Terminal' = '4,200 containers'  (examples/harbour.md; overlap 0, 40)" in out.stdout
+    # each with its sentence, the name and the value marked (a wrapped line is no sentence end)
+    assert "Containers go to the ⟦East Terminal⟧, which handles about ⟦4,200 containers⟧ a week." in out.stdout
 
 
 def test_unit_help_lists_tokens_and_eval_help_is_sentences():

@@ -17,6 +17,29 @@ import { SPLITTERS } from "../params.js";
 
 const LIST_LIMIT = 200; // destroyed facts listed; the count is exact
 
+/** A fact's sentence (the part the core keeps: `quote_text`) with its name and value in <mark>s,
+ * built from text nodes (the document's text is data, never HTML), "…" where the sentence goes on. */
+export function markedSentence(f) {
+  const q = document.createElement("q");
+  q.className = "fact-sentence";
+  const [qa, qz] = f.quote;
+  const text = f.quote_text;
+  const marks = [f.name, f.value].map(([a, z]) => [a - qa, z - qa]).sort((x, y) => x[0] - y[0]);
+  const squeeze = (s) => s.replace(/\s+/g, " ");
+  let at = 0;
+  if (qa > f.sentence[0]) q.append("…");
+  for (const [a, z] of marks) {
+    q.append(squeeze(text.slice(at, a)));
+    const m = document.createElement("mark");
+    m.textContent = squeeze(text.slice(a, z));
+    q.append(m);
+    at = z;
+  }
+  q.append(squeeze(text.slice(at)));
+  if (qz < f.sentence[1]) q.append("…");
+  return q;
+}
+
 /** The audit's request for one overlap, from the page's simulation request. */
 export function auditRequest(request, overlap, precisionK = 3) {
   const { overlap: _, ...chunking } = request.chunking;
@@ -115,7 +138,7 @@ export class AuditPanel {
     const seconds = (performance.now() - started) / 1000;
     bar.hidden = true;
     const facts = replies.length ? replies[0].facts.length : 0;
-    status.textContent = `${int(facts)} facts in ${request.documents.length} ${request.documents.length === 1 ? "document" : "documents"}, ` +
+    status.textContent = `${int(facts)} ${facts === 1 ? "fact" : "facts"} in ${request.documents.length} ${request.documents.length === 1 ? "document" : "documents"}, ` +
       `${overlaps.length} overlaps, in ${seconds.toFixed(2)} s (${(ms / 1000).toFixed(2)} s in Python).`;
     section.dataset.seconds = String(seconds);
     section.dataset.state = "done";
@@ -176,12 +199,23 @@ export class AuditPanel {
         document.createTextNode(` · ${titles[f.doc] || f.doc}`));
       b.addEventListener("click", () => this.deps.follow(f));
       const at = cell("span", ` destroyed at overlap ${f.destroyed_at.join(", ")}`, { class: "muted" });
-      li.append(b, at);
+      li.append(b, at, markedSentence(f));
       return li;
     });
     list.replaceChildren(...items);
     $("audit-facts-head").textContent = destroyed.length
       ? `Destroyed facts (${int(destroyed.length)} at one overlap or more${destroyed.length > LIST_LIMIT ? `; the first ${LIST_LIMIT} listed` : ""}): click one to see it in the picture`
-      : "No fact was destroyed at any of these overlaps.";
+      : result.facts.length ? "No fact was destroyed at any of these overlaps." : "No facts of this shape found.";
+    // every fact counted, each with its sentence, so a reader can see a pair that is not a fact
+    const all = result.facts.slice(0, LIST_LIMIT).map((f) => {
+      const li = document.createElement("li");
+      li.append(cell("strong", f.name_text), document.createTextNode(" = "), cell("strong", f.value_text),
+        document.createTextNode(` · ${titles[f.doc] || f.doc} `), markedSentence(f));
+      return li;
+    });
+    $("audit-all").replaceChildren(...all);
+    $("audit-all-facts").hidden = !result.facts.length;
+    $("audit-all-head").textContent = `Every fact counted (${int(result.facts.length)}${result.facts.length > LIST_LIMIT
+      ? `; the first ${LIST_LIMIT} listed` : ""}), with the sentence it came from: check that each is a fact`;
   }
 }

@@ -19,6 +19,7 @@ import textwrap
 import time
 
 from ragsim.host.cli_common import add_chunking_arguments, chunking_for, read_chunking, read_text_file
+from ragsim.host.console import marked_fact, printable
 from ragsim.host import cli_retrieval, console, kb_cli, pdf
 from ragsim.host.embed_onnx import MODEL_ID
 from ragsim.wire import jsonio, keys
@@ -112,15 +113,27 @@ def destroyed_facts(result: dict) -> str:
     lines = [f"Destroyed facts ({len(gone)}): the name, the value, the document and the overlaps where no chunk holds both."]
     for f in gone[:LISTED]:
         at = ", ".join(map(str, f["destroyed_at"]))
-        lines.append(f"  {_short(f['name_text'])} = {_short(f['value_text'])}  ({f['doc']}; overlap {at})")
+        lines.append(f"  {_short(f['name_text'])} = {_short(f['value_text'])}  ({printable(f['doc'])}; overlap {at})")
+        lines.append(f"    {marked_fact(f)}")
     if len(gone) > LISTED:
         lines.append(f"  and {len(gone) - LISTED} more (--json lists every fact).")
     return "\n".join(lines)
 
 
+def every_fact(result: dict) -> str:
+    """Every fact counted, with the sentence it came from and its name and value marked (`--facts`)."""
+    if not result["facts"]:
+        return "No facts of this shape found."
+    lines = [f"Every fact counted ({len(result['facts']):,}): the name, the value and the sentence they came from."]
+    for f in result["facts"]:
+        lines.append(f"  {_short(f['name_text'])} = {_short(f['value_text'])}  ({printable(f['doc'])})")
+        lines.append(f"    {marked_fact(f)}")
+    return "\n".join(lines)
+
+
 def _short(text: str, n: int = 40) -> str:
     text = " ".join(text.split())
-    return repr(text if len(text) <= n else text[: n - 1] + "…")
+    return printable(repr(text if len(text) <= n else text[: n - 1] + "…"))
 
 
 def plural(n: int, word: str) -> str:
@@ -154,6 +167,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="comma-separated overlaps, e.g. 0,25,50")
     parser.add_argument("--top", type=int, default=3, help="the k of the precision check (default 3)")
     parser.add_argument("--json", action="store_true", help="print the data as JSON")
+    parser.add_argument("--facts", action="store_true", help="list every fact counted with the sentence it came from, "
+                        "its name and value marked, to check the pairs")
     cli_retrieval.add_arguments(parser)
     kb_cli.add_arguments(parser)
     return parser
@@ -193,11 +208,15 @@ def show_streamed(args, result: dict) -> None:
         console.out_json({k: result[k] for k in ("facts", "rows", "precision_k", "overlaps", "sentence", "skipped")
                           if k in result}, indent=1)
         return
-    console.out(heading([None] * result["documents"], {"facts": [None] * result["facts"]}, args, args.chunking_object))
+    count = result["facts"] if isinstance(result["facts"], int) else len(result["facts"])
+    console.out(heading([None] * result["documents"], {"facts": [None] * count}, args, args.chunking_object))
     console.out(table(result))
     console.out("")
     console.out(result["sentence"] + ".")
     console.out("")
+    if args.facts and result.get("facts") is not None:
+        console.out(every_fact(result))
+        console.out("")
     listed = result.get("destroyed_listed")
     if listed is None:  # a finished run resumed: its fact lines hold the facts
         return
@@ -249,5 +268,8 @@ def _one_request(args, overlaps) -> int:
         console.out("")
         console.out(corpus_sentence(result["rows"], len(result["facts"]), len(documents), None, None) + ".")
         console.out("")
+        if args.facts:
+            console.out(every_fact(result))
+            console.out("")
         console.out(destroyed_facts(result))
     return 0

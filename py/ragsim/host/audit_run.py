@@ -228,7 +228,7 @@ def _fact(f, live, state, rows, k, dense=False) -> dict:
         if in_top:
             found.append(o)
             r["found"] += 1
-    keep = ("doc", "name", "value", "name_text", "value_text", "stretch")
+    keep = ("doc", "name", "value", "name_text", "value_text", "stretch", "sentence", "quote", "quote_text")
     return {**{n: f[n] for n in keep}, "destroyed_at": destroyed, "found_at": found, "answering": answering}
 
 
@@ -258,7 +258,8 @@ def _summary(plan, live, totals, rows, facts, documents, gap, state) -> dict:
                       "facts": facts, "destroyed": r["destroyed"], "destroyed_within_overlap": r["within"],
                       "found_top_k": r["found"], "error": None, "dropped_top_k": r["dropped"]})
     unit = next((totals[o]["unit"] for o in live), None)
-    sentence = corpus_sentence(table, facts, documents, gap, unit, plan.chunking.get("strategy", "window") == "window")
+    size = plan.chunking.get("size") if isinstance(plan.chunking.get("size"), int) else None
+    sentence = corpus_sentence(table, facts, documents, gap, unit, plan.chunking.get("strategy", "window") == "window", size)
     return {"type": "summary", "sentence": sentence, "documents": documents, "facts": facts,
             "rows": table, "precision_k": plan.k, "overlaps": plan.overlaps, "longest_gap": gap,
             "skipped": [{"path": p, "reason": r} for p, r in plan.skipped], "failed": state["failed"]}

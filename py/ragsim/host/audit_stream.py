@@ -250,8 +250,7 @@ def _rank_batch(split, collection, retrieval, shared, base, pending, o) -> dict:
 
 
 def _fact_record(d, f, key_id) -> dict:
-    return {"doc": d["id"], "name": list(f.name), "value": list(f.value), "name_text": d["text"][f.name[0]:f.name[1]],
-            "value_text": d["text"][f.value[0]:f.value[1]], "stretch": list(f.stretch), "key": key_id, "at": {}}
+    return {"doc": d["id"], **fact_rules.described(d["text"], f), "key": key_id, "at": {}}
 
 
 def _judge_facts(doc, index, found, corpus, o, local, chunking):

@@ -6,6 +6,7 @@ hold a lone surrogate (JSON allows "\\ud800"; a file name's undecodable byte \\x
 writes JSON whose strings keep it as the JSON escape `\\udcff` (jsonio.dumps), so it reads back the same.
 """
 
+import re
 import sys
 
 from ragsim.wire import jsonio
@@ -35,3 +36,23 @@ def say(text: str) -> None:
 def out_json(value, **options) -> None:
     """`value` as JSON on stdout."""
     _write(sys.stdout, jsonio.dumps(value, **options))
+
+
+def printable(text: str) -> str:
+    """Text from a file made safe for a terminal: control characters (escape sequences, carriage
+    returns, bells) written as their backslash escapes, each run of white space as one space."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in re.sub(r"[ \t\n\r\f\v]+", " ", text))
+
+
+def marked_fact(f: dict) -> str:
+    """A fact's sentence (the part a report keeps: `quote_text`) with its name and value marked
+    ⟦like this⟧, so a reader can see whether the pair is a fact; "…" where the sentence goes on."""
+    qa, qz = f["quote"]
+    text = f["quote_text"]
+    parts, at = [], 0
+    for a, z in sorted([(f["name"][0] - qa, f["name"][1] - qa), (f["value"][0] - qa, f["value"][1] - qa)]):
+        parts += [text[at:a], "⟦", text[a:z], "⟧"]
+        at = z
+    said = printable("".join(parts) + text[at:]).strip()
+    return ("…" if qa > f["sentence"][0] else "") + said + ("…" if qz < f["sentence"][1] else "")

@@ -3,6 +3,7 @@ as lines a person reads: the store, the documents placed, which splitter, the st
 the facts destroyed, and the questions' verdicts and metrics (the collection's own query beside them)."""
 
 from collections import Counter
+from ragsim.host.console import marked_fact, printable
 
 LIST = 10  # ids listed before "and N more"
 
@@ -83,7 +84,9 @@ def fact_lines(result: dict) -> list[str]:
     f = result["facts"]
     lines = [f"facts: {f['count']:,} name-value facts found, {len(f['destroyed']):,} destroyed by this index"]
     for d in f["destroyed"][:LIST * 2]:
-        lines.append(f"  destroyed: {d['name']!r} = {d['value']!r} in {d['doc']} {d['stretch'][0]:,}-{d['stretch'][1]:,}")
+        lines.append(f"  destroyed: {printable(repr(d['name']))} = {printable(repr(d['value']))} in {printable(d['doc'])} "
+                     f"{d['stretch'][0]:,}-{d['stretch'][1]:,}")
+        lines.append("    " + marked_fact({**d, "name": d["name_at"], "value": d["value_at"]}))
     if len(f["destroyed"]) > LIST * 2:
         lines.append(f"  and {len(f['destroyed']) - LIST * 2:,} more (--json lists them all)")
     return lines

@@ -97,7 +97,7 @@ def run_audit(args, chunking: dict, overlaps: list) -> tuple[int, dict | None]:
         return 2, None
     if not plan.files:
         return nothing_read(plan.skipped), None
-    facts = [] if args.json else None
+    facts = [] if args.json or getattr(args, "facts", False) else None
 
     def job(engine, out, progress):
         return audit_run.run(plan, engine, out, progress, resume=args.resume,

@@ -140,21 +140,9 @@ def _audit(request: dict, session: Session, budget: cost.Budget, progress) -> di
 
 
 def _facts_table(docs, texts, found, per_fact) -> list[dict]:
-    """Each fact found: where its name and value are, their texts, and at which overlaps it was
-    destroyed or found."""
-    out = []
-    for (di, f), extra in zip(found, per_fact):
-        a, z = f.stretch
-        out.append({
-            "doc": docs[di]["id"],
-            "name": list(f.name),
-            "value": list(f.value),
-            "name_text": texts[di][f.name[0] : f.name[1]],
-            "value_text": texts[di][f.value[0] : f.value[1]],
-            "stretch": [a, z],
-            **extra,
-        })
-    return out
+    """Each fact found: where its name, value and sentence are, their texts, the part of the sentence to
+    show, and at which overlaps it was destroyed or found."""
+    return [{"doc": docs[di]["id"], **fact_rules.described(texts[di], f), **extra} for (di, f), extra in zip(found, per_fact)]
 
 
 def _dense_ranker(r: dict, docs: list[dict], session):
@@ -237,23 +225,29 @@ GAP_UNITS = {"chars": "characters", "words": "words", "tokens": "tokens"}
 
 
 def corpus_sentence(rows: list[dict], facts: int, documents: int, gap: int | None, unit: str | None,
-                    window: bool = True) -> str:
-    """The audit in the study's words (issue 26): how many facts of this shape across how many
-    documents, how many chunking destroys at the first and the last overlap audited, and the
-    longest name-to-value stretch in the split's unit (a fixed window whose overlap is no shorter
-    never cuts it: SPEC section 2)."""
+                    window: bool = True, size: int | None = None) -> str:
+    """The audit in the study's words: how many facts of this shape across how many documents, how
+    many chunking destroys at the first and the last overlap audited, and the longest name-to-value
+    stretch of a fact found, in the split's unit (a fixed window whose overlap is no shorter never
+    cuts it: SPEC section 2). A stretch longer than the chunk `size` fits in no chunk: then the
+    sentence says a larger size, not an overlap, is what would keep it."""
     def count(n, word):
         return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
+    if not facts:
+        return f"No facts of this shape found across {count(documents, 'document')}"
     said = f"{count(facts, 'fact')} of this shape across {count(documents, 'document')}"
     ok = [r for r in rows if not r.get("error")]
     if ok:
         said += f"; chunking destroys {ok[0]['destroyed']:,} at overlap {ok[0]['overlap']}"
         if len(ok) > 1:
             said += f" and {ok[-1]['destroyed']:,} at {ok[-1]['overlap']}"
-    if gap is not None and facts and unit in GAP_UNITS:
+    if gap is not None and unit in GAP_UNITS:
         said += f"; the longest name-to-value gap is {count(gap, GAP_UNITS[unit][:-1])}"
-        if window:
+        if size is not None and gap > size:
+            said += (f", longer than the chunk size of {size:,}: no overlap keeps that fact whole, only a chunk size "
+                     f"above {gap:,} would")
+        elif window:
             said += ", so an overlap above it loses none"
     return said
 

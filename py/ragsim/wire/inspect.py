@@ -264,7 +264,9 @@ def facts(request: dict, al, documents: list[dict]) -> dict:
     if row.get("error"):
         raise RequestError("chunks", row["error"])
     listed = [{"doc": f["doc"], "name": f["name_text"], "value": f["value_text"], "stretch": f["stretch"],
-               "destroyed": bool(f["destroyed_at"]), "found_top_k": bool(f["found_at"])} for f in got["facts"]]
+               "name_at": f["name"], "value_at": f["value"], "sentence": f["sentence"], "quote": f["quote"],
+               "quote_text": f["quote_text"], "destroyed": bool(f["destroyed_at"]), "found_top_k": bool(f["found_at"])}
+              for f in got["facts"]]
     return {"count": len(listed), "destroyed": [f for f in listed if f["destroyed"]],
             "found_top_k": row["found_top_k"], "precision_k": got["precision_k"], "facts": listed}
 
