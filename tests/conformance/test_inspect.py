@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ragsim.judge.facts import detect
+
 from corpus import TEXTS, TEXTS_DIR
 from store_helpers import HashEmbeddings, offline_chroma_model
 
@@ -110,7 +112,9 @@ def test_inspect_json_names_the_splitter_the_cut_phrase_and_the_engine_s_verdict
     assert [{k: v for k, v in q.items() if k not in ("retrieved_ids", "query")} for q in out["questions"]] == want["questions"]
     assert out["question_stats"] == want["question_stats"]
     assert out["questions"][0]["verdict"] == "cut" and out["question_stats"]["cut"] == 1
-    assert out["facts"]["count"] >= 1 and all({"name", "value", "doc"} <= set(f) for f in out["facts"]["facts"])
+    # the facts are the finder's, every one of each placed document (these texts state few: SPEC section 4)
+    assert out["facts"]["count"] == sum(len(detect(d["text"])) for d in documents)
+    assert all({"name", "value", "doc", "sentence", "quote_text"} <= set(f) for f in out["facts"]["facts"])
 
 
 def test_inspect_plain_report(built):

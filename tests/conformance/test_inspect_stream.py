@@ -71,7 +71,7 @@ def test_a_store_read_in_pages_gives_one_request_s_report(built, store, with_sou
     assert len(pages) >= len(built["docs"]) // 7  # read page by page
     assert streamed == one
     assert len(streamed["documents"]) == 3 and len(streamed["chunks"]) == len(built["docs"])
-    assert streamed["phrases"] and streamed["facts"]["count"] > streamed["facts"]["found_top_k"] > 0
+    assert streamed["phrases"] and streamed["facts"]["count"] >= streamed["facts"]["found_top_k"] > 0
     assert [d["rebuilt"] for d in streamed["documents"]] == [not with_sources] * 3
     if store.startswith("chroma"):  # the documents placed and checked on a pool of 2 give the same
         assert inspect_json(capsys, *argv, "--workers", "2") == one
@@ -105,7 +105,7 @@ def test_a_dense_ranking_of_the_facts_streams_and_gives_one_request_s_report(bui
     assert streamed == one
     bm25 = inspect_json(capsys, *argv[:-2])
     found = [f["found_top_k"] for f in streamed["facts"]["facts"]]
-    assert found != [f["found_top_k"] for f in bm25["facts"]["facts"]] and any(found) and not all(found)
+    assert len(found) >= 2 and found != [f["found_top_k"] for f in bm25["facts"]["facts"]]  # ranked otherwise
 
 
 @pytest.mark.parametrize("chunking", [{"strategy": "langchain-recursive", "size": 200, "overlap": 40},

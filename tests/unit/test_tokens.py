@@ -298,7 +298,8 @@ def test_the_tables_extend_the_interpreters_database():
 def test_the_audit_measures_a_fact_in_tokens_and_holds_token_windows_to_the_overlap_rule():
     """A fact no longer than the overlap in tokens can never be destroyed by token windows (SPEC
     section 4); the audit counts each stretch in the split's own tokens."""
-    from ragsim.wire.audit import audit, facts_of, stretch_units
+    from ragsim.judge.fact_chunks import facts_of, stretch_units
+    from ragsim.wire.audit import audit
 
     text = ("The Aldwych Barrage holds 4.2 million cubic metres. Upstream, the Kessel Weir releases "
             "120 cubic metres per second in spring. The Marrow Lock lifts barges 9 metres. ") * 6

@@ -29,7 +29,7 @@ from ragsim.rank.ranking import MaxScore
 from ragsim.rank.weights import Terms
 from ragsim.split.session import Session
 from ragsim.errors import RequestError
-from ragsim.wire.audit import answering_chunks, stretch_units
+from ragsim.judge.fact_chunks import answering_chunks, stretch_units
 from ragsim.wire.request import query_terms_for, read_retrieval_options
 
 

@@ -23,7 +23,7 @@ from ragsim.rank.corpus import rankable
 from ragsim.rank.ranking import MaxScore
 from ragsim.split.session import Session
 from ragsim.text.extents import Split
-from ragsim.wire.audit import answering_chunks, facts_of
+from ragsim.judge.fact_chunks import answering_chunks, facts_of
 from ragsim.wire.request import query_terms_for, read_retrieval_options
 
 

@@ -6,12 +6,11 @@ stretch was no longer than the overlap (fixed windows never destroy those), and,
 name as the query, whether a chunk that answers it ranks in the top `precision_k` (default 3).
 """
 
-from bisect import bisect_left, bisect_right
-
 from ragsim import limits, split as splitters
 from ragsim.rank import bm25
 from ragsim.rank import ranking
 from ragsim.judge import facts as fact_rules
+from ragsim.judge.fact_chunks import answering_chunks, facts_of, stretch_units
 from ragsim.rank.corpus import rankable
 from ragsim.split import registry
 from ragsim.split.session import Session
@@ -20,7 +19,6 @@ from ragsim.wire.jsonio import json_call
 from ragsim.wire.request import query_terms_for, read_documents, read_given, read_retrieval_options
 from ragsim.errors import RequestError
 from ragsim.fields import get_int, shown
-from ragsim.text.index import DocIndex
 
 DEFAULT_OVERLAPS = (0, 25, 50, 100, 150, 300)
 
@@ -37,34 +35,6 @@ def read_overlaps(request: dict) -> list[int]:
         raise RequestError("overlaps", f"An audit runs at most {limits.MAX_OVERLAPS} overlaps (got {len(out):,}); "
                            "give fewer.")
     return out
-
-
-def stretch_units(doc: DocIndex, unit: str, start: int, end: int, chunking: dict | None = None) -> int | None:
-    """The size of `[start, end)` in the split's unit: words or tokens touched, or code points."""
-    if unit == "words":
-        return bisect_left(doc.word_starts, end) - bisect_right(doc.word_ends, start)
-    if unit == "chars":
-        return end - start
-    if unit == "tokens":  # the tokens of the split's own tokenizer (cached on the document)
-        from ragsim.text.tokens import document_tokens, read_tokenizer
-
-        _, starts, ends = document_tokens(doc, read_tokenizer(chunking or {}))
-        return bisect_left(starts, end) - bisect_right(ends, start)
-    return None  # sentences, passages, lines, pages: no fixed-window rule to hold them to
-
-
-def answering_chunks(starts: list[int], ends: list[int], a: int, z: int) -> list[int]:
-    """Positions of the chunks whose extent contains `[a, z)` (chunks sorted by start)."""
-    hi = bisect_right(starts, a)
-    return [c for c in range(hi) if ends[c] >= z]
-
-
-def facts_of(index: DocIndex) -> list[fact_rules.Fact]:
-    """The facts of an indexed text, detected once and kept with its index (an audit run one overlap
-    at a time, as the page runs it, detects them once)."""
-    if "facts" not in index.memo:
-        index.memo["facts"] = fact_rules.detect(index.text)
-    return index.memo["facts"]
 
 
 def audit(request: dict, session: Session | None = None, budget: cost.Budget = cost.INTERACTIVE,
@@ -250,10 +220,3 @@ def corpus_sentence(rows: list[dict], facts: int, documents: int, gap: int | Non
         elif window:
             said += ", so an overlap above it loses none"
     return said
-
-
-def longest_gap(indexes: list, found: list, unit: str | None, chunking: dict) -> int | None:
-    """The longest name-to-value stretch of the facts `found` ((document, fact) pairs), in `unit`."""
-    sizes = [stretch_units(indexes[di], unit, *f.stretch, chunking) for di, f in found]
-    sizes = [s for s in sizes if s is not None]
-    return max(sizes) if sizes else None

@@ -18,7 +18,7 @@ calls `inspect_json`.
 """
 
 from ragsim.errors import RequestError
-from ragsim.judge import stored_checks
+from ragsim.judge import fact_chunks, facts as fact_rules, stored_checks
 from ragsim.judge.identify import identify
 from ragsim.judge.stored import Stored, align, read_chunks, to_splits
 from ragsim.wire import audit as corpus_audit
@@ -27,6 +27,7 @@ from ragsim.wire.api import simulate
 from ragsim.wire.inspect_compare import compare
 from ragsim.wire.jsonio import json_call
 from ragsim.wire.question_io import find_corpus, read_set, to_request
+from ragsim.text.index import DocIndex
 
 MAX_PHRASES = 100
 
@@ -249,26 +250,35 @@ def _judged(request: dict, al, documents: list[dict], questions, out: dict) -> N
         out["questions"], out["question_stats"] = got["questions"], got["question_stats"]
 
 
-def facts(request: dict, al, documents: list[dict]) -> dict:
+def facts(request: dict, al, documents: list[dict], rank: bool = True) -> dict:
     """The fact audit over the stored chunks: each detected name-value fact, and those no placed
-    chunk holds whole (destroyed by this index), by name and value."""
+    chunk holds whole (destroyed by this index), by name and value. Without `rank` nothing is
+    ranked and each fact's `found_top_k` is False: the streamed inspect ranks every name over the
+    whole index itself (`host.inspect_facts`), where one document's ranking would be thrown away."""
     if not documents:
         return {"count": 0, "destroyed": [], "found_top_k": 0, "facts": []}
-    k = (request.get("retrieval") or {}).get("k", 3)
-    got = corpus_audit.audit({"documents": documents, "chunking": stored_chunking(al),
-                              "retrieval": request.get("retrieval") or {}, "overlaps": [0],
-                              "precision_k": k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else 3})
-    if "error" in got:
-        raise RequestError(got["error"]["field"], got["error"]["message"])
-    row = got["rows"][0]
-    if row.get("error"):
-        raise RequestError("chunks", row["error"])
+    chunking = stored_chunking(al)
+    if rank:
+        k = (request.get("retrieval") or {}).get("k", 3)
+        got = corpus_audit.audit({"documents": documents, "chunking": chunking, "retrieval": request.get("retrieval") or {},
+                                  "overlaps": [0], "precision_k": k if isinstance(k, int) and not isinstance(k, bool) and k > 0
+                                  else 3})
+        if "error" in got:
+            raise RequestError(got["error"]["field"], got["error"]["message"])
+        row = got["rows"][0]
+        if row.get("error"):
+            raise RequestError("chunks", row["error"])
+        judged = [(f, bool(f["destroyed_at"]), bool(f["found_at"])) for f in got["facts"]]
+        found_top_k, precision_k = row["found_top_k"], got["precision_k"]
+    else:
+        judged = [({"doc": d["id"], **fact_rules.described(d["text"], f)}, not whole, False) for d in documents
+                  for f, whole in fact_chunks.answered(DocIndex.build(d["text"]), chunking["chunks"].get(d["id"], []))]
+        found_top_k, precision_k = 0, None
     listed = [{"doc": f["doc"], "name": f["name_text"], "value": f["value_text"], "stretch": f["stretch"],
                "name_at": f["name"], "value_at": f["value"], "sentence": f["sentence"], "quote": f["quote"],
-               "quote_text": f["quote_text"], "destroyed": bool(f["destroyed_at"]), "found_top_k": bool(f["found_at"])}
-              for f in got["facts"]]
+               "quote_text": f["quote_text"], "destroyed": destroyed, "found_top_k": top} for f, destroyed, top in judged]
     return {"count": len(listed), "destroyed": [f for f in listed if f["destroyed"]],
-            "found_top_k": row["found_top_k"], "precision_k": got["precision_k"], "facts": listed}
+            "found_top_k": found_top_k, "precision_k": precision_k, "facts": listed}
 
 
 def ranking_verdicts(result: dict, rankings: dict[str, list[str]]) -> dict[str, str]:
