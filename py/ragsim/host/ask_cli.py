@@ -21,6 +21,7 @@ from ragsim.wire.api import Session, simulate
 from ragsim.errors import RequestError
 from ragsim.host.cli_common import add_setting_arguments, read_documents, read_text_file, setting_fields
 from ragsim.host.ask import DEFAULT_TIMEOUT, AskError, api_key, check_endpoint, sample
+from ragsim.host import console
 
 PROG = "ragsim ask"
 RULE = "-" * 72
@@ -136,7 +137,7 @@ def _verdict_line(response: dict, span: dict | None, answer: str | None) -> str:
 
 
 def _out(text: str) -> None:
-    print(text, flush=True)
+    console.out(text)  # a model's reply may hold a terminal's escape sequences: written escaped
 
 
 def run_ask(args) -> int:

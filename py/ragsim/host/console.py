@@ -1,6 +1,7 @@
-"""What the commands write, always valid UTF-8 (issue 22): a question id, a query or a file name may
-hold a lone surrogate (JSON allows "\\ud800"; a file name's undecodable byte \\xff arrives as
-"\\udcff"), which neither `print` nor a UTF-8 encoder can write.
+"""What the commands write, always valid UTF-8 and never a terminal's control sequence: a question id,
+a query or a file name may hold a lone surrogate (JSON allows "\\ud800"; a file name's undecodable
+byte \\xff arrives as "\\udcff"), which neither `print` nor a UTF-8 encoder can write, and text from a
+store's metadata or a model's reply may hold escape sequences, which `out` and `say` write escaped.
 
 `out` and `say` write a line to stdout and stderr, a lone surrogate as its backslash escape; `out_json`
 writes JSON whose strings keep it as the JSON escape `\\udcff` (jsonio.dumps), so it reads back the same.
@@ -12,9 +13,23 @@ import sys
 from ragsim.wire import jsonio
 
 
-def _write(stream, text: str) -> None:
+# Characters a terminal acts on rather than shows: C0 and C1 controls (escape sequences, carriage
+# return, bell) and the bidirectional overrides; text from a file or a server is written with them
+# as backslash escapes, so it can neither clear the screen, retitle the window nor hide a line.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def escaped(text: str) -> str:
+    """`text` with every control character but the line break and the tab as its backslash escape."""
+    return _CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def _write(stream, text: str, json_text: bool = False) -> None:
     stream.flush()
-    stream.buffer.write(text.encode("utf-8", "backslashreplace") + b"\n")
+    # JSON escapes C0 controls itself; the others it leaves raw, so they get JSON's own \\uXXXX (the
+    # value reads back the same), and any other text its backslash escape
+    safe = _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if json_text else escaped(text)
+    stream.buffer.write(safe.encode("utf-8", "backslashreplace") + b"\n")
     stream.flush()
 
 
@@ -35,7 +50,7 @@ def say(text: str) -> None:
 
 def out_json(value, **options) -> None:
     """`value` as JSON on stdout."""
-    _write(sys.stdout, jsonio.dumps(value, **options))
+    _write(sys.stdout, jsonio.dumps(value, **options), json_text=True)
 
 
 def printable(text: str) -> str:

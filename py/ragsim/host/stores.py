@@ -146,22 +146,62 @@ def _import(module: str, package: str):
                                     f"pip install {package}.") from exc
 
 
+# --- A store's clients write: they read a copy -------------------------------------------------------
+
+
+@contextlib.contextmanager
+def read_only(path: Path):
+    """A copy of the store's directory, removed on every way out: Chroma's and Qdrant's local clients
+    write to the folder they open (Chroma migrates and rewrites `chroma.sqlite3` and its index files,
+    and makes a database of an empty file; Qdrant takes a lock), and a tool that inspects a user's
+    index must leave it as it was."""
+    import shutil
+    import tempfile
+
+    if not path.is_dir():
+        raise RequestError("store", f"{path} is not a directory; give the store's persist directory.")
+    folder = Path(tempfile.mkdtemp(prefix="ragsim-store-"))
+    try:
+        copy = folder / path.name
+        try:
+            shutil.copytree(path, copy, symlinks=False, ignore=shutil.ignore_patterns(".lock"))
+        except (OSError, shutil.Error) as exc:
+            raise RequestError("store", f"{path} could not be read ({_reason(exc)}); check that you may read "
+                                        f"every file in it.") from None
+        yield copy
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _reason(exc) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    first = exc.args[0][0] if exc.args and exc.args[0] and isinstance(exc.args[0], list) else None
+    return first[2] if first and len(first) > 2 else "a file could not be copied"
+
+
 # --- Chroma ------------------------------------------------------------------------------------------
 
 
-def _chroma_collection(path: Path, collection: str | None):
+def _chroma_collection(path: Path, collection: str | None, shown_as: Path | None = None):
     chromadb = _import("chromadb", "chromadb")
     client = chromadb.PersistentClient(path=str(path))
     names = [c if isinstance(c, str) else c.name for c in client.list_collections()]
-    name = _pick(names, collection, path, "collection")
+    name = _pick(names, collection, shown_as or path, "collection")
     # Chroma rebuilds the collection's embedding function from its configuration; reading ids,
     # documents and metadatas never calls it (only chroma_query does).
     return name, client.get_collection(name)
 
 
 def chroma_pages(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None, limit=True):
-    """The collection's name, then its chunks a page at a time (`get(limit, offset)`)."""
-    name, col = _chroma_collection(path, collection)
+    """The collection's name, then its chunks a page at a time (`get(limit, offset)`), read from a
+    copy of the store (`read_only`)."""
+    with read_only(path) as copy:
+        yield from _chroma_pages(copy, path, collection, text_field, doc_field, progress, limit)
+
+
+def _chroma_pages(copy: Path, path: Path, collection, text_field, doc_field, progress, limit):
+    name, col = _chroma_collection(copy, collection, path)
     total = col.count()
     if limit:
         check_count(total, f"Chroma collection {name!r}")
@@ -189,7 +229,12 @@ def chroma_query(spec: str, collection: str | None, queries: list[str], k: int, 
         raise RequestError("store", f"The collection's own query needs a Chroma store (chroma:DIR), not {kind}.")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise RequestError("k", f"k must be a whole number of at least 1 (got {k!r}).")
-    name, col = _chroma_collection(path, collection)
+    with read_only(path) as copy:
+        return _chroma_query(copy, path, collection, queries, k, model_path)
+
+
+def _chroma_query(copy: Path, path: Path, collection, queries, k, model_path) -> list[list[str]]:
+    name, col = _chroma_collection(copy, collection, path)
     function = (getattr(col, "configuration", None) or {}).get("embedding_function")
     function_name = function.name() if function is not None and hasattr(function, "name") else None
     if function_name not in ("default", "onnx_mini_lm_l6_v2"):
@@ -273,10 +318,16 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 
 def qdrant_pages(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None, limit=True):
-    """The collection's name, then its points a page at a time (`scroll`)."""
+    """The collection's name, then its points a page at a time (`scroll`), read from a copy of the
+    store (`read_only`)."""
+    with read_only(path) as copy:
+        yield from _qdrant_pages(copy, path, collection, text_field, doc_field, progress, limit)
+
+
+def _qdrant_pages(copy: Path, path: Path, collection, text_field, doc_field, progress, limit):
     qdrant_client = _import("qdrant_client", "qdrant-client")
     try:
-        client = qdrant_client.QdrantClient(path=str(path))
+        client = qdrant_client.QdrantClient(path=str(copy))
     except RuntimeError as exc:  # local mode locks its folder: one client at a time
         if "already accessed" not in str(exc):
             raise
