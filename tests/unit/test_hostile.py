@@ -314,3 +314,31 @@ def test_eval_and_audit_print_the_estimate_and_progress_past_a_second(tmp_path):
     for argv in (("eval", big, "--questions", questions, "--size", "400"), ("audit", big, "--overlaps", "0,5", "--size", "4000")):
         done = ragsim(*argv)
         assert done.returncode == 0 and done.stderr.decode() == "" and done.stdout.strip(), done.stderr.decode()
+
+
+def test_a_fifo_is_never_opened(tmp_path):
+    """A FIFO (or a device) in a knowledge base, or named as a store or a file, is skipped or refused
+    with a sentence at once: opening one waits for a writer for ever."""
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(root / "py"), "PATH": "/usr/bin:/bin"}
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "a.md").write_text("The Galle Ring station orbits at 42,000 km.\n", encoding="utf-8")
+    os.mkfifo(kb / "pipe.md")
+    os.mkfifo(tmp_path / "x.jsonl")
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "ragsim", *args], capture_output=True, text=True, cwd=root,
+                              env=env, timeout=60)
+
+    out = run("audit", str(kb), "--size", "900", "--workers", "1", "--quiet")
+    assert out.returncode == 0 and "1 document" in out.stdout, out.stderr
+    assert "pipe.md" in out.stderr and "not a regular file" in out.stderr
+    for args in (["inspect", str(tmp_path / "x.jsonl")], ["export", str(tmp_path / "x.jsonl"), "-o", "-"],
+                 ["audit", str(kb / "pipe.md"), "--size", "900"],
+                 ["eval", str(kb / "a.md"), "--questions", str(kb / "pipe.md")]):
+        out = run(*args)
+        assert out.returncode in (1, 2) and "not a regular file" in out.stderr and "Traceback" not in out.stderr, args

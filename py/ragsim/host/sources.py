@@ -12,7 +12,7 @@ import pathlib
 from dataclasses import dataclass
 
 from ragsim.host import pdf
-from ragsim.host.cli_common import read_text_file
+from ragsim.host.cli_common import not_regular, read_text_file
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,12 @@ def walk(paths: list[str], pattern: str | None = None) -> tuple[list[Source], li
             seen.add(path)
             try:
                 size = os.path.getsize(path)
+                odd = not_regular(path)
             except OSError as e:
                 skipped.append((path, f"cannot be read ({e.strerror})"))
+                continue
+            if odd:  # a FIFO or a device: opening it could wait for ever
+                skipped.append((path, "is not a regular file"))
                 continue
             found.append(Source(len(found), path, size))
     return found, skipped

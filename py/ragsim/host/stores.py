@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ragsim.errors import RequestError
 from ragsim.host import store_files
+from ragsim.host.cli_common import not_regular
 from ragsim.host.store_records import MAX_CHUNKS, PAYLOAD_TEXT, check_count, from_chroma, from_row, vector_free
 
 KINDS = ("chroma", "qdrant", "lancedb", "llamaindex")
@@ -97,6 +98,12 @@ def parse_spec(spec: str) -> tuple[str, Path]:
             if _looks_like(kind, path):
                 return kind, path
         raise RequestError("store", f"{path} is a directory that holds no store ragsim knows: it reads {READS}.")
+    try:
+        odd = not_regular(path)
+    except OSError as e:
+        raise RequestError("store", f"{path} cannot be read ({e.strerror}).") from None
+    if odd:
+        raise RequestError("store", f"{odd}: ragsim reads {READS}.")
     if path.name == "docstore.json":
         return "llamaindex", path
     if path.suffix.lower() in store_files.SUFFIXES:
