@@ -342,3 +342,26 @@ def test_a_fifo_is_never_opened(tmp_path):
                  ["eval", str(kb / "a.md"), "--questions", str(kb / "pipe.md")]):
         out = run(*args)
         assert out.returncode in (1, 2) and "not a regular file" in out.stderr and "Traceback" not in out.stderr, args
+
+
+def test_an_existing_output_is_replaced_only_when_asked(tmp_path):
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(root / "py"), "PATH": "/usr/bin:/bin"}
+    (tmp_path / "a.md").write_text("The Galle Ring station orbits at 42,000 km.\n", encoding="utf-8")
+    keep = tmp_path / "important.txt"
+    keep.write_text("a user's notes\n", encoding="utf-8")
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "ragsim", *args], capture_output=True, text=True, cwd=root,
+                              env=env, timeout=120)
+
+    for command in (["audit", str(tmp_path / "a.md"), "--size", "900", "-o", str(keep)],
+                    ["eval", str(tmp_path / "a.md"), "--questions", str(tmp_path / "nope.json"), "--jsonl", str(keep)]):
+        out = run(*command, "--workers", "1", "--quiet")
+        assert out.returncode in (1, 2) and "exists already; give --force" in out.stderr, out.stderr
+        assert keep.read_text(encoding="utf-8") == "a user's notes\n"
+    out = run("audit", str(tmp_path / "a.md"), "--size", "900", "-o", str(keep), "--force", "--workers", "1", "--quiet")
+    assert out.returncode == 0 and json.loads(keep.read_text(encoding="utf-8").splitlines()[-1])["type"] == "summary"

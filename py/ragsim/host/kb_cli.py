@@ -3,6 +3,7 @@ work runs (`--workers`, `--engine dask --scheduler`), what it writes (`--jsonl`/
 and what it says while it runs (`--quiet`); and `audit`'s run over them (`host.audit_run`)."""
 
 import argparse
+import os
 
 from ragsim.errors import RequestError
 from ragsim.host import audit_run, console, jsonl_out, pool, sources
@@ -45,6 +46,15 @@ def _go(prog, args, plan, job):
             engine.close()
 
 
+def check_output(args) -> None:
+    """An existing output is replaced only when asked (`--force`) or gone on with (`--resume`); else
+    ValueError with one sentence, before anything is read or written."""
+    path = getattr(args, "jsonl", None)
+    if path and path != "-" and not args.resume and not getattr(args, "force", False) and os.path.lexists(path) \
+            and (not os.path.isfile(path) or os.path.getsize(path) > 0):
+        raise ValueError(f"{path} exists already; give --force to replace it, or --resume to go on from it")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--glob", default=None, help="In directories, only the files whose name (or path below "
                         "the directory) matches this pattern, e.g. '*.md'.")
@@ -58,6 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "then the summary.")
     parser.add_argument("--resume", action="store_true", help="Go on from where an interrupted run's --jsonl "
                         "output stops (the documents it holds are not ranked again).")
+    parser.add_argument("--force", action="store_true", help="Replace the --jsonl file when it exists already "
+                        "(without it, an existing file is never overwritten).")
     parser.add_argument("--quiet", action="store_true", help="No progress on stderr.")
     parser.add_argument("--batch-kb", type=int, default=audit_run.BATCH_BYTES // 1024,
                         help=f"About how many KB of files a batch holds (default {audit_run.BATCH_BYTES // 1024}).")
@@ -81,6 +93,7 @@ def _plan(args, chunking, overlaps) -> audit_run.Plan:
         raise ValueError(f"--overlaps: {e.message}") from None
     if args.resume and not args.jsonl:
         raise ValueError("--resume goes on from an output file: give it with --jsonl OUT.jsonl.")
+    check_output(args)
     if args.batch_kb < 1:
         raise ValueError(f"--batch-kb must be at least 1 (got {args.batch_kb}).")
     return audit_run.Plan(chunking=chunking, overlaps=overlaps, retrieval=cli_retrieval.retrieval_fields(args),
@@ -121,6 +134,7 @@ def run_eval(args, chunking: dict, table, grid=None) -> int:
             raise ValueError("give the question set with --questions FILE (.json or .csv)")
         if args.resume and not args.jsonl:
             raise ValueError("--resume goes on from an output file: give it with --jsonl OUT.jsonl")
+        check_output(args)
         text = cli_common.read_text_file(args.questions)
     except (OSError, ValueError) as e:
         console.say(f"{prog}: {str(e).rstrip('.')}.")
