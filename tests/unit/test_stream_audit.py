@@ -306,3 +306,38 @@ def test_a_zero_scoring_best_chunks_rank_comes_from_the_kept_best_alone():
         for p in (p for p, s in enumerate(scores) if s == 0):
             at = {"best": [0.0, p], "answering": [p + 1]}
             assert audit_run._in_top(at, state, "0", "7", k) == (ranking.rank_of(scores, p) <= k)
+
+
+def test_resume_trusts_no_damaged_checkpoint_nor_an_edited_file(tmp_path):
+    """A checkpoint pointing past the output, cut short, of another shape, or an edit of a file that
+    keeps its size: one sentence each, and the output is not padded or run again on stale results."""
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    for p in COLLECTION:
+        shutil.copy(p, kb / pathlib.Path(p).name)
+    files = sorted(str(p) for p in kb.iterdir())
+    chunking, overlaps = {"unit": "chars", "size": 900}, [0, 50]
+    part = tmp_path / "part.jsonl"
+    mark = pathlib.Path(str(part) + ".resume")
+
+    def interrupted():
+        for p in (part, mark):
+            p.unlink(missing_ok=True)
+        with pytest.raises(audit_run.Interrupted):
+            streamed(files, chunking, overlaps, pool.Local(1), out_path=str(part), progress=StopAfter(2))
+        return json.loads(mark.read_text(encoding="utf-8"))
+
+    state = interrupted()
+    size = part.stat().st_size
+    for damaged in (json.dumps({**state, "offset": size + 5_000_000}), json.dumps(state)[:40], "[1, 2]",
+                    json.dumps({**state, "best": None}), "[" * 100_000):
+        mark.write_text(damaged, encoding="utf-8")
+        with pytest.raises(jsonl_out.ResumeError, match="not a checkpoint"):
+            streamed(files, chunking, overlaps, pool.Local(1), out_path=str(part), resume=True)
+        assert part.stat().st_size == size  # nothing padded, nothing cut
+    interrupted()
+    first = pathlib.Path(files[0])
+    text = first.read_text(encoding="utf-8")
+    first.write_text(text.replace("a", "e", 1), encoding="utf-8")  # the same size, other words
+    with pytest.raises(jsonl_out.ResumeError, match="other files or settings"):
+        streamed(files, chunking, overlaps, pool.Local(1), out_path=str(part), resume=True)

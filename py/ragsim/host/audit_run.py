@@ -42,10 +42,22 @@ class Plan:
         """Dense retrieval: the names' texts are the queries, ranked by cosine (`host.audit_dense`)."""
         return self.retrieval.get("method", "bm25") == "dense"
 
-    def fingerprint(self) -> str:
+    def fingerprint(self, contents: bool = True) -> str:
+        """What a resumed run must match: the settings and each file's path, size and (with `contents`,
+        whenever the output is kept) the hash of its bytes, so an edit that keeps a file's size is seen."""
+        files = [(s.path, s.size, content_hash(s.path) if contents else None) for s in self.files]
         described = json.dumps([self.chunking, self.overlaps, self.retrieval, self.k, self.pdf_mode, self.batch_bytes,
-                                [(s.path, s.size) for s in self.files]], sort_keys=True)
+                                files], sort_keys=True)
         return hashlib.sha256(described.encode("utf-8", "backslashreplace")).hexdigest()
+
+
+def content_hash(path: str) -> str | None:
+    """The sha256 of a file's bytes (None for one that cannot be read now: it is skipped as such)."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
 
 
 def run_pass(engine, fn, shared, items, progress, phase, sizes):
@@ -62,10 +74,10 @@ def run(plan: Plan, engine, out, progress, resume: bool = False, on_fact=None) -
     with spill.directory("ragsim-audit-") as kept:
         keys = _read_facts(plan, engine, batches, progress, kept)
         counted = _count(plan, engine, batches, keys, progress, kept)
-        state = out.resume_state(plan.fingerprint()) if resume else None
+        state = out.resume_state(plan.fingerprint(not out.temporary)) if resume else None
         if state is not None and state.get("complete"):
             return state["summary"]
-        state = state or out.start(plan.fingerprint())
+        state = state or out.start(plan.fingerprint(not out.temporary))
         _judge(plan, engine, batches, keys, counted, state, out, progress)
     return _finish(plan, counted, state, out, on_fact)
 

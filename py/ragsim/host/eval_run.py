@@ -36,10 +36,10 @@ class Plan:
     skipped: list = field(default_factory=list)
     stored: tuple | None = None  # (chunks, units stored) over the corpus, once the count pass has run
 
-    def fingerprint(self) -> str:
+    def fingerprint(self, contents: bool = True) -> str:
         asked = hashlib.sha256(self.questions_text.encode("utf-8", "backslashreplace")).hexdigest()
         return audit_run.Plan(self.chunking, [asked], self.retrieval, 0, self.files, self.pdf_mode,
-                              self.batch_bytes).fingerprint()
+                              self.batch_bytes).fingerprint(contents)
 
 
 class NothingRead(Exception):
@@ -177,14 +177,14 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
         for (qi, si), (_, best) in whole.items():
             if best is not None:
                 shared["thresholds"].setdefault(qi, {})[f"{qi}:{si}"] = best
-        state = out.resume_state(plan.fingerprint()) if resume else None
+        state = out.resume_state(plan.fingerprint(not out.temporary)) if resume else None
         if state is not None and state.get("complete"):  # a finished run: its question lines as they are
             asked = [{k: v for k, v in line.items() if k not in ("type", "query")}
                      for line in out.read_lines() if line.get("type") == "question"]
             tops = [_top(state, qi, plan.retrieval["k"]) for qi in range(len(questions))]
             result = {**state["summary"], "questions": asked, "retrieved_at": [[ext[p] for p in top] for top, ext in tops]}
         else:
-            state = state or out.start(plan.fingerprint())
+            state = state or out.start(plan.fingerprint(not out.temporary))
             _rank(plan, engine, batches, (bases, doc_base, ready), shared, state, out, progress)
             result = _finish(plan, questions, whole, touching, state, out)
     result["asked"] = [(q.query, list(q.refs)) for q in questions]  # for `contexts` (not printed)

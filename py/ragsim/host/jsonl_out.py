@@ -48,14 +48,32 @@ class Output:
                 return {"complete": True, "summary": last}
             raise ResumeError(f"{self.path} has no checkpoint beside it ({os.path.basename(self.mark)}), so it "
                               "cannot be resumed; run again without --resume to start over.")
-        with open(self.mark, encoding="utf-8") as f:
-            state = json.load(f)
+        state = self._checkpoint()
         if state.get("fingerprint") != fingerprint:
             raise ResumeError(f"{self.path} was written for other files or settings; give the same ones to "
                               "resume it, or run without --resume to start over.")
         self.file = open(self.path, "r+b")
         self.file.truncate(state["offset"])
         self.file.seek(state["offset"])
+        return state
+
+    def _checkpoint(self) -> dict:
+        """The checkpoint beside the output, checked before it is trusted: its fields of the right
+        kinds and where the document lines end inside the output; ResumeError otherwise."""
+        damaged = ResumeError(f"{self.mark} is not a checkpoint of {self.path} (it is damaged, or says the output goes "
+                              "further than it does); run without --resume to start over.")
+        try:
+            with open(self.mark, encoding="utf-8") as f:
+                state = json.load(f)
+        except (OSError, ValueError, RecursionError):
+            raise damaged from None
+        kinds = {"fingerprint": str, "batches_done": int, "documents": int, "offset": int, "best": dict,
+                 "positive": dict, "failed": list}
+        if not isinstance(state, dict) or any(not isinstance(state.get(k), kind) or isinstance(state.get(k), bool)
+                                              for k, kind in kinds.items()):
+            raise damaged
+        if not 0 <= state["offset"] <= os.path.getsize(self.path) or state["batches_done"] < 0:
+            raise damaged
         return state
 
     def _write(self, record: dict) -> None:
