@@ -19,7 +19,7 @@ import sys
 from ragsim.wire import ask_checks
 from ragsim.wire.api import Session, simulate
 from ragsim.errors import RequestError
-from ragsim.host.cli_common import add_setting_arguments, read_documents, read_text_file, setting_fields
+from ragsim.host.cli_common import Parser, add_setting_arguments, read_documents, read_text_file, setting_fields
 from ragsim.host.ask import DEFAULT_TIMEOUT, AskError, api_key, check_endpoint, sample
 from ragsim.host import console
 
@@ -43,7 +43,7 @@ def add_model_arguments(parser: argparse.ArgumentParser, required: bool) -> None
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ragsim ask", description=__doc__.splitlines()[0])
+    parser = Parser(prog="python -m ragsim ask", description=__doc__.splitlines()[0])
     add_setting_arguments(parser)
     parser.add_argument("--question", required=True, help="The question asked (and searched with).")
     parser.add_argument("--answer", default=None, help="The answer's text, to check each sample against (and, "

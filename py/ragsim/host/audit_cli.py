@@ -18,7 +18,7 @@ import sys
 import textwrap
 import time
 
-from ragsim.host.cli_common import add_chunking_arguments, chunking_for, read_chunking, read_text_file
+from ragsim.host.cli_common import Parser, add_chunking_arguments, chunking_for, read_chunking, read_text_file
 from ragsim.host.console import marked_fact, printable
 from ragsim.host import cli_retrieval, console, kb_cli, pdf
 from ragsim.host.embed_onnx import MODEL_ID
@@ -155,7 +155,7 @@ def heading(documents: list, result: dict, args, chunking: dict) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ragsim audit", description=DESCRIPTION)
+    parser = Parser(prog="python -m ragsim audit", description=DESCRIPTION)
     parser.add_argument("files", nargs="+", help="text or Markdown files, one document each, or directories (their "
                         "files, recursively; --glob to choose); PDFs as PyPDFLoader reads them")
     parser.add_argument("--strategy", default=None, help="splitter (default: window)")

@@ -128,3 +128,32 @@ def chunking_for(strategy: str, size: int, overlap: int = 0) -> dict:
         if sp is None or sp.field(name) is not None:
             out[name] = value
     return out
+
+
+# what other tools call ragsim's options (LangChain's and LlamaIndex's parameter names), nearest first
+OTHER_NAMES = {"--chunk-size": ("--size",), "--chunksize": ("--size",), "--chunk-overlap": ("--overlap", "--overlaps"),
+               "--top-k": ("--k", "--top"), "--topk": ("--k", "--top"), "--k": ("--top",), "--overlap": ("--overlaps",)}
+
+
+class Parser(argparse.ArgumentParser):
+    """The commands' argument parser: an option is never taken for another by its first letters
+    (`--overlap` is not `--overlaps`), and a mistake is one sentence with the nearest option named and
+    where the full list is, not the whole usage."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, allow_abbrev=False, **kwargs)
+
+    def error(self, message: str):
+        import difflib
+
+        said = message
+        if message.startswith("unrecognized arguments: "):
+            wrong = [w.split("=")[0] for w in message.split(": ", 1)[1].split() if w.startswith("-")]
+            known = [o for action in self._actions for o in action.option_strings]
+            hints = [f"{w} (did you mean {close[0]}?)" for w in wrong
+                     if (close := [o for o in OTHER_NAMES.get(w.replace("_", "-"), ()) if o in known]
+                         or difflib.get_close_matches(w, known, n=1, cutoff=0.6))]
+            if wrong:
+                said = f"unknown option{'s' if len(wrong) > 1 else ''}: " + ", ".join(
+                    next((h for h in hints if h.startswith(w + " ")), w) for w in wrong)
+        self.exit(2, f"{self.prog}: {said}. `{self.prog} --help` lists every option.\n")

@@ -18,7 +18,7 @@ import time
 import sys
 
 from ragsim.host import ask_cli, cli_retrieval, console, kb_cli, pdf
-from ragsim.host.cli_common import add_chunking_arguments, chunking_for, read_chunking, read_text_file
+from ragsim.host.cli_common import Parser, add_chunking_arguments, chunking_for, read_chunking, read_text_file
 from ragsim.split import registry
 from ragsim.wire import cost, state_file
 from ragsim.wire.api import simulate
@@ -53,7 +53,7 @@ def _numbers(text: str, option: str) -> list:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ragsim eval", description=DESCRIPTION)
+    parser = Parser(prog="python -m ragsim eval", description=DESCRIPTION)
     parser.add_argument("files", nargs="+", help="Text or Markdown files, one document each; a .pdf is read as "
                         "PyPDFLoader reads it (ids path#page=N, or path with --pdf-mode single). Or the page's "
                         "state file (ragsim-state.json), alone: its documents, settings and questions.")

@@ -87,6 +87,7 @@ def _plan(args, chunking, overlaps) -> audit_run.Plan:
     from ragsim.host import cli_retrieval
 
     files, skipped = sources.walk(args.files, args.glob)
+    missing_named(skipped)
     try:
         overlaps = read_overlaps({"overlaps": overlaps})
     except RequestError as e:
@@ -135,9 +136,11 @@ def run_eval(args, chunking: dict, table, grid=None) -> int:
         if args.resume and not args.jsonl:
             raise ValueError("--resume goes on from an output file: give it with --jsonl OUT.jsonl")
         check_output(args)
+        missing_named(skipped)
         text = cli_common.read_text_file(args.questions)
     except (OSError, ValueError) as e:
-        console.say(f"{prog}: {str(e).rstrip('.')}.")
+        said = f"{e.filename} cannot be read ({e.strerror})" if isinstance(e, OSError) and e.filename else str(e)
+        console.say(f"{prog}: {said.rstrip('.')}.")
         return 2 if isinstance(e, ValueError) and args.questions is None else 1
     retrieval = {"k": args.k if args.k is not None else 5, **cli_retrieval.retrieval_fields(args)}
     problem = eval_run.check_setting(chunking, retrieval)
@@ -213,10 +216,20 @@ def _asker(args, prog: str):
         return False
 
 
+def missing_named(skipped: list) -> None:
+    """A file named on the command line that does not exist is a mistake to say, not a file to skip
+    (a batch job would pass with the typo listed); ValueError with one sentence."""
+    gone = [path for path, reason in skipped if reason == "does not exist"]
+    if gone:
+        raise ValueError(f"{gone[0]} does not exist{f' (nor {len(gone) - 1} more)' if len(gone) > 1 else ''}; "
+                         "check the name: no file was read")
+
+
 def nothing_read(skipped: list, prog: str = PROG) -> int:
     """No file gave a document: why, in one sentence for one file (else each listed first); exit 1."""
     if len(skipped) == 1:
-        console.say(f"{prog}: {skipped[0][1].rstrip('.')}.")
+        path, reason = skipped[0]
+        console.say(f"{prog}: {reason.rstrip('.') if path in reason else f'{path}: ' + reason.rstrip('.')}.")
         return 1
     say_skipped(skipped, prog)
     console.say(f"{prog}: no document could be read; give text or Markdown files, or directories holding them.")
