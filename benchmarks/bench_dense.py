@@ -40,10 +40,12 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 
-import ragsim.host  # noqa: E402,F401  (CPython's hosts: rank files, the model)
+import ragsim.host  # noqa: E402
 from ragsim.wire import api
 from ragsim.host import embed_onnx
 from ragsim.text import wordpiece  # noqa: E402
+
+ragsim.host.register()  # CPython's hosts: rank files, the model
 
 
 def topics_chunks(words_per_chunk: int, count: int) -> list[str]:

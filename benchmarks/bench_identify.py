@@ -30,8 +30,11 @@ logging.getLogger("langchain_text_splitters").setLevel(logging.ERROR)
 logging.getLogger("langchain_text_splitters.base").setLevel(logging.ERROR)
 
 from bench_core import corpus  # noqa: E402
-from ragsim.judge import identify as ident
+import ragsim.host  # noqa: E402
+from ragsim.judge import identify as ident  # noqa: E402
 from ragsim.text import tokens  # noqa: E402
+
+ragsim.host.register()  # CPython's rank files, read from disk
 
 
 def libraries():

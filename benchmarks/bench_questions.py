@@ -30,11 +30,13 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "py"))
 
-import ragsim.host  # noqa: E402,F401  (CPython's hosts: rank files, the model)
+import ragsim.host  # noqa: E402
 from ragsim.wire import question_io
 from ragsim.judge import questions as qs, settings_map  # noqa: E402
 from ragsim.wire.api import Session  # noqa: E402
 from ragsim.rank.queries import Setting, Words  # noqa: E402
+
+ragsim.host.register()  # CPython's hosts: rank files, the model
 
 TERM = re.compile(r"\w+")
 SENTENCE = re.compile(r"[A-Z][^.!?\n]{30,240}[.!?]")

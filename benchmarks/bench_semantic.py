@@ -4,7 +4,7 @@ embedding of the document's sentence windows in CPython.
 
 Text: the real texts of tests/conformance/texts/, each copy headed "Part i.", repeated to about 65,000
 words. Embedding (`--embedding model`, the default): all-MiniLM-L6-v2 through onnxruntime, as
-ragsim's CPython host embeds (`import ragsim.host`): the first request of the simulation embeds every
+ragsim's CPython host embeds (`ragsim.host.register()`): the first request of the simulation embeds every
 sentence window (timed: windows per second) and keeps the distances in its session. With
 `--embedding hashed`, the conformance tests' hashed bag of words instead (no model, seconds).
 Either way the vectors are then looked up, so neither side pays for a model on a move.

@@ -27,11 +27,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_core import corpus  # noqa: E402  (the same text as the core benchmark)
 
 import build  # noqa: E402
-import ragsim.host  # noqa: E402,F401  (CPython's hosts: rank files, the model)
+import ragsim.host  # noqa: E402
 from ragsim import split as splitters
 from ragsim.text import tokens  # noqa: E402
 from ragsim.wire.api import Session, simulate  # noqa: E402
 from ragsim.text.index import DocIndex  # noqa: E402
+
+ragsim.host.register()  # CPython's hosts: rank files, the model
 
 
 def reference_encodings(name: str, data: bytes, cache: pathlib.Path):

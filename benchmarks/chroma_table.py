@@ -30,10 +30,12 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 
-import ragsim.host  # noqa: E402,F401  (registers onnxruntime's all-MiniLM-L6-v2 for dense and semantic)
+import ragsim.host  # noqa: E402
 from ragsim.wire import cost  # noqa: E402
 from ragsim.wire.api import Session, simulate  # noqa: E402
 from ragsim.wire.question_io import read_set, to_request  # noqa: E402
+
+ragsim.host.register()  # onnxruntime's all-MiniLM-L6-v2 for dense and semantic, the rank files
 
 CHROMA_SEPARATORS = ["\n\n", "\n", ".", "?", "!", " ", ""]
 

@@ -53,10 +53,11 @@ def request(spec: dict) -> dict:
 
 
 def child(spec: dict) -> dict:
-    import ragsim.host  # noqa: F401  (the rank files)
+    import ragsim.host
     from ragsim.wire import cost
     from ragsim.wire.api import simulate
 
+    ragsim.host.register()  # the rank files
     req = request(spec)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     start = time.process_time()  # CPU time: other work on a shared machine does not count

@@ -12,7 +12,8 @@ TESTS = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS.parent / "py"))
 sys.path.insert(0, str(TESTS))
 
-import ragsim.host  # noqa: E402,F401  (CPython's hosts, as `python -m ragsim` registers them: rank files, the model)
+import ragsim.host  # noqa: E402
 
+ragsim.host.register()  # CPython's hosts, as `python -m ragsim` registers them: rank files, the model
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") == "true" else "default"))

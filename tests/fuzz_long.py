@@ -20,8 +20,10 @@ import traceback
 TESTS = pathlib.Path(__file__).resolve().parent
 sys.path[:0] = [str(TESTS.parent / "py"), str(TESTS)]
 
-import ragsim.host  # noqa: E402,F401  (CPython's hosts: rank files, the dense model)
+import ragsim.host  # noqa: E402
 import fuzz_requests  # noqa: E402
+
+ragsim.host.register()  # CPython's hosts: rank files, the dense model
 
 
 def campaign(count: int, seed: int, limit: float, dense: float = 0.15, report=print) -> collections.Counter:

@@ -4,6 +4,7 @@ import json
 import math
 import re
 import zlib
+from pathlib import Path
 
 from ragsim.wire import api
 
@@ -82,3 +83,13 @@ def ctrl_c_as_a_terminal() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def worker_prelude() -> str:
+    """The page worker's Python prelude, as assets/worker.js gives it to Pyodide."""
+    source = (Path(__file__).resolve().parents[1] / "assets" / "worker.js").read_text()
+    found = re.search(r"^const PRELUDE = `\n(.*?)^`;", source, re.S | re.M)
+    assert found, "assets/worker.js has no PRELUDE template"
+    body = found.group(1)
+    assert "\\" not in body and "${" not in body, "the prelude's text would change inside a JS template"
+    return body

@@ -8,8 +8,7 @@ response formats are in docs/cli.md.
 
 import sys
 
-import ragsim.host  # noqa: F401  (CPython's hosts: rank files from disk, the onnxruntime model)
-from ragsim import limits
+from ragsim import host, limits
 from ragsim.errors import RequestError
 from ragsim.host import ask_cli, audit_cli, console, eval_cli, inspect_cli
 from ragsim.wire import jsonio, state_file
@@ -78,6 +77,7 @@ COMMANDS = {
 
 
 def main(argv=None) -> int:
+    host.register()  # CPython's hosts: rank files from disk, the onnxruntime model
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in COMMANDS:
         return COMMANDS[argv[0]](argv[1:])

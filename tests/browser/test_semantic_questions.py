@@ -13,11 +13,13 @@ import os
 import pytest
 
 pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
-import ragsim.host  # noqa: E402,F401  (registers the onnxruntime embedder: CPython's semantic chunks need no vectors)
+import ragsim.host  # noqa: E402
 from ragsim.split import semantic  # noqa: E402
 from ragsim.wire import api, question_io  # noqa: E402
 from test_page import INDEX, page_request, restore, settle  # noqa: E402
 from test_semantic_page import ANSWER, TEXT, TOPICS  # noqa: E402
+
+ragsim.host.register()  # the onnxruntime embedder: CPython's semantic chunks need no vectors
 
 C, V, B = TOPICS["cats"], TOPICS["volcanoes"], TOPICS["banks"]
 QUESTIONS = [  # (query, the passages its answer needs): each two sentences, one across the first topic change

@@ -24,9 +24,10 @@ from ragsim.wire.codegen import equivalent_code
 @pytest.fixture(scope="module")
 def model():
     pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
-    import ragsim.host  # noqa: F401  (ragsim's own side embeds through the registered host)
+    import ragsim.host
     from ragsim.host import embed_onnx
 
+    ragsim.host.register()  # ragsim's own side embeds through the registered host
     embedder = embed_onnx.default_embedder()
     return lambda texts: embedder.embed(list(texts)).tolist()
 

@@ -288,11 +288,12 @@ LLAMAINDEX_REAL = [{}, {"breakpoint_percentile_threshold": 80}, {"buffer_size": 
 
 @pytest.fixture(scope="module")
 def cpython_host(minilm):
-    """ragsim's own path in CPython: `import ragsim.host` registers onnxruntime's embedder, which the
+    """ragsim's own path in CPython: `ragsim.host.register()` registers onnxruntime's embedder, which the
     session calls for the texts the core names (the same cached embedder `minilm` wraps)."""
-    import ragsim.host  # noqa: F401  (registers the hosts)
+    import ragsim.host
     from ragsim.split import semantic_split
 
+    ragsim.host.register()
     assert semantic_split.HOSTS
     return minilm
 

@@ -8,8 +8,11 @@ LangChain TokenTextSplitter window boundary falls inside a character (see test_t
 
 import functools
 import inspect
+import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 import unicodedata
 from pathlib import Path
@@ -334,6 +337,25 @@ def test_equivalent_code_reproduces_the_chunks(text_name, chunking):
     namespace = {"text": text}
     exec(compile(code, f"<equivalent code for {text_name}>", "exec"), namespace)
     assert namespace["chunks"] == [text[c["start"]:c["end"]] for c in response["chunks"]]
+
+
+def test_the_sentences_code_runs_in_a_python_that_registered_nothing(tmp_path):
+    """The code for ragsim's own sentence packing registers CPython's hosts itself: importing a host
+    module registers nothing, and a fresh Python has no rank file otherwise."""
+    from helpers import make_request
+    from ragsim.wire.api import simulate
+    from ragsim.wire.codegen import equivalent_code
+
+    text = TEXTS["prose.txt"]
+    request = make_request(text, query="the text", k=3)
+    request["chunking"] = {"strategy": "sentences", "unit": "tokens", "size": 60, "overlap": 20}
+    script = tmp_path / "equivalent.py"
+    script.write_text("import json, sys\ntext = sys.stdin.read()\n" + equivalent_code(request)
+                      + "\nprint(json.dumps(chunks))\n")
+    run = subprocess.run([sys.executable, str(script)], input=text, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert json.loads(run.stdout) == [text[c["start"]:c["end"]] for c in simulate(request)["chunks"]]
 
 
 @settings(max_examples=40, deadline=None)

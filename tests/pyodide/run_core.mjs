@@ -34,6 +34,13 @@ for (const [name, rel] of Object.entries(build.tiktoken ?? {})) {
   pyodide.runPython(`from ragsim.text import tokens\ntokens.provide(${JSON.stringify(name)}, open(${JSON.stringify(emfs)}, "rb").read())`);
 }
 
+// RAGSIM_PACKAGES (tests only): packages from the site's lock loaded first, comma-separated, as the
+// worker loads one on demand (pypdf with the first PDF): Pyodide's loader, integrity checked.
+for (const name of (process.env.RAGSIM_PACKAGES ?? "").split(",").filter(Boolean)) {
+  const [loaded] = await pyodide.loadPackage(name, { checkIntegrity: true, messageCallback: (m) => console.error(m) });
+  if (!loaded && !pyodide.loadedPackages[name]) throw new Error(`${name} could not be loaded from the site's lock`);
+}
+
 pyodide.globals.set("request_json", request);
 // RAGSIM_PYTHON (tests only): run that Python instead and print the value of its last expression.
 const response = process.env.RAGSIM_PYTHON ? String(pyodide.runPython(process.env.RAGSIM_PYTHON)) : pyodide.runPython(`

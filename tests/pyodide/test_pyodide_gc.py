@@ -6,7 +6,6 @@ removes are real)."""
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,18 +16,9 @@ from pydoc_data.topics import topics
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
+from helpers import worker_prelude as prelude  # noqa: E402
 
 SCRIPT = Path(__file__).with_name("run_core.mjs")
-
-
-def prelude() -> str:
-    """The worker's Python prelude, as assets/worker.js gives it to Pyodide."""
-    source = (ROOT / "assets" / "worker.js").read_text()
-    found = re.search(r"^const PRELUDE = `\n(.*?)^`;", source, re.S | re.M)
-    assert found, "assets/worker.js has no PRELUDE template"
-    body = found.group(1)
-    assert "\\" not in body and "${" not in body, "the prelude's text would change inside a JS template"
-    return body
 
 
 DRAG = """

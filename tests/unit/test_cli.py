@@ -106,3 +106,26 @@ def test_audit_settings_checked_in_process_too():
     args.strategy = "window"
     args.unit = "words"
     assert audit_cli.check_settings(args) is None
+
+
+@pytest.mark.parametrize("options", [[], ["--json"], ["--one-request"], ["--one-request", "--json"]])
+def test_inspect_takes_a_lone_surrogate_in_a_chunk_id_a_document_name_and_a_text(tmp_path, options):
+    """JSON allows "\\ud800"; neither SQLite (where the streamed inspect spills the chunks) nor `print`
+    takes it: the streamed inspect stores it as its UTF-8 bytes and reads it back as it was, and the
+    report writes it as its backslash escape, the JSON as its JSON escape (the same object either way)."""
+    chunks = [{"id": "a\ud800", "page_content": "Ships call the harbour office \ud800 on channel 12.",
+               "metadata": {"source": "doc\ud800.md", "start_index": 0}},
+              {"id": "b", "page_content": "The pilot boat leaves at nine.", "metadata": {"source": "doc\ud800.md"}}]
+    path = tmp_path / "chunks.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in chunks), encoding="ascii")
+    status, out, err = run(["inspect", str(path), *options])
+    assert status == 0 and "Traceback" not in err, err
+    text = out.decode("utf-8")  # strict: raises on an unescaped surrogate
+    if "--json" not in options:
+        assert "  doc\\ud800.md: 2 chunks" in text
+        return
+    got = json.loads(text)
+    assert [c["id"] for c in got["chunks"]] == ["a\ud800", "b"]
+    assert [d["id"] for d in got["documents"]] == ["doc\ud800.md"] and "\ud800" in got["documents"][0]["text"]
+    if "--one-request" not in options:
+        assert got == json.loads(run(["inspect", str(path), "--json", "--one-request"])[1])

@@ -186,14 +186,14 @@ def test_dense_without_onnxruntime_says_how_to_install_it(monkeypatch):
 
 
 def test_dense_where_no_host_is_registered_says_so(monkeypatch):
-    """The core never imports a host: without `import ragsim.host` (or similarities in the request)
+    """The core never imports a host: without `ragsim.host.register()` (or similarities in the request)
     dense retrieval says what to do."""
     from ragsim.rank import dense
 
     monkeypatch.setattr(dense, "HOSTS", [])
     out = api.simulate(request(method="dense"))
     assert out["error"]["field"] == "retrieval.method"
-    assert "import ragsim.host" in out["error"]["message"]
+    assert "ragsim.host.register()" in out["error"]["message"]
 
 
 def test_a_model_that_cannot_load_is_one_sentence_and_bm25_still_works(monkeypatch, tmp_path):

@@ -11,10 +11,12 @@ import sys
 
 import pytest
 
-import ragsim.host  # noqa: F401  (registers the onnxruntime embedder one request uses)
+import ragsim.host
 from ragsim.host import audit_dense, pool
 from test_stream_audit import ROOT, streamed
 from ragsim.wire.audit import audit
+
+ragsim.host.register()  # the onnxruntime embedder one request uses
 
 FILES = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))[:3]  # small: every chunk is embedded
 DENSE = {"method": "dense"}

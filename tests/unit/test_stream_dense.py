@@ -10,13 +10,15 @@ import sys
 
 import pytest
 
-import ragsim.host  # noqa: F401  (registers the onnxruntime embedder one request uses)
+import ragsim.host
 from ragsim.host import eval_dense, pool
 from ragsim.host.embed_onnx import default_embedder
 from ragsim.wire.api import simulate
 import test_stream_eval as stream_eval
 from test_stream_eval import question_set
 from test_cli_semantic import host  # noqa: F401  (the fixture: a hashed embedding that counts its texts)
+
+ragsim.host.register()  # the onnxruntime embedder one request uses
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FILES = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))[:3]  # small: every chunk is embedded

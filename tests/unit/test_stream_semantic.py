@@ -51,9 +51,10 @@ def test_a_streamed_audit_with_a_semantic_chunker_is_one_row_and_equals_one_requ
 
 def test_the_command_line_streams_a_semantic_question_set_on_two_workers_with_the_model(tmp_path):
     pytest.importorskip("onnxruntime")
-    import ragsim.host  # noqa: F401  (registers the model as the semantic chunkers' host, as each worker does)
+    import ragsim.host
     from ragsim.wire.api import simulate
 
+    ragsim.host.register()  # the model as the semantic chunkers' host, as each worker registers it
     files = COLLECTION[:3]
     names = {pathlib.Path(p).name: p for p in files}
     questions = {"questions": [q for q in question_set()["questions"] if q["references"][0]["doc"] in names]}

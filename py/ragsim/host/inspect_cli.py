@@ -17,7 +17,7 @@ import contextlib
 import sys
 
 from ragsim.errors import RequestError
-from ragsim.host import pdf, sources as kb_sources, stores
+from ragsim.host import console, pdf, sources as kb_sources, stores
 from ragsim.host.cli_common import add_chunking_arguments, read_chunking, read_documents, read_text_file
 from ragsim.wire import inspect as inspection
 from ragsim.wire.jsonio import dumps
@@ -201,7 +201,10 @@ def _print(result: dict, args) -> int:
     from ragsim.host import inspect_report
 
     try:
-        print(dumps(result, indent=1) if args.json else inspect_report.report(result, args))
+        if args.json:
+            console.out_json(result, indent=1)
+        else:  # a lone surrogate in a name or an id written as its backslash escape
+            console.out(inspect_report.report(result, args))
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
         sys.stderr.close()
     return 0

@@ -33,10 +33,10 @@ class Spill:
     and, in a second file, each placed document's extents (the workers read the first meanwhile)."""
 
     def __init__(self):
-        self.path, self.db = _database("CREATE TABLE chunk (seq INTEGER PRIMARY KEY, doc TEXT, id TEXT UNIQUE, record BLOB)",
+        self.path, self.db = _database("CREATE TABLE chunk (seq INTEGER PRIMARY KEY, doc BLOB, id BLOB UNIQUE, record BLOB)",
                                        "CREATE INDEX by_doc ON chunk (doc, seq)")
         self.placed_path, self.placed_db = _database(
-            "CREATE TABLE placed (n INTEGER PRIMARY KEY, doc TEXT, extents BLOB, rebuilt TEXT)")
+            "CREATE TABLE placed (n INTEGER PRIMARY KEY, doc BLOB, extents BLOB, rebuilt BLOB)")
         self.docs: dict[str, None] = {}
         self.count = 0
 
@@ -44,9 +44,10 @@ class Spill:
         for record, c in zip(records, read_chunks(records)):
             doc = inspection.source_of(c.doc, sources, inspection.page_of(record)) if sources else c.doc
             try:
-                self.db.execute("INSERT INTO chunk VALUES (?, ?, ?, ?)", (self.count, doc, c.id, pickle.dumps(record)))
+                self.db.execute("INSERT INTO chunk VALUES (?, ?, ?, ?)",
+                                (self.count, _cell(doc), _cell(c.id), pickle.dumps(record)))
             except sqlite3.IntegrityError:
-                first = self.db.execute("SELECT seq FROM chunk WHERE id = ?", (c.id,)).fetchone()[0]
+                first = self.db.execute("SELECT seq FROM chunk WHERE id = ?", (_cell(c.id),)).fetchone()[0]
                 f = f"chunks[{self.count}]"
                 raise RequestError(f"{f}.id", f"{f}.id {c.id!r} repeats chunks[{first}]'s; give every chunk its own id.") from None
             self.docs.setdefault(doc, None)
@@ -55,17 +56,28 @@ class Spill:
     def keep_placed(self, placed: list) -> None:
         """Each document's placed extents (and a rebuilt document's text), for the facts' passes."""
         self.placed_db.executemany("INSERT INTO placed (doc, extents, rebuilt) VALUES (?, ?, ?)",
-                                   [(doc, pickle.dumps(extents), rebuilt) for doc, extents, rebuilt in placed])
+                                   [(_cell(doc), pickle.dumps(extents), _cell(rebuilt)) for doc, extents, rebuilt in placed])
 
     def placed(self, read_source):
         """Each placed document's (text, extents), in order; a source's text by `read_source(doc)`."""
         for doc, extents, rebuilt in self.placed_db.execute("SELECT doc, extents, rebuilt FROM placed ORDER BY n"):
-            yield (rebuilt if rebuilt is not None else read_source(doc)), pickle.loads(extents)
+            yield (_text(rebuilt) if rebuilt is not None else read_source(_text(doc))), pickle.loads(extents)
 
     def close(self) -> None:
         for db, path in ((self.db, self.path), (self.placed_db, self.placed_path)):
             db.close()
             os.remove(path)
+
+
+def _cell(text: str | None) -> bytes | None:
+    """A string as SQLite keeps it here: its UTF-8 bytes, a lone surrogate (JSON allows "\\ud800" in an
+    id, a name or a text; SQLite's text refuses it) kept as its own three bytes, so equal strings
+    give equal cells and `_text` gives the string back."""
+    return None if text is None else text.encode("utf-8", "surrogatepass")
+
+
+def _text(cell: bytes) -> str:
+    return cell.decode("utf-8", "surrogatepass")
 
 
 def _database(*schema) -> tuple[str, sqlite3.Connection]:
@@ -84,7 +96,7 @@ def _records(path: str, doc: str) -> tuple[list[int], list]:
     if path not in _OPEN:
         _OPEN.clear()
         _OPEN[path] = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    rows = _OPEN[path].execute("SELECT seq, record FROM chunk WHERE doc = ? ORDER BY seq", (doc,)).fetchall()
+    rows = _OPEN[path].execute("SELECT seq, record FROM chunk WHERE doc = ? ORDER BY seq", (_cell(doc),)).fetchall()
     return [s for s, _ in rows], [pickle.loads(r) for _, r in rows]
 
 

@@ -16,6 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+from ragsim import host
 from ragsim.rank.queries import collection_paused
 
 
@@ -40,14 +41,27 @@ def cores() -> int:
 _SHARED = None
 
 
-def _start_worker(shared) -> None:
+def _start_worker(shared, hosts: bool) -> None:
     global _SHARED
     _SHARED = shared
+    _follow(hosts)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
 def _call(fn, item):
     return _paused(fn, _SHARED, item)
+
+
+def _follow(hosts: bool) -> None:
+    """A worker's hosts are its parent's: registered there (`ragsim.host.register()`), so here, whether
+    the worker was forked, spawned or is a Dask worker that imported only the batch's modules."""
+    if hosts:
+        host.register()
+
+
+def _remote(fn, shared, item, hosts: bool):
+    _follow(hosts)
+    return _paused(fn, shared, item)
 
 
 def _paused(fn, shared, item):
@@ -82,7 +96,7 @@ class Local:
         yield from self._pooled(fn, shared, list(items))
 
     def _pool(self, shared) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.workers, initializer=_start_worker, initargs=(shared,))
+        return ProcessPoolExecutor(self.workers, initializer=_start_worker, initargs=(shared, host.registered()))
 
     def _pooled(self, fn, shared, items):
         pool = self._pool(shared)
@@ -158,13 +172,14 @@ class Dask:
         if not self.client.nthreads():
             raise EngineError(f"the Dask cluster at {self.address} has no workers; start some and run again.")
         [handle] = self.client.scatter([shared], broadcast=True, hash=False)  # one object, not one per key
+        hosts = host.registered()
         limit = 2 * self.workers
         pending, done, nxt, index = deque(range(len(items))), {}, 0, {}
         flight = None
 
         def submit(i):
             key = f"{fn.__name__}-{uuid.uuid4().hex}"  # named on the dashboard by the pass, not the wrapper
-            future = self.client.submit(_paused, fn, handle, items[i], retries=1, key=key)
+            future = self.client.submit(_remote, fn, handle, items[i], hosts, retries=1, key=key)
             index[future.key] = (i, future)
             return future
 

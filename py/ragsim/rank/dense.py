@@ -126,7 +126,7 @@ class Given:
 
 
 # The embedder used when a request brings no similarities: a host registers it (CPython's is
-# onnxruntime's, registered by `import ragsim.host`, as `python -m ragsim` does); the page's worker
+# onnxruntime's, registered by `ragsim.host.register()`, as `python -m ragsim` does); the page's worker
 # passes the similarities in the request instead. The core never imports a host module.
 HOSTS: list = []
 
@@ -140,7 +140,7 @@ def cpython_host():
     """The registered host's embedder; a sentence when there is none or it cannot start."""
     if not HOSTS:
         raise RequestError("retrieval.method", "Dense retrieval needs the model's host, which this Python has not "
-                           "loaded: import ragsim.host first (python -m ragsim does), or pass retrieval.similarities.")
+                           "loaded: call ragsim.host.register() first (python -m ragsim does), or pass retrieval.similarities.")
     try:
         return HOSTS[0]()
     except ImportError as exc:  # a Python without the host module's own imports

@@ -7,7 +7,7 @@ retrieval finds its cosines:
 1. `Embeddings.kept`: a session keeps `semantic.prepare`'s result (sentences and distances) per
    `key(text, chunking)`, so a move of a threshold, a percentile or a minimum size re-cuts from it;
 2. else the request's `semantic_vectors` for that key (the page's embedding worker computed them);
-3. else a registered host embeds the texts (`register_host`; `import ragsim.host` registers
+3. else a registered host embeds the texts (`register_host`; `ragsim.host.register()` registers
    CPython's onnxruntime all-MiniLM-L6-v2), in batches;
 4. else the split is pending: no chunks, and the response's `semantic_needs` names the texts to embed.
 
@@ -64,7 +64,7 @@ def _key(text: str, named: str) -> str:
 
 
 # The embedder used when a request brings no vectors: a host registers it (CPython's is onnxruntime's,
-# registered by `import ragsim.host`); the page's worker sends `semantic_vectors` instead.
+# registered by `ragsim.host.register()`); the page's worker sends `semantic_vectors` instead.
 HOSTS: list = []
 
 

@@ -83,10 +83,11 @@ def _sentences_lines(tokenizer: str, size: int, overlap: int) -> list[str]:
         "# No library packs sentences exactly this way: this is ragsim's own rule, so it calls",
         "# ragsim's standard-library core (the py/ folder of ragsim on sys.path, or pip install ragsim);",
         "# it finds the rank file as the command line does (python3 build.py fetches it).",
-        "import ragsim.host  # CPython's rank files, found as the command line finds them",
+        "import ragsim.host",
         "from ragsim.split import split",
         "from ragsim.text.index import DocIndex",
         "",
+        "ragsim.host.register()  # CPython's rank files, found as the command line finds them",
         f"packed = split(DocIndex.build(text), {{'strategy': 'sentences', 'unit': 'tokens', 'tokenizer': "
         f"{tokenizer!r}, 'size': {size}, 'overlap': {overlap}}})",
         "chunks = [text[a:b] for a, b in zip(packed.starts, packed.ends)]",
