@@ -365,3 +365,28 @@ def test_an_existing_output_is_replaced_only_when_asked(tmp_path):
         assert keep.read_text(encoding="utf-8") == "a user's notes\n"
     out = run("audit", str(tmp_path / "a.md"), "--size", "900", "-o", str(keep), "--force", "--workers", "1", "--quiet")
     assert out.returncode == 0 and json.loads(keep.read_text(encoding="utf-8").splitlines()[-1])["type"] == "summary"
+
+
+def test_text_from_a_store_never_reaches_the_terminal_as_a_control_sequence(tmp_path):
+    """Stored metadata and chunk text holding escape sequences (clear screen, a window title, a carriage
+    return, a bidi override) are written escaped by every text report; the JSON output keeps the value
+    exact (its own \\u escapes)."""
+    import json as json_
+    import subprocess
+    import sys
+
+    hostile = "Harbour \x1b[2J\x1b]0;owned\x07 closes\r at nine \u202e."
+    chunks = tmp_path / "chunks.jsonl"
+    chunks.write_text("\n".join(json_.dumps({"id": f"c{i}\x1b[31m", "text": t, "metadata": {"source": "doc\x1b[1m.md"}})
+                                for i, t in enumerate([hostile, "The pilot boat leaves at nine."])) + "\n", encoding="utf-8")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(root / "py"), "PATH": "/usr/bin:/bin"}
+    for args in (["inspect", str(chunks), "--phrase", "closes"], ["export", str(chunks), "-o", "-"]):
+        out = subprocess.run([sys.executable, "-m", "ragsim", *args], capture_output=True, cwd=root, env=env)
+        assert out.returncode in (0, 2), out.stderr
+        for stream in (out.stdout, out.stderr):
+            assert b"\x1b" not in stream and b"\r" not in stream and "\u202e".encode() not in stream, args
+            assert b"Traceback" not in stream
+    exported = subprocess.run([sys.executable, "-m", "ragsim", "export", str(chunks), "-o", "-"], capture_output=True,
+                              cwd=root, env=env).stdout.decode().splitlines()
+    assert any(json_.loads(line).get("text") == hostile for line in exported)  # the data itself is kept

@@ -24,11 +24,15 @@ def escaped(text: str) -> str:
     return _CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+def json_safe(text: str) -> str:
+    """JSON text with the controls JSON leaves raw (C1, the bidi overrides) as its own \\uXXXX escapes:
+    the value reads back the same, and a terminal shows them as text."""
+    return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _write(stream, text: str, json_text: bool = False) -> None:
     stream.flush()
-    # JSON escapes C0 controls itself; the others it leaves raw, so they get JSON's own \\uXXXX (the
-    # value reads back the same), and any other text its backslash escape
-    safe = _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if json_text else escaped(text)
+    safe = json_safe(text) if json_text else escaped(text)
     stream.buffer.write(safe.encode("utf-8", "backslashreplace") + b"\n")
     stream.flush()
 

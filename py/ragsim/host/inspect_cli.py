@@ -218,7 +218,7 @@ def run_export(argv) -> int:
         records = inspection.export_records(request)
         with (contextlib.nullcontext(sys.stdout) if args.output == "-" else open(args.output, "w", encoding="utf-8")) as out:
             for r in records:
-                out.write(dumps(r) + "\n")
+                out.write(console.json_safe(dumps(r)) + "\n")
     except (Refused, RequestError) as e:
         return refuse("export", e)
     except OSError as e:
