@@ -25,6 +25,11 @@ def page(booted_page):
     return booted_page(INDEX)
 
 
+# A new tab boots Python afresh: on a machine busy with the rest of the suite that has taken over
+# 30 s (Playwright's default), so the wait is for the page being ready, with room for a slow start.
+BOOT_TIMEOUT = 120_000
+
+
 def settle(page):
     """The page caught up with its controls, and the panels below the picture with the page."""
     settle_page(page)
@@ -226,7 +231,8 @@ def test_the_collection_travels_in_a_link(page, server):
     sent = page_request(page)
     tab = page.context.new_page()
     tab.goto(server.url(INDEX) + fragment)
-    tab.wait_for_function("() => window.ragsim && window.ragsim.request().documents.length === 6")
+    tab.wait_for_function("() => window.ragsim && window.ragsim.request().documents.length === 6",
+                          timeout=BOOT_TIMEOUT)
     assert tab.evaluate("window.ragsim.request()") == sent
     tab.close()
 
@@ -234,13 +240,15 @@ def test_the_collection_travels_in_a_link(page, server):
 def test_a_bare_collection_link_opens_with_its_fact_marked(page, server):
     tab = page.context.new_page()
     tab.goto(server.url(INDEX) + "#example=collection")
-    tab.wait_for_function("() => window.ragsim && window.ragsim.request().documents.length === 6")
+    tab.wait_for_function("() => window.ragsim && window.ragsim.request().documents.length === 6",
+                          timeout=BOOT_TIMEOUT)
     fact = tab.evaluate("window.ragsim.request().fact")
     assert fact is not None and fact["doc"] == FACT_DOC
     tab.close()
     tab = page.context.new_page()
     tab.goto(server.url(INDEX) + "#example=collection&fact=none")
-    tab.wait_for_function("() => window.ragsim && window.ragsim.request().documents.length === 6")
+    tab.wait_for_function("() => window.ragsim && window.ragsim.request().documents.length === 6",
+                          timeout=BOOT_TIMEOUT)
     assert tab.evaluate("window.ragsim.request().fact") is None
     tab.close()
 
