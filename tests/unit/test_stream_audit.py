@@ -166,6 +166,49 @@ def test_an_unreachable_scheduler_is_one_sentence_and_exit_2():
     assert out.stderr.count("\n") == 1 and "cannot be reached" in out.stderr
 
 
+def test_a_scheduler_that_is_silent_or_speaks_nonsense_is_one_sentence_within_the_deadline():
+    """Servers on 127.0.0.1 that accept and say nothing, or send eight bytes claiming exabytes: each
+    refused in one sentence within the 10 s deadline (Dask's own connect waited minutes, or asked for
+    3 EiB); a tls:// address is refused at once."""
+    import socket
+    import threading
+
+    def serve(reply: bytes):
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        held = []
+
+        def accept():
+            try:
+                conn, _ = listener.accept()
+                held.append(conn)
+                if reply:
+                    conn.sendall(reply)
+            except OSError:
+                pass
+
+        threading.Thread(target=accept, daemon=True).start()
+        return listener, held
+
+    for reply, said in ((b"", "said nothing within"), (b"\xff" * 8, "does not speak Dask's protocol")):
+        listener, held = serve(reply)
+        try:
+            started = time.monotonic()
+            out = subprocess.run([sys.executable, "-m", "ragsim", "audit", COLLECTION[0], "--engine", "dask",
+                                  "--scheduler", f"tcp://127.0.0.1:{listener.getsockname()[1]}", "--quiet"],
+                                 capture_output=True, text=True, env=ENV, timeout=60)
+            assert time.monotonic() - started < 30
+            assert out.returncode == 2 and out.stderr.count("\n") == 1 and said in out.stderr, out.stderr
+        finally:
+            listener.close()
+            for conn in held:
+                conn.close()
+    out = subprocess.run([sys.executable, "-m", "ragsim", "audit", COLLECTION[0], "--engine", "dask", "--scheduler",
+                          "tls://127.0.0.1:8786", "--quiet"], capture_output=True, text=True, env=ENV, timeout=60)
+    assert out.returncode == 2 and "tcp:// only" in out.stderr and "Traceback" not in out.stderr
+
+
 def _dies_on_three(shared, item):
     if item == 3:
         os._exit(1)

@@ -149,6 +149,7 @@ class Dask:
         except ImportError:
             raise EngineError("--engine dask needs dask.distributed; install it with "
                               "`.venv/bin/pip install \"dask[distributed]\"`.") from None
+        probe_scheduler(address, timeout)
         try:
             self.client = Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as e:
@@ -211,6 +212,58 @@ class Dask:
 def _first_line(e: Exception) -> str:
     text = str(e).strip() or type(e).__name__
     return text.splitlines()[0].rstrip(".")
+
+
+MAX_HANDSHAKE = 64 * 2**20  # bytes: a scheduler's first message is a few kilobytes
+
+
+def probe_scheduler(address: str, timeout: float) -> None:
+    """Before Dask's client is let near `address`: something listens there and opens as a Dask
+    scheduler does, with its first message's length (Dask's TCP frames start with it, eight bytes,
+    little-endian) within the deadline. Dask's own connect has no deadline for that handshake (a
+    server that accepts and says nothing held it for minutes) and believes the length it is sent (a
+    server sending anything else made it ask for exabytes). EngineError with one sentence otherwise."""
+    import socket
+    import struct
+    import time
+    from urllib.parse import urlsplit
+
+    scheme, _, rest = address.partition("://")
+    if not rest:
+        scheme, rest = "tcp", address
+    if scheme != "tcp":
+        raise EngineError(f"the Dask scheduler address {address} is {scheme}://; ragsim connects over tcp:// only "
+                          "(give --scheduler tcp://HOST:PORT).")
+    parts = urlsplit("tcp://" + rest)
+    try:
+        port = parts.port or 8786
+    except ValueError:
+        raise EngineError(f"the Dask scheduler address {address} has no port ragsim can read; give "
+                          "--scheduler tcp://HOST:PORT.") from None
+    where = f"the Dask scheduler at {address}"
+    deadline = time.monotonic() + timeout
+    try:
+        with socket.create_connection((parts.hostname or "127.0.0.1", port), timeout=timeout) as s:
+            head = b""
+            while len(head) < 8:
+                s.settimeout(max(0.01, deadline - time.monotonic()))
+                got = s.recv(8 - len(head))
+                if not got:
+                    raise EngineError(f"{where} closed the connection at once; is it a Dask scheduler?")
+                head += got
+    except ConnectionRefusedError:
+        raise EngineError(f"{where} cannot be reached: nothing listens there; start it (`dask scheduler`), or give "
+                          "its address with --scheduler tcp://HOST:8786.") from None
+    except (TimeoutError, socket.timeout):
+        raise EngineError(f"{where} accepted the connection but said nothing within {timeout:g} s, as a Dask "
+                          "scheduler would; check that it is one, and that it is not overloaded.") from None
+    except OSError as e:
+        raise EngineError(f"{where} cannot be reached ({e.strerror or type(e).__name__}); start it, or give its "
+                          "address with --scheduler tcp://HOST:8786.") from None
+    (length,) = struct.unpack("<Q", head)
+    if length > MAX_HANDSHAKE:
+        raise EngineError(f"{where} does not speak Dask's protocol (its first message claims {length:,} bytes); "
+                          "check the address.")
 
 
 def engine(name: str, workers: int | None, scheduler: str | None):
