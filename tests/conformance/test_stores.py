@@ -447,3 +447,23 @@ def test_bad_lines_and_shapes(tmp_path):
     path = tmp_path / "object.json"
     path.write_text('{"chunks": []}')
     assert error(read_store, str(path)).field == "store"
+
+
+def test_a_damaged_store_is_one_sentence(tmp_path, lc_docs):
+    """Stores whose files were damaged after their library wrote them: one sentence naming the store
+    and what may be wrong, never the library's traceback, and the store left as it was."""
+    chroma_dir, qdrant_dir = tmp_path / "chroma", tmp_path / "qdrant"
+    Chroma(collection_name="prose_chunks", embedding_function=HashEmbeddings(),
+           persist_directory=str(chroma_dir)).add_documents(lc_docs)
+    client = qdrant_collection(qdrant_dir, "lc_chunks")
+    QdrantVectorStore(client=client, collection_name="lc_chunks", embedding=HashEmbeddings()).add_documents(lc_docs)
+    client.close()
+    sqlite = chroma_dir / "chroma.sqlite3"
+    data = bytearray(sqlite.read_bytes())
+    data[100:4096] = b"\x00" * (4096 - 100)  # the database's header and first page overwritten
+    sqlite.write_bytes(bytes(data))
+    (qdrant_dir / "meta.json").write_text("{not json", encoding="utf-8")
+    for spec in (f"chroma:{chroma_dir}", f"qdrant:{qdrant_dir}"):
+        e = error(read_store, spec)
+        assert e.field in ("store", "collection") and "\n" not in e.message and len(e.message) < 400, e.message
+    assert (qdrant_dir / "meta.json").read_text(encoding="utf-8") == "{not json"

@@ -397,7 +397,29 @@ def lancedb_pages(path: Path, *, collection=None, text_field=None, doc_field=Non
             progress(min(offset + PAGE, total), total)
 
 
-PAGED = {"chroma": chroma_pages, "qdrant": qdrant_pages, "lancedb": lancedb_pages}
+def _guarded(kind: str, paged):
+    """A store's pages, any failure of its client library (a damaged or foreign file, metadata nested
+    past Python's limit) said in one sentence naming the store, not as the library's traceback."""
+    package = {"chroma": "chromadb", "qdrant": "qdrant-client", "lancedb": "lancedb"}[kind]
+
+    def pages(path, **options):
+        try:
+            yield from paged(path, **options)
+        except (RequestError, GeneratorExit, KeyboardInterrupt):
+            raise
+        except RecursionError:
+            raise RequestError("store", f"{path} holds metadata nested deeper than ragsim reads; flatten it.") from None
+        except Exception as exc:  # noqa: BLE001  (each client raises its own kinds: all are one sentence here)
+            first = (str(exc).strip().splitlines() or [""])[0][:160]
+            raise RequestError("store", f"{path} could not be read as a {_NAMES[kind]} store ({type(exc).__name__}"
+                                        f"{': ' + first if first else ''}); it may be damaged, or written by another "
+                                        f"version of {package}.") from None
+
+    return pages
+
+
+PAGED = {kind: _guarded(kind, paged) for kind, paged in
+         (("chroma", chroma_pages), ("qdrant", qdrant_pages), ("lancedb", lancedb_pages))}
 read_chroma, read_qdrant, read_lancedb = (_gathered(PAGED[k]) for k in ("chroma", "qdrant", "lancedb"))
 READERS = {"chroma": read_chroma, "qdrant": read_qdrant, "lancedb": read_lancedb}
 __all__ = ["read_store", "store_pages", "chroma_query", "place_chroma_model", "parse_spec", "MAX_CHUNKS", "KINDS"]
