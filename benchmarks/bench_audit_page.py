@@ -57,7 +57,7 @@ def main():
     with served_browser() as (browser, url):
         page = browser.new_page(viewport={"width": 1300, "height": 1000})
         page.goto(url)
-        page.wait_for_function("document.body.dataset.state === 'ready'", timeout=180_000)
+        page.wait_for_function("() => document.body.dataset.state === 'ready'", timeout=180_000)
 
         page.click("#load-collection")
         page.wait_for_function("() => window.ragsim.request().documents.length === 6")
