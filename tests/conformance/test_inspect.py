@@ -5,9 +5,6 @@ LlamaIndex's SentenceSplitter with StorageContext.persist(); and every bad input
 import csv
 import io
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +12,7 @@ import pytest
 from ragsim.judge.facts import detect
 
 from corpus import TEXTS, TEXTS_DIR
+from helpers import cli_env, run_cli
 from store_helpers import HashEmbeddings, offline_chroma_model
 
 from langchain_chroma import Chroma
@@ -72,10 +70,9 @@ def built(tmp_path_factory):
             "sources": [str(sources[n]) for n in NAMES], "questions": str(root / "questions.csv")}
 
 
-def run(*argv, timeout=120):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py"), "ANONYMIZED_TELEMETRY": "False"}
-    return subprocess.run([sys.executable, "-m", "ragsim", *argv], capture_output=True, text=True, env=env,
-                          timeout=timeout, cwd=ROOT)
+def run(*argv):
+    """`python -m ragsim ARGV`, with Chroma's telemetry off."""
+    return run_cli(*argv, env=cli_env(ANONYMIZED_TELEMETRY="False"))
 
 
 def inspect_args(built, *extra):

@@ -5,12 +5,10 @@ model's own conformance is in tests/conformance/test_semantic_conformance.py).""
 
 import json
 import pathlib
-import subprocess
-import sys
 
 import pytest
 
-from helpers import hashed
+from helpers import hashed, run_cli
 from ragsim.host import audit_cli, eval_cli, inspect_cli
 from ragsim.split import semantic, semantic_split
 from ragsim.wire.api import simulate
@@ -133,9 +131,8 @@ def test_inspect_compares_the_stored_chunks_with_a_named_splitter(host, capsys, 
 
 def test_the_command_line_takes_chunking_as_a_subprocess_too():
     env = {"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "ragsim", "eval", HARBOUR, "--questions", QUESTIONS, "--chunking",
-                           '{"strategy": "window", "unit": "chars", "size": 300, "overlap": 50}'],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    done = run_cli("eval", HARBOUR, "--questions", QUESTIONS, "--chunking",
+                   '{"strategy": "window", "unit": "chars", "size": 300, "overlap": 50}', env=env)
     assert done.returncode == 0 and "6 questions at window size 300 overlap 50" in done.stdout, done.stderr
 
 

@@ -5,16 +5,13 @@ this Python (the project's .venv) from the repository root, as the README runs t
 
 import copy
 import json
-import os
 import pathlib
 import re
 import shlex
-import subprocess
-import sys
 
 import pytest
 
-from helpers import make_request
+from helpers import make_request, run_cli
 from ragsim.host import embed_onnx
 from ragsim.split import STRATEGIES
 from ragsim.wire import keys, question_io, state_file
@@ -22,12 +19,6 @@ from ragsim.wire.api import simulate
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "py")}  # this checkout's core, whatever the venv points at
-
-
-def run(*args, stdin: str | None = None, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "ragsim", *map(str, args)], input=stdin, capture_output=True,
-                          text=True, cwd=cwd, env=ENV, timeout=120)
 
 
 def one_line(stderr: str) -> str:
@@ -40,7 +31,7 @@ def one_line(stderr: str) -> str:
 def test_help_lists_every_command_with_an_example_and_an_example_request():
     from ragsim.__main__ import COMMANDS
 
-    out = run("--help")
+    out = run_cli("--help")
     assert out.returncode == 0 and out.stderr == ""
     for name in COMMANDS:
         if not name.startswith("-"):
@@ -49,17 +40,17 @@ def test_help_lists_every_command_with_an_example_and_an_example_request():
     # the example request in the help runs and gives a verdict
     line = next(ln for ln in out.stdout.splitlines() if "| python -m ragsim" in ln)
     request = shlex.split(line.split("|")[0])[1]
-    response = json.loads(run(stdin=request).stdout)
+    response = json.loads(run_cli(stdin=request).stdout)
     assert response["verdict"]["kind"] in ("intact", "ranked_out", "cut")
-    assert run("-h").stdout == out.stdout
+    assert run_cli("-h").stdout == out.stdout
 
 
 def test_the_help_examples_run():
-    out = run("--help")
+    out = run_cli("--help")
     for line in out.stdout.splitlines():
         if "e.g. python -m ragsim " in line:
             args = shlex.split(line.split("e.g. python -m ragsim ", 1)[1])
-            done = run(*args)
+            done = run_cli(*args)
             if args[0] == "ask":  # it needs the user's model server: without one, one sentence saying so
                 assert done.returncode == 2 and "connection refused" in one_line(done.stderr), (line, done.stderr)
                 continue
@@ -68,7 +59,7 @@ def test_the_help_examples_run():
 
 def test_an_unknown_command_is_refused_naming_the_known_ones():
     request = json.dumps(make_request("a b c d", size=2, overlap=0))
-    out = run("foo", stdin=request)  # a valid request on stdin is not read
+    out = run_cli("foo", stdin=request)  # a valid request on stdin is not read
     assert out.returncode == 2 and out.stdout == ""
     err = one_line(out.stderr)
     assert "'foo' is not a command" in err and "audit" in err and "eval" in err
@@ -76,7 +67,7 @@ def test_an_unknown_command_is_refused_naming_the_known_ones():
 
 @pytest.mark.parametrize("args", [[], ["-"]])
 def test_a_request_still_comes_on_stdin(args):
-    out = run(*args, stdin=json.dumps(make_request("a b c d", query="c", size=2, overlap=0, k=1)))
+    out = run_cli(*args, stdin=json.dumps(make_request("a b c d", query="c", size=2, overlap=0, k=1)))
     assert out.returncode == 0 and json.loads(out.stdout)["stats"]["chunks"] == 2
 
 
@@ -110,7 +101,7 @@ def test_an_unknown_key_is_refused_with_the_nearest_name(change, field, near):
     assert out["error"]["field"] == field, out
     message = out["error"]["message"]
     assert message.endswith(f"; perhaps you meant {near}.") and message.count(". ") == 0
-    done = run(stdin=json.dumps(request))
+    done = run_cli(stdin=json.dumps(request))
     assert done.returncode == 2 and one_line(done.stderr).startswith(f"ragsim: {field}: ")
 
 
@@ -241,7 +232,7 @@ def test_the_state_file_is_the_pages_request_in_code_points():
 def test_python_m_ragsim_takes_the_state_file_as_it_is(tmp_path):
     path = tmp_path / "ragsim-state.json"
     path.write_text(json.dumps(saved_state()), encoding="utf-8")
-    out = run(stdin=path.read_text(encoding="utf-8"))
+    out = run_cli(stdin=path.read_text(encoding="utf-8"))
     assert out.returncode == 0, out.stderr
     response = json.loads(out.stdout)
     assert response == json.loads(json.dumps(simulate(state_file.to_request(saved_state()))))
@@ -251,12 +242,12 @@ def test_python_m_ragsim_takes_the_state_file_as_it_is(tmp_path):
 def test_eval_takes_the_state_file_as_it_is(tmp_path):
     path = tmp_path / "ragsim-state.json"
     path.write_text(json.dumps(saved_state()), encoding="utf-8")
-    out = run("eval", path, "--json")
+    out = run_cli("eval", path, "--json")
     assert out.returncode == 0, out.stderr
     assert [q["id"] for q in json.loads(out.stdout)["questions"]] == ["1"]
-    table = run("eval", path).stdout
+    table = run_cli("eval", path).stdout
     assert "1 questions at window size 8 overlap 2, k 1" in table  # the state's settings
-    assert "size 9 overlap 2" in run("eval", path, "--size", "9").stdout  # an option overrides them
+    assert "size 9 overlap 2" in run_cli("eval", path, "--size", "9").stdout  # an option overrides them
 
 
 def test_a_set_exported_from_the_page_is_read_by_eval_on_the_downloaded_document(tmp_path):
@@ -269,7 +260,7 @@ def test_a_set_exported_from_the_page_is_read_by_eval_on_the_downloaded_document
         assert '"doc": "doc"' not in exported and ",doc\n" not in exported
         (tmp_path / f"q.{fmt}").write_text(exported, encoding="utf-8")
         (tmp_path / "Document.txt").write_text(TEXT, encoding="utf-8")
-        out = run("eval", tmp_path / "Document.txt", "--questions", tmp_path / f"q.{fmt}", "--size", "8", "--k", "1")
+        out = run_cli("eval", tmp_path / "Document.txt", "--questions", tmp_path / f"q.{fmt}", "--size", "8", "--k", "1")
         assert out.returncode == 0, out.stderr
         assert out.stdout.splitlines()[1].split()[0] == "1"
     # the page reads its own export back
@@ -282,14 +273,14 @@ def test_eval_errors_list_the_valid_document_ids(tmp_path):
     (tmp_path / "b.txt").write_text("Another text.", encoding="utf-8")
     q = {"questions": [{"id": "x", "query": "fog", "references": [{"doc": "doc", "start": 0, "end": 5}]}]}
     (tmp_path / "q.json").write_text(json.dumps(q), encoding="utf-8")
-    out = run("eval", tmp_path / "a.txt", tmp_path / "b.txt", "--questions", tmp_path / "q.json")
+    out = run_cli("eval", tmp_path / "a.txt", tmp_path / "b.txt", "--questions", tmp_path / "q.json")
     assert out.returncode == 2
     err = one_line(out.stderr)
     # each valid id named (a long path by its end, issue 22's short quotes: its file name shows)
     assert "'doc' names no document" in err and "/a.txt'" in err and "/b.txt'" in err
     csv_text = 'question,references,corpus_id\nq,"[]",nowhere\n'
     (tmp_path / "q.csv").write_text(csv_text, encoding="utf-8")
-    err = run("eval", tmp_path / "a.txt", "--questions", tmp_path / "q.csv").stderr
+    err = run_cli("eval", tmp_path / "a.txt", "--questions", tmp_path / "q.csv").stderr
     assert "'nowhere' names no document" in err and "/a.txt'" in err
 
 
@@ -311,7 +302,7 @@ def test_docs_cli_shows_a_real_request_and_its_real_response():
     doc = ROOT / "docs" / "cli.md"
     request, response = (json.loads(b) for b in blocks(doc)[:2])
     assert request == json.loads((EXAMPLES / "request.json").read_text(encoding="utf-8"))
-    out = run(stdin=json.dumps(request))
+    out = run_cli(stdin=json.dumps(request))
     assert out.returncode == 0 and json.loads(out.stdout) == response
     # the refusal it shows is a real one too
     shown = next(ln.strip() for ln in doc.read_text(encoding="utf-8").splitlines() if ln.strip().startswith('{"error"'))
@@ -337,13 +328,13 @@ def test_the_readme_commands_run():
         command = command.split("#")[0].strip()
         words = shlex.split(command.split("<")[0])[3:]  # after ".venv/bin/python -m ragsim"
         stdin = (ROOT / command.split("<")[1].strip()).read_text(encoding="utf-8") if "<" in command else None
-        out = run(*words, stdin=stdin)
+        out = run_cli(*words, stdin=stdin)
         assert out.returncode == 0, (command, out.stderr)
         assert out.stdout.strip()
 
 
 def test_the_sample_set_scores_every_question_of_the_sample_document():
-    out = run("eval", "examples/harbour.md", "--questions", "examples/questions.json", "--size", "40", "--overlap", "10",
+    out = run_cli("eval", "examples/harbour.md", "--questions", "examples/questions.json", "--size", "40", "--overlap", "10",
               "--k", "2", "--json")
     stats = json.loads(out.stdout)["question_stats"]
     assert stats["count"] == 6 and stats["intact"] >= 4 and stats["cut"] >= 1  # the example shows a cut too
@@ -368,7 +359,7 @@ def test_the_install_hints_name_the_checkouts_venv_and_an_extra_that_exists():
 # 18. output that says what it means -----------------------------------------------------------
 
 def test_audit_names_the_destroyed_facts_and_explains_its_columns():
-    out = run("audit", "examples/harbour.md", "--unit", "chars", "--size", "100", "--overlaps", "0,20,40")
+    out = run_cli("audit", "examples/harbour.md", "--unit", "chars", "--size", "100", "--overlaps", "0,20,40")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith("1 document, 2 facts, window chars size 100")
@@ -380,8 +371,8 @@ def test_audit_names_the_destroyed_facts_and_explains_its_columns():
 
 
 def test_unit_help_lists_tokens_and_eval_help_is_sentences():
-    assert "words, chars or tokens" in " ".join(run("audit", "--help").stdout.split())
-    help_text = " ".join(run("eval", "--help").stdout.split())
+    assert "words, chars or tokens" in " ".join(run_cli("audit", "--help").stdout.split())
+    help_text = " ".join(run_cli("eval", "--help").stdout.split())
     assert "Score a question set over text files at one setting" in help_text and "of settings): each" in help_text
     from ragsim.host import eval_cli
 

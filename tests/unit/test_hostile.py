@@ -6,16 +6,15 @@ take minutes or gigabytes is refused before it starts (ragsim.wire.cost), or mad
 """
 
 import base64
+import functools
 import json
 import os
 import pathlib
-import subprocess
-import sys
 import time
 
 import pytest
 
-from helpers import make_request
+from helpers import CORE, make_request, run_cli
 from ragsim import fields, limits
 from ragsim.errors import MAX_MESSAGE, RequestError
 from ragsim.text import safe_regex
@@ -28,10 +27,7 @@ TEXT = "The harbour opens at dawn. Ships wait outside when fog rolls in; the pil
 VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 
 
-def ragsim(*args, stdin: bytes = b"", cwd=ROOT / "py"):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
-    return subprocess.run([sys.executable, "-m", "ragsim", *map(str, args)], input=stdin, capture_output=True,
-                          cwd=cwd, env=env, timeout=120)
+ragsim = functools.partial(run_cli, stdin=b"", cwd=CORE, text=False)  # `python -m ragsim ARGS` in py/, in bytes
 
 
 def error_of(response: dict) -> dict:
