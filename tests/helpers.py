@@ -55,6 +55,12 @@ def run_cli(*args, stdin: str | bytes | None = None, cwd=ROOT, env: dict | None 
                           env=cli_env() if env is None else env, timeout=timeout)
 
 
+def one_line(stderr: str) -> str:
+    """A refusal's stderr: one line, no traceback (asserted); returned for further checks."""
+    assert "Traceback" not in stderr and stderr.count("\n") == 1, stderr
+    return stderr
+
+
 # Texts for the dense model's tests (SPEC section 10): the sanity anchor (cosine 0.7553 with
 # all-MiniLM-L6-v2), Unicode the tokenizer must normalise, and a text longer than its 256 pieces.
 DENSE_ANCHOR = ("A man is eating food.", "A man is eating a piece of bread.")
