@@ -1,4 +1,4 @@
-"""Issue 23, item 15 on the page: "Copy as command line" gives a command that prints the page's
+"""From the page to the command line: "Copy as command line" gives a command that prints the page's
 numbers, and the "Download state" file becomes, in the command line, the very request the page sends
 (wire/state_file.py against params.js buildRequest) for several splitters and retrievers."""
 
@@ -42,7 +42,7 @@ def test_copy_as_command_line_gives_the_pages_numbers(page, server):
     restore(page, "size=20&overlap=4&k=3")
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
     page.get_by_role("button", name="Copy as command line").click()
-    # the confirmation beside the button pressed (issue 23 item 4)
+    # the confirmation beside the button pressed (as every copy confirmation: test_copy_and_embed.py)
     page.wait_for_function("() => { const n = document.getElementById('copy-note'); return n && !n.hidden"
                            " && n.previousElementSibling && n.previousElementSibling.id === 'copy-command'"
                            " && n.textContent.startsWith('Command line copied'); }")

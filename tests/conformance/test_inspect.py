@@ -1,4 +1,4 @@
-"""`python -m ragsim inspect` and `export` (issue 21, SPEC section 11) on stores the real libraries build
+"""`python -m ragsim inspect` and `export` (SPEC section 11) on stores the real libraries build
 here: LangChain's RecursiveCharacterTextSplitter(1000, 200, add_start_index=True) into langchain-chroma,
 LlamaIndex's SentenceSplitter with StorageContext.persist(); and every bad input, one line, exit 2."""
 
@@ -223,7 +223,7 @@ def test_bad_input_one_line_each(built, tmp_path, capsys, monkeypatch):
     assert "not a docstore.json" in refused(capsys, "inspect", f"llamaindex:{tmp_path / 'other'}")
     with open(tmp_path / "huge.jsonl", "wb") as handle:
         handle.truncate(200_000_001)
-    # one request holds every chunk at once: its limits (a store read in pages has none, issue 26)
+    # one request holds every chunk at once: its limits (a store read in pages has none: test_inspect_stream.py)
     assert "200 MB" in refused(capsys, "inspect", str(tmp_path / "huge.jsonl"), "--one-request")
     assert "Line 1 of huge.jsonl is not JSON" in refused(capsys, "inspect", str(tmp_path / "huge.jsonl"))
     monkeypatch.setattr(chunk_records, "MAX_CHUNKS", 3)

@@ -1,4 +1,4 @@
-"""Issue 27, asking your own model: the prompt and the two checks (ragsim.wire.ask_checks), the client
+"""Asking your own model: the prompt and the two checks (ragsim.wire.ask_checks), the client
 (ragsim.host.ask) against a local OpenAI-compatible server this file starts (tests/fake_openai.py),
 and the command line (`ask`, `eval --ask`): one sentence and exit 2 for every failure, no traceback."""
 
@@ -278,7 +278,7 @@ def test_eval_ask_json_and_its_refusals(api, neptune):
 
 
 def test_eval_ask_over_a_streamed_directory_sends_one_requests_contexts(api, neptune, tmp_path):
-    """Issue 26: `eval DIR --ask` streams the corpus (a directory, which one request cannot read), then
+    """`eval DIR --ask` streams the corpus (a directory, which one request cannot read), then
     reads each question's chunks from their files: the contexts one request sends, chunk for chunk."""
     from ragsim.wire.api import simulate
 

@@ -27,7 +27,7 @@ BAD = [
     ({"documents": []}, "documents"),
     ({"documents": [{"id": "d", "title": "", "text": 5}]}, "documents[0].text"),
     ({"documents": [{"id": "d", "text": "a"}, {"id": "d", "text": "b"}]}, "documents[1].id"),
-    ({"chunking__unit": "bytes"}, "chunking.unit"),  # "tokens" is a unit since issue 12
+    ({"chunking__unit": "bytes"}, "chunking.unit"),  # "tokens" is a unit (the exact tokenizers)
     ({"chunking__size": 0}, "chunking.size"),
     ({"chunking__size": 2.5}, "chunking.size"),
     ({"chunking__size": True}, "chunking.size"),
@@ -117,7 +117,7 @@ def test_columns_wire_carries_the_same_chunks():
     assert simulate({**req, "wire": "rows"})["error"]["field"] == "wire"
 
 
-# --- issue 9: every refusal a refusal ------------------------------------------------------------
+# --- every refusal a refusal --------------------------------------------------------------------
 
 LANGCHAIN = {"strategy": "langchain-recursive", "size": 20, "overlap": 0}
 HOSTILE = [

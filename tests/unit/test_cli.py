@@ -1,4 +1,4 @@
-"""The commands (`python -m ragsim`, `python -m ragsim audit`) on hostile input (issue 9): valid UTF-8
+"""The commands (`python -m ragsim`, `python -m ragsim audit`) on hostile input: valid UTF-8
 JSON out for any valid request, one line and an exit status for anything else, never a traceback,
 and inputs read no further than their size limits."""
 

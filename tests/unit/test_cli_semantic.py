@@ -1,4 +1,4 @@
-"""Issue 25, the command line: `eval`, `audit` and `inspect` take the semantic chunkers, and every
+"""The semantic chunkers on the command line: `eval`, `audit` and `inspect` take the semantic chunkers, and every
 chunking field of any splitter through `--chunking JSON` or `--chunking-file F`; bad JSON and unknown
 fields get one line and exit 2. In process, with a hashed embedding as the host (the onnxruntime
 model's own conformance is in tests/conformance/test_semantic_conformance.py)."""
@@ -82,7 +82,7 @@ def test_every_field_of_any_splitter_goes_through_a_chunking_file(capsys, tmp_pa
                                      docs, pathlib.Path(QUESTIONS).read_text(), QUESTIONS)
     assert request["chunking"] == chunking
     want = json.loads(json.dumps(simulate(request)))
-    # eval streams a BM25 run (issue 26): its JSON is the questions and their statistics, as one request's
+    # eval streams a BM25 run: its JSON is the questions and their statistics, as one request's
     assert {k: got[k] for k in ("questions", "question_stats")} == {k: want[k] for k in ("questions", "question_stats")}
 
 

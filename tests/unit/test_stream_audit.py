@@ -1,4 +1,4 @@
-"""Issue 26: the audit of a whole knowledge base, streamed in batches over a process pool or a Dask
+"""The audit of a whole knowledge base, streamed in batches over a process pool or a Dask
 cluster, gives every number one request over the same documents gives; progress, JSON Lines,
 --resume and Ctrl-C; bad files skipped and listed."""
 

@@ -1,4 +1,4 @@
-"""Issue 26: `audit --method dense` streams (`host.audit_dense`): each fact's name, its text, ranked by
+"""`audit --method dense` streams (`host.audit_dense`): each fact's name, its text, ranked by
 cosine over every chunk of the corpus, the chunks embedded on the workers a batch at a time, gives the
 facts and the table one request's dense audit gives: in this process, on a pool of 2, on a Dask
 LocalCluster, with the names cut into blocks, and from the command line."""

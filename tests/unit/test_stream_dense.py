@@ -1,4 +1,4 @@
-"""Issue 26: `eval --method dense` over a streamed corpus embeds the chunks on the workers, a batch at
+"""`eval --method dense` over a streamed corpus embeds the chunks on the workers, a batch at
 a time (`host.eval_dense`), and gives every question the verdict, needed_k, metrics and retrieved
 chunks one request's dense eval gives: in this process, on a pool of 2 and on a Dask LocalCluster."""
 

@@ -1,4 +1,4 @@
-"""Issue 26: a question set over a whole knowledge base, streamed in batches, gives each question
+"""A question set over a whole knowledge base, streamed in batches, gives each question
 the verdict, needed_k, metrics and retrieved chunks one request over the same documents gives."""
 
 import json

@@ -1,4 +1,4 @@
-"""Issue 26's inputs: directories walked in a fixed order with --glob, for audit, eval and inspect's
+"""A streamed run's inputs: directories walked in a fixed order with --glob, for audit, eval and inspect's
 sources alike."""
 
 import json

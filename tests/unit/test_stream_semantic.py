@@ -1,4 +1,4 @@
-"""Issues 25 and 26: the semantic chunkers over a knowledge base, streamed. `eval` and `audit` with
+"""The semantic chunkers over a knowledge base, streamed. `eval` and `audit` with
 a semantic chunker (BM25) run in batches like every splitter and give one request's numbers; each
 document's sentence windows are embedded once (the referenced pass takes the count pass's kept
 distances). In process with the tests' hashed embedding; one run on two worker processes embeds with
