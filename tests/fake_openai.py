@@ -1,4 +1,4 @@
-"""A local OpenAI-compatible server for the tests of issue 27 (ragsim.host.ask and the page's panel).
+"""A local OpenAI-compatible server for the tests of "Ask your own model" (ragsim.host.ask and the page's panel).
 
 It listens on 127.0.0.1 at a free port, in a thread, and answers as the real API does in shape:
 `GET /v1/models` -> `{"object": "list", "data": [{"id", "object": "model", "created", "owned_by"}]}`,

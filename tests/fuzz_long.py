@@ -1,4 +1,4 @@
-"""The long fuzz run of issue 22: N seeded hostile requests (tests/fuzz_requests.py) through `simulate`,
+"""The long fuzz run: N seeded hostile requests (tests/fuzz_requests.py) through `simulate`,
 the JSON boundary and `simulate_packed`, each within a time limit; prints the counts by kind and the
 first few failures with their seeds (a failure is reproduced by `--seed S --count 1`).
 

@@ -1,4 +1,4 @@
-"""Hostile requests from a seed (issue 22): the generator and the checks that the bounded fuzz in CI
+"""Hostile requests from a seed: the generator and the checks that the bounded fuzz in CI
 (tests/property/test_fuzz_boundary.py) and the long run (tests/fuzz_long.py) share.
 
 `make(rng)` builds one request from a `random.Random`: every strategy with its own fields, every

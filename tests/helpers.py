@@ -2,11 +2,18 @@
 
 import json
 import math
+import os
+import pathlib
 import re
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
 from ragsim.wire import api
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CORE = ROOT / "py"
 
 
 def make_request(text, query="", unit="words", size=24, overlap=6, k=2, span=None, fact=None, **extra):
@@ -22,6 +29,37 @@ def make_request(text, query="", unit="words", size=24, overlap=6, k=2, span=Non
     }
     req.update(extra)
     return req
+
+
+# The command line, as the README runs it: `python -m ragsim ...` with this Python (the project's .venv).
+
+def ragsim_argv(*args) -> list[str]:
+    """The argument list of `python -m ragsim ARGS` (each arg through str), for subprocess.run or Popen."""
+    return [sys.executable, "-m", "ragsim", *map(str, args)]
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """This process's environment with this checkout's core (py/) as PYTHONPATH, so the command runs the
+    core under test whatever the venv has installed; `extra` variables added on top."""
+    return {**os.environ, "PYTHONPATH": str(CORE), **extra}
+
+
+def run_cli(*args, stdin: str | bytes | None = None, cwd=ROOT, env: dict | None = None, timeout: float = 120,
+            text: bool = True) -> subprocess.CompletedProcess:
+    """Run `python -m ragsim ARGS` to the end and capture its output (a CompletedProcess).
+
+    stdin: what the command reads (str when `text`, bytes when not); None leaves this process's stdin.
+    cwd: where it runs, the repository root unless told (relative paths in ARGS are read from there).
+    env: the whole environment; cli_env() unless told (cli_env(NAME=value) adds to it).
+    text: False gives stdout and stderr as bytes (for tests of the exact bytes written)."""
+    return subprocess.run(ragsim_argv(*args), input=stdin, capture_output=True, text=text, cwd=cwd,
+                          env=cli_env() if env is None else env, timeout=timeout)
+
+
+def one_line(stderr: str) -> str:
+    """A refusal's stderr: one line, no traceback (asserted); returned for further checks."""
+    assert "Traceback" not in stderr and stderr.count("\n") == 1, stderr
+    return stderr
 
 
 # Texts for the dense model's tests (SPEC section 10): the sanity anchor (cosine 0.7553 with

@@ -62,7 +62,7 @@ def sample_pages(n: int) -> list[list[str]]:
              for k in range(6)] for p in range(n)]
 
 
-# --- PDFs from real producers (issue 22): what people upload is not written by hand ---------------
+# --- PDFs from real producers: what people upload is not written by hand ----------------------------
 # reportlab (ReportLab's own PDF writer), fpdf2 (with HarfBuzz shaping, so "fi", "ff", "ffl" become
 # ligature glyphs that only the font's ToUnicode map turns back into letters) and pypdf's writer
 # (a page rotated after the fact). The font: DejaVu Sans (Debian's fonts-dejavu-core) where it is

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 import subprocess
 import tarfile
 from pathlib import Path
@@ -84,6 +85,27 @@ SETTLED = """() => {
 def settle(page):
     """Wait until the page shows the result of the request its controls describe."""
     page.wait_for_function(SETTLED, polling=100)
+    return page
+
+
+FRAME = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"  # two frames drawn
+
+
+def restore(page, fragment: str):
+    """The page at `fragment` (from a fresh hash change), settled. (The page rewrites its own hash
+    300 ms after a change, so the wait is for the state the fragment sets, not for the hash.)"""
+    size = re.search(r"(?:^|&)size=(\d+)", fragment)
+    page.evaluate("(f) => { location.hash = 'size=25'; location.hash = f; }", fragment)
+    if size:
+        page.wait_for_function("(n) => window.ragsim.request().chunking.size === n", arg=int(size.group(1)))
+    settle(page)
+    page.evaluate(FRAME)
+
+
+def at_laptop_size(booted_page, path: str = "index.html"):
+    """`path` booted (the booted_page fixture) in a 1366x768 viewport, a common laptop's."""
+    page = booted_page(path)
+    page.set_viewport_size({"width": 1366, "height": 768})
     return page
 
 

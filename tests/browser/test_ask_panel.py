@@ -1,4 +1,4 @@
-"""Ask your own model on the page (issue 27), in Chromium, against an OpenAI-compatible server this
+"""Ask your own model on the page, in Chromium, against an OpenAI-compatible server this
 module starts on 127.0.0.1 (tests/fake_openai.py, with CORS headers, every request counted).
 
 The panel is off by default and nothing reaches the server before Ask is pressed (drags included);

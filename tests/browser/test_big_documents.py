@@ -1,4 +1,4 @@
-"""A book-length document in the page (issue 14): a 500,000-word paste is chunked, ranked and drawn,
+"""A book-length document in the page: a 500,000-word paste is chunked, ranked and drawn,
 through the binary wire (docs/wire.md): the chunks the page reads from the bytes are CPython's, the
 ranks it derives for chunks outside the top k are the core's, and the picture stays a handful of
 rectangles per pixel column. Also the chunk table and the lanes read the same columns."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from a11y import SETTLED
+from a11y import SETTLED, restore
 from ragsim.wire import api
 
 INDEX = "index.html"
@@ -129,3 +129,54 @@ def test_the_chunk_table_reads_the_columns_with_the_cores_ranks(page):
     assert [r[2] for r in rows] == [f"#{c['rank']}" for c in expected]
     assert [r[3] for r in rows] == ["yes" if c["retrieved"] else "no" for c in expected]
     page.locator("#chunk-table-box summary").click()
+
+
+BIG_DOC = """() => {
+  let text = '';
+  const filler = 'The vault keeps its ledgers in order and nothing much happens here. ';
+  while (text.length < 1_100_000) text += filler;
+  text += 'The quartz beacon flashes twice per minute. ';
+  text += filler.repeat(200) + 'Again the quartz beacon shows. ' + filler.repeat(50) + 'A QUARTZ BEACON at the end.';
+  window.__clip = new DataTransfer(); window.__clip.setData('text/plain', text);
+  return text;
+}"""
+
+
+def test_find_searches_the_whole_big_document_steps_through_hits_and_marks_one(page):
+    restore(page, "size=24")
+    # The example, small: a hit is selected in the Document box itself.
+    find = page.locator("#doc-find")
+    find.fill("compaction")
+    page.wait_for_function("() => document.querySelector('#doc-find-status mark')?.textContent.toLowerCase() === 'compaction'")
+    doc = page.evaluate("document.getElementById('param-doc').value")
+    assert page.evaluate("() => { const t = document.getElementById('param-doc'); return [t.selectionStart, t.selectionEnd]; }") \
+        == [doc.lower().index("compaction"), doc.lower().index("compaction") + len("compaction")]
+    # A document over a million characters: the box shows its start only, the find box searches all of it.
+    text = page.evaluate(BIG_DOC)
+    page.locator("#param-doc").evaluate("ta => ta.select()")
+    page.evaluate("""() => document.getElementById("param-doc").dispatchEvent(
+      new ClipboardEvent("paste", { clipboardData: window.__clip, bubbles: true, cancelable: true }))""")
+    page.wait_for_function("(n) => window.ragsim.request().documents[0].text.length === n", arg=len(text))
+    page.wait_for_function("() => document.getElementById('param-doc').value.length < 100000")
+    find.fill("quartz beacon")
+    page.wait_for_function("() => document.querySelector('#doc-find-status mark')?.textContent === 'quartz beacon'")
+    assert page.locator("#doc-find-status").inner_text().startswith("Hit 1 of 3,")
+    status = page.locator("#doc-find-status")
+    assert "beyond the part the box shows" in status.inner_text()
+    assert page.locator("#doc-find-status mark").inner_text() == "quartz beacon"
+    first = text.index("quartz beacon")
+    page.click("#find-next")
+    page.wait_for_function("() => document.getElementById('doc-find-status').dataset.hit === '2'")
+    find.press("Enter")
+    page.wait_for_function("() => document.getElementById('doc-find-status').dataset.hit === '3'")
+    assert page.locator("#doc-find-status mark").inner_text() == "QUARTZ BEACON"
+    find.press("Enter")  # round the end
+    page.wait_for_function("() => document.getElementById('doc-find-status').dataset.hit === '1'")
+    page.click("#find-mark")
+    page.wait_for_function("(a) => { const s = window.ragsim.request().span; return s && s.start === a; }", arg=first)
+    assert page.evaluate("window.ragsim.request().span.end") == first + len("quartz beacon")
+    page.wait_for_function("(a) => { const r = window.ragsim.shownRequest(); return r && r.span && r.span.start === a; }",
+                           arg=first, timeout=240_000)
+    assert page.evaluate("() => window.ragsim.bands().length") == 1  # the picture marks it
+    find.fill("")
+    restore(page, "size=24")

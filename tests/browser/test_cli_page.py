@@ -1,9 +1,8 @@
-"""Issue 23, item 15 on the page: "Copy as command line" gives a command that prints the page's
+"""From the page to the command line: "Copy as command line" gives a command that prints the page's
 numbers, and the "Download state" file becomes, in the command line, the very request the page sends
 (wire/state_file.py against params.js buildRequest) for several splitters and retrievers."""
 
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -12,11 +11,11 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from a11y import settle
+from helpers import cli_env, run_cli
 from ragsim.wire import state_file
 from ragsim.wire.api import simulate
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
 PANELS = ("cuts", "find", "expand")  # the investigation panels' questions: left out of the state's request
 
 
@@ -43,7 +42,7 @@ def test_copy_as_command_line_gives_the_pages_numbers(page, server):
     restore(page, "size=20&overlap=4&k=3")
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
     page.get_by_role("button", name="Copy as command line").click()
-    # the confirmation beside the button pressed (issue 23 item 4)
+    # the confirmation beside the button pressed (as every copy confirmation: test_copy_and_embed.py)
     page.wait_for_function("() => { const n = document.getElementById('copy-note'); return n && !n.hidden"
                            " && n.previousElementSibling && n.previousElementSibling.id === 'copy-command'"
                            " && n.textContent.startsWith('Command line copied'); }")
@@ -52,7 +51,7 @@ def test_copy_as_command_line_gives_the_pages_numbers(page, server):
     assert first == ".venv/bin/python -m ragsim <<'RAGSIM_REQUEST'" and end == "RAGSIM_REQUEST"
     # the command itself, as a shell runs it, from the checkout
     out = subprocess.run(["bash", "-c", text.replace(".venv/bin/python", sys.executable, 1)], capture_output=True,
-                         text=True, cwd=ROOT, env=ENV, timeout=120)
+                         text=True, cwd=ROOT, env=cli_env(), timeout=120)
     assert out.returncode == 0, out.stderr
     response = json.loads(out.stdout)
     shown = page.evaluate("() => { const r = window.ragsim.response(); return {verdict: r.verdict, stats: r.stats}; }")
@@ -78,8 +77,7 @@ def test_the_state_file_is_the_request_the_page_sends(page, tmp_path, fragment):
         sent.pop(key, None)
     assert state_file.to_request(json.loads(path.read_text(encoding="utf-8"))) == sent
     # and `python -m ragsim` takes the file as it is, with the page's numbers
-    out = subprocess.run([sys.executable, "-m", "ragsim"], stdin=path.open("rb"), capture_output=True, cwd=ROOT,
-                         env=ENV, timeout=120)
+    out = run_cli(stdin=path.read_bytes(), text=False)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["stats"] == json.loads(json.dumps(simulate(sent)))["stats"]
 

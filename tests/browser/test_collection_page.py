@@ -1,6 +1,6 @@
 """Several documents, a marked fact, the investigation panels and the corpus audit, in Chromium.
 
-Each test is one thing a person does (issue 5). What the page shows is checked against CPython's
+Each test is one thing a person does. What the page shows is checked against CPython's
 `ragsim.api.simulate` and `ragsim.audit.audit` for the request the page sent."""
 
 import json
@@ -113,7 +113,7 @@ def test_find_phrase_and_the_k_table_follow_the_core(page):
     assert found["verdict"] == "in_chunks"
     assert result.get_attribute("data-found") == "in_chunks"
     listed = result.inner_text()
-    # Listed as ranges and counts (issue 23): "chunks 4–9, 6 of them".
+    # Listed as ranges and counts: "chunks 4–9, 6 of them".
     shown = {int(x) for x in re.findall(r"\d+", re.sub(r"\d+–\d+", "", listed))}
     for a, b in re.findall(r"(\d+)–(\d+)", listed):
         shown |= set(range(int(a), int(b) + 1))

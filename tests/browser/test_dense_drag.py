@@ -1,4 +1,4 @@
-"""Dense drags (issue 24), in real Chromium on dist/: the embedding worker's job queue, the page's
+"""Dense drags, in real Chromium on dist/: the embedding worker's job queue, the page's
 scheduling around it, and the notes that say which job is running.
 
 The worker's own rules first, message by message (fixtures/embed-jobs.html drives the page's

@@ -1,4 +1,4 @@
-"""Dense and hybrid retrieval in the page (issue 13, SPEC section 10), in real Chromium on dist/.
+"""Dense and hybrid retrieval in the page (SPEC section 10), in real Chromium on dist/.
 
 Choosing dense on the example starts the embedding worker (transformers.js + onnxruntime-web from
 dist/); BM25 answers first, then the dense ranking follows. The ranks shown must be CPython's for
@@ -154,7 +154,7 @@ def fresh_tab(page, server, blocked=()):
 
 
 def test_pointing_at_the_retriever_loads_the_model_and_embeds_this_setting_ahead(page, server):
-    # issue 24: the model's seconds of loading, and this setting's chunks, run while the user chooses
+    # the model's seconds of loading, and this setting's chunks, run while the user chooses
     context, tab = fresh_tab(page, server)
     try:
         assert tab.evaluate("window.ragsim.dense().loadMs") is None

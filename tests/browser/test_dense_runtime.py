@@ -1,8 +1,8 @@
 """The dense model in the browser (SPEC section 10): transformers.js and onnxruntime-web's CPU wasm,
 all from dist/, give the same vectors as CPython's onnxruntime, and nothing leaves the origin.
 
-The page part of issue 13 builds on this; here a bare test page (fixtures/dense.html) loads the
-runtime with the settings notes/dense_api.md gives the worker."""
+The page's dense retrieval (test_dense_page.py) builds on this; here a bare test page
+(fixtures/dense.html) loads the runtime with the settings notes/dense_api.md gives the worker."""
 
 import json
 

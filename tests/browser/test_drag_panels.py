@@ -1,6 +1,6 @@
 """A drag asks the worker only for what the verdict and the picture need; the investigation panels'
 questions (find an exact phrase, the cuts at overlap 0, context expansion) are asked once the
-controls rest, and a late answer never paints over a newer result (issue 14).
+controls rest, and a late answer never paints over a newer result.
 
 The page's messages to the worker are recorded (and, in one test, the panels' request held back) by
 wrapping Worker.prototype.postMessage before the page loads; every number shown is checked against

@@ -1,4 +1,4 @@
-"""Issue 14, the warm start: after one visit the page opens with the server stopped (the service
+"""The warm start: after one visit the page opens with the server stopped (the service
 worker serves the page and its files), Python starts from this browser's memory snapshot and the
 page reaches ready, a damaged snapshot is refused and Python starts from the files instead, and a
 new build is picked up on reload (and becomes the offline copy).

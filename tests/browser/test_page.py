@@ -107,7 +107,7 @@ def test_opens_on_the_example_intact_with_no_offsite_requests(page, example, off
     assert req["retrieval"]["k"] == 2 and req["price_per_million"] == 3
     start, end = cp_span(example["text"], example["answer"])
     assert req["span"] == {"doc": "doc", "start": start, "end": end}
-    # The labels are the issue's, and each control is reachable by its label.
+    # The labels are the ones the page was specified with, and each control is reachable by its label.
     for label, value in [("Chunk size", "24"), ("Overlap", "6"), ("Top k", "2"), ("Price per million tokens", "3.00"),
                          ("Question", example["question"])]:
         assert page.get_by_label(label, exact=True).input_value() == value

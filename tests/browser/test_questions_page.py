@@ -1,4 +1,4 @@
-"""The question set and the settings map on the page (issue 11), in Chromium.
+"""The question set and the settings map on the page, in Chromium.
 
 Each test is one thing a person does: build a set by selecting text, import Chroma's CSV (a bad row
 named and skipped), watch the map fill in and click a cell, share the set in a link, embed the map.
@@ -196,7 +196,7 @@ def test_import_chroma_csv_names_and_skips_a_bad_row(page):
     assert len(problems) == 1 and problems[0].startswith("question 2 (line 3)") and "not the text at" in problems[0]
     settle(page)
     req = page_request(page)
-    assert [q["id"] for q in req["questions"]] == ["1", "3", "4"]  # numbered 1, 2, 3 as the page numbers them (issue 23)
+    assert [q["id"] for q in req["questions"]] == ["1", "3", "4"]  # numbered 1, 2, 3 as the page numbers them
     assert req["questions"][2]["references"] == [ref(req, COMPACTION), ref(req, BUSY)]
     assert shown_verdicts(page) == [[q["id"], q["verdict"]] for q in api.simulate(req)["questions"]]
     # Export: the file is what ragsim.question_io writes for the set the page holds.
@@ -269,7 +269,7 @@ def test_question_set_travels_in_the_link(page):
 
 
 def test_question_set_is_kept_in_the_saved_state(page, tmp_path):
-    """Nothing lost (issue 9): the set goes into "Download state" whatever its size and comes back."""
+    """Nothing lost: the set goes into "Download state" whatever its size and comes back."""
     build_two(page)
     sent = page_request(page)["questions"]
     with page.expect_download() as info:

@@ -1,4 +1,4 @@
-"""Issue 9, the page half: nothing a link, a paste or a file can do hangs the page, corrupts the
+"""The page under hostile input: nothing a link, a paste or a file can do hangs the page, corrupts the
 runtime or loses the user's text.
 
 One page for the module (Pyodide boots once, again after each restart), opened with a listener for
@@ -79,7 +79,7 @@ def test_the_page_carries_a_strict_policy_and_boots_under_it(page, violations):
     csp = page.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content")
     directives = dict((d.split()[0], d.split()[1:]) for d in csp.split(";") if d.strip())
     assert directives["script-src"] == ["'self'"]  # no inline script, no eval, no wasm compile in the page
-    # This site, and a model server on this computer for "Ask your own model" (issue 27): no other host.
+    # This site, and a model server on this computer for "Ask your own model": no other host.
     assert directives["connect-src"] == ["'self'", "http://localhost:*", "http://127.0.0.1:*"]
     assert directives["object-src"] == ["'none'"] and directives["base-uri"] == ["'none'"]
     assert directives["default-src"] == ["'none'"]
@@ -287,7 +287,7 @@ def test_a_document_over_the_limit_is_refused_before_work_and_the_old_verdict_go
     settle(page)
 
 
-LONG_TASK_MS = 250  # the issue asks for about 100 ms; the margin is for a loaded CI machine
+LONG_TASK_MS = 250  # the aim is about 100 ms; the margin is for a loaded CI machine
 
 
 def clipboard(page, text_js):
@@ -441,7 +441,7 @@ def test_a_300000_character_paste_comes_back_after_a_reload(page, server):
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
     page.click("#copy-link")
     page.wait_for_function("() => { const n = document.getElementById('copy-note');"
-                           " return n && n.textContent.includes('Download state'); }")  # beside the button (issue 23)
+                           " return n && n.textContent.includes('Download state'); }")  # beside the button
     assert "too long to travel in a link" in page.locator("#copy-note").inner_text()
 
 

@@ -1,4 +1,4 @@
-"""Semantic chunkers in the page (issue 25, SPEC section 12), in real Chromium on dist/.
+"""Semantic chunkers in the page (SPEC section 12), in real Chromium on dist/.
 
 Choosing LangChain's SemanticChunker on a small text: the core names the sentence windows, the
 embedding worker embeds them (all-MiniLM-L6-v2 from dist/), the curve is drawn under the picture

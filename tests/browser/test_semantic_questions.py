@@ -1,4 +1,4 @@
-"""Question sets and the settings map for the semantic chunkers in the page (issue 25), in Chromium.
+"""Question sets and the settings map for the semantic chunkers in the page, in Chromium.
 
 A person pastes a document, imports a question set and chooses LangChain's SemanticChunker: while
 the sentence windows are embedded the set's panel says it waits (in the embedding's own words), then

@@ -18,12 +18,12 @@ NAMES = {
     "langchain-recursive": "LangChain RecursiveCharacterTextSplitter",
     "haystack": "Haystack DocumentSplitter",
     "sentences": "Sentence packing (ragsim)",
-    # issue 12's token splitters: their fields and defaults are tested in test_tokens_pdf.py
+    # the token splitters: their fields and defaults are tested in test_tokens_pdf.py
     "langchain-token": "LangChain TokenTextSplitter",
     "llamaindex-sentence": "LlamaIndex SentenceSplitter",
     "llamaindex-token": "LlamaIndex TokenTextSplitter",
     "llamaindex-markdown": "LlamaIndex MarkdownNodeParser",
-    # issue 25's semantic chunkers: their fields and their curve are tested in test_semantic_page.py
+    # the semantic chunkers: their fields and their curve are tested in test_semantic_page.py
     "langchain-semantic": "LangChain SemanticChunker",
     "llamaindex-semantic": "LlamaIndex SemanticSplitterNodeParser",
     "chroma-cluster": "Chroma ClusterSemanticChunker",

@@ -1,4 +1,4 @@
-"""Issue 12 in real Chromium on the built dist/: token units and the token splitters (the rank file
+"""Tokens and PDFs in real Chromium on the built dist/: token units and the token splitters (the rank file
 fetched from this site only when first needed, with its bytes counted), the exact token count
 beside the characters / 4 estimate, and PDFs chosen on the page read as LangChain's PyPDFLoader
 reads them (pypdf installed in the worker with the first one, pages counted while it reads).

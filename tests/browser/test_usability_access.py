@@ -1,13 +1,13 @@
-"""Issue 10, points 3, 4 and 5, and axe: the page with a keyboard and a screen reader.
+"""The page with a keyboard and a screen reader, and axe.
 
 axe-core (tests/browser/a11y.py: npm's tarball, integrity checked, injected for the tests only)
 finds nothing on the default page, with a collection and after the audit, light and dark.
-3. Keyboard: a Tab walk from the Document box reaches every control, each with a visible ring of
-   3:1 drawn on it; focus stays where the person is when a document is selected, renamed or
-   removed; Enter on the picture's focused chunk marks its first sentence.
-4. Screen readers: one announcement when a 60-step drag rests, slider values with units,
-   confirmations spoken, the picture as a captioned table, every table captioned.
-5. Marking: a click marks the sentence across a hard line break; the hovered sentence is drawn."""
+Keyboard: a Tab walk from the Document box reaches every control, each with a visible ring of
+3:1 drawn on it; focus stays where the person is when a document is selected, renamed or
+removed; Enter on the picture's focused chunk marks its first sentence.
+Screen readers: one announcement when a 60-step drag rests, slider values with units,
+confirmations spoken, the picture as a captioned table, every table captioned.
+Marking: a click marks the sentence across a hard line break; the hovered sentence is drawn."""
 
 import re
 from urllib.parse import quote
@@ -108,7 +108,7 @@ FOCUS_RING = """() => {
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_3_a_tab_walk_from_the_document_box_reaches_every_control_with_a_ring(page, scheme):
+def test_a_tab_walk_from_the_document_box_reaches_every_control_with_a_ring(page, scheme):
     page.emulate_media(color_scheme=scheme)
     load_collection(page)
     panels_drawn(page)
@@ -134,7 +134,7 @@ def active(page):
     return page.evaluate("() => { const e = document.activeElement; return [e.tagName, e.id, e.className, e.getAttribute('aria-label')]; }")
 
 
-def test_3_selecting_renaming_and_removing_documents_keep_focus_with_the_person(page):
+def test_selecting_renaming_and_removing_documents_keep_focus_with_the_person(page):
     load_collection(page)
     # Selecting a document with its number keeps focus on that button.
     page.get_by_role("button", name="Show document 2 in the Document box").click()
@@ -166,7 +166,7 @@ def test_3_selecting_renaming_and_removing_documents_keep_focus_with_the_person(
     assert active(page)[1] == "clear-mark"
 
 
-def test_3_enter_on_the_focused_chunk_marks_its_first_sentence(page):
+def test_enter_on_the_focused_chunk_marks_its_first_sentence(page):
     example(page)
     page.locator("#picture").focus()
     page.keyboard.press("Home")  # chunk 1
@@ -203,7 +203,7 @@ COUNT_LIVE = """() => {
 }"""
 
 
-def test_4_a_60_step_drag_is_announced_once_when_it_rests(page):
+def test_a_60_step_drag_is_announced_once_when_it_rests(page):
     example(page)
     page.mouse.move(0, 0)  # nothing hovered or focused before the drag
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
@@ -231,7 +231,7 @@ def test_4_a_60_step_drag_is_announced_once_when_it_rests(page):
     assert len(spoken) <= 4, "\n".join(f"{i}: {t[:80]}" for i, t in spoken)
 
 
-def test_4_slider_values_carry_their_units(page):
+def test_slider_values_carry_their_units(page):
     example(page)
     assert page.get_by_label("Chunk size", exact=True).get_attribute("aria-valuetext") == "24 words"
     assert page.get_by_label("Overlap", exact=True).get_attribute("aria-valuetext") == "6 words"
@@ -246,7 +246,7 @@ def announced(page, text):
     page.wait_for_function("(t) => document.getElementById('announcer').textContent.startsWith(t)", arg=text)
 
 
-def test_4_confirmations_are_announced(page, tmp_path):
+def test_confirmations_are_announced(page, tmp_path):
     example(page)
     page.get_by_role("button", name="Copy link").click()
     announced(page, "Link copied.")
@@ -262,7 +262,7 @@ def test_4_confirmations_are_announced(page, tmp_path):
     settle(page)
 
 
-def test_4_the_picture_has_a_table_of_chunks_and_every_table_a_caption(page):
+def test_the_picture_has_a_table_of_chunks_and_every_table_a_caption(page):
     example(page)
     panels_drawn(page)
     page.get_by_text("The chunks as a table").click()
@@ -289,7 +289,7 @@ def strip_point(page, text, offset):
     return {"x": 8 + offset / len(text) * (box["width"] - 16), "y": box["height"] - 16 - 4 - 9}
 
 
-def test_5_a_click_marks_the_sentence_across_a_hard_line_break_and_hovering_shows_it(page):
+def test_a_click_marks_the_sentence_across_a_hard_line_break_and_hovering_shows_it(page):
     page.evaluate("(h) => { location.hash = h; }", f"doc={quote(WRAPPED)}&q={quote('How long are hourly snapshots kept?')}")
     settle(page)
     start = WRAPPED.index(WRAPPED_SENTENCE)

@@ -1,8 +1,8 @@
-"""Issue 10, point 8: dist/index.html opened as a file says that it must be served, and how,
+"""dist/index.html opened as a file says that it must be served, and how,
 instead of "Loading Python…" for ever."""
 
 
-def test_8_opened_from_disk_the_page_says_to_serve_it(browser, server):
+def test_opened_from_disk_the_page_says_to_serve_it(browser, server):
     context = browser.new_context()  # no routing: a file:// page makes no requests to stop
     try:
         disk = context.new_page()

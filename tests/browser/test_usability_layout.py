@@ -1,10 +1,10 @@
-"""Issue 10, points 1, 2 and 7: the page at the sizes people use, light and dark.
+"""The page at the sizes people use, light and dark.
 
-1. Drag and see: with the sliders in view, the verdict and the picture are in view too, at
-   1366x768, 1440x900, a 768 px tablet and 390 and 320 px phones, before and after a drag step.
-2. Phones: no horizontal scrolling at 320 and 390 px (code, tables and stats stay inside the
-   screen), every control a tap target of at least 44 px.
-7. Dark mode: the page follows prefers-color-scheme, the picture included."""
+Drag and see: with the sliders in view, the verdict and the picture are in view too, at
+1366x768, 1440x900, a 768 px tablet and 390 and 320 px phones, before and after a drag step.
+Phones: no horizontal scrolling at 320 and 390 px (code, tables and stats stay inside the
+screen), every control a tap target of at least 44 px.
+Dark mode: the page follows prefers-color-scheme, the picture included."""
 
 import pytest
 
@@ -33,7 +33,7 @@ def at_size(page, width, height):
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_1_the_sliders_the_verdict_and_the_picture_are_on_screen_together(page, width, height):
+def test_the_sliders_the_verdict_and_the_picture_are_on_screen_together(page, width, height):
     settle(page)
     at_size(page, width, height)
     page.evaluate("() => window.scrollTo(0, 0)")
@@ -55,7 +55,7 @@ def test_1_the_sliders_the_verdict_and_the_picture_are_on_screen_together(page, 
     settle(page)
 
 
-def test_1_with_a_collection_the_sliders_and_both_verdicts_are_on_screen_together(page):
+def test_with_a_collection_the_sliders_and_both_verdicts_are_on_screen_together(page):
     load_collection(page)
     for width, height in [(1366, 768), (390, 844)]:
         at_size(page, width, height)
@@ -76,7 +76,7 @@ def wide_things(page):
 
 
 @pytest.mark.parametrize("width", [320, 390])
-def test_2_phones_scroll_only_downwards_and_every_tap_target_is_44_px(page, width):
+def test_phones_scroll_only_downwards_and_every_tap_target_is_44_px(page, width):
     at_size(page, width, 740)
     for state in ["example", "collection"]:
         if state == "collection":
@@ -103,7 +103,7 @@ def test_2_phones_scroll_only_downwards_and_every_tap_target_is_44_px(page, widt
     assert picture["bottom"] - picture["top"] >= 80
 
 
-def test_7_dark_mode_follows_the_system_and_keeps_the_picture_readable(page):
+def test_dark_mode_follows_the_system_and_keeps_the_picture_readable(page):
     at_size(page, 1366, 768)
     page.evaluate("() => { location.hash = 'size=25'; location.hash = ''; }")
     settle(page)

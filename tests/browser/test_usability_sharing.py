@@ -1,10 +1,10 @@
-"""Issue 10, points 6 and 8: sharing, embedding, and the page opened from disk.
+"""Sharing and embedding.
 
-6. When the clipboard is refused, the link shows in a visible box, selected and focused. "Copy
-   embed code" copies the iframe with the listener that sizes it; a post built from that snippet
-   shows the whole embed (sliders included). The embed shows the question and the marked
-   sentence, keeps its height while the pointer moves over the picture, and axe finds nothing in
-   it, light and dark."""
+When the clipboard is refused, the link shows in a visible box, selected and focused. "Copy
+embed code" copies the iframe with the listener that sizes it; a post built from that snippet
+shows the whole embed (sliders included). The embed shows the question and the marked
+sentence, keeps its height while the pointer moves over the picture, and axe finds nothing in
+it, light and dark. (The page opened from disk: test_usability_disk.py.)"""
 
 import pytest
 
@@ -21,7 +21,7 @@ def page(booted_page):
     page.emulate_media(color_scheme="light")
 
 
-def test_6_a_refused_clipboard_shows_the_link_selected_in_a_visible_box(page):
+def test_a_refused_clipboard_shows_the_link_selected_in_a_visible_box(page):
     settle(page)
     page.wait_for_timeout(900)  # the verdict has been spoken: the announcer is free
     page.evaluate("""() => { navigator.clipboard.writeText = () =>
@@ -44,7 +44,7 @@ def test_6_a_refused_clipboard_shows_the_link_selected_in_a_visible_box(page):
     assert "size=24" in link or "z=" in link or link.endswith("#")
 
 
-def test_6_copy_embed_code_gives_a_frame_that_sizes_itself(page, module_context, server):
+def test_copy_embed_code_gives_a_frame_that_sizes_itself(page, module_context, server):
     module_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
     page.reload()
     page.wait_for_function("() => document.body.dataset.state === 'ready'", timeout=120_000)
@@ -81,7 +81,7 @@ def frame_of(page):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_6_the_embed_shows_the_question_keeps_its_height_and_passes_axe(page, server, scheme):
+def test_the_embed_shows_the_question_keeps_its_height_and_passes_axe(page, server, scheme):
     page.emulate_media(color_scheme=scheme)
     page.goto(server.url(EMBED))
     page.wait_for_function(

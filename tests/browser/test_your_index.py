@@ -1,4 +1,4 @@
-"""Your own index on the page (issue 21, item 6), in Chromium: a JSON Lines export of real LangChain
+"""Your own index on the page, in Chromium: a JSON Lines export of real LangChain
 chunks opened with "Open your chunks…", drawn as the picture's bars, judged, searched for the exact
 phrase, its splitter named, and "Simulate from here". What the page shows is checked against CPython's
 `ragsim.wire.api.simulate` over the same stored extents, taken from LangChain's own `start_index`."""

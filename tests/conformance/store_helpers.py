@@ -1,4 +1,4 @@
-"""Helpers for tests that build real stores (issue 21): a deterministic LangChain embedding, LangChain's
+"""Helpers for tests that build real stores: a deterministic LangChain embedding, LangChain's
 split of the conformance texts, and Chroma's default embedding function running offline on ragsim's
 own all-MiniLM-L6-v2 (no download, whatever $HOME holds)."""
 

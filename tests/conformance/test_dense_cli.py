@@ -1,4 +1,4 @@
-"""The commands accept the retriever (issue 13): `eval` and `audit` with --method dense or hybrid give
+"""The commands accept the retriever: `eval` and `audit` with --method dense or hybrid give
 what the JSON boundary gives for the same request, with the model through onnxruntime."""
 
 import json

@@ -224,7 +224,7 @@ def test_wordpiece_pieces_match_tokenizers_on_real_text(untruncated):
 
 
 def real_passages() -> list[str]:
-    """Hundreds of real passages (issue 22): CPython's help topics cut at blank lines, short and long
+    """Hundreds of real passages: CPython's help topics cut at blank lines, short and long
     (a topic whole, far past 256 pieces), and one sentence in each of 18 languages and 12 scripts
     (Article 1 of the Universal Declaration of Human Rights: tests/conformance/texts)."""
     from pydoc_data.topics import topics

@@ -1,13 +1,10 @@
-"""`python -m ragsim inspect` and `export` (issue 21, SPEC section 11) on stores the real libraries build
+"""`python -m ragsim inspect` and `export` (SPEC section 11) on stores the real libraries build
 here: LangChain's RecursiveCharacterTextSplitter(1000, 200, add_start_index=True) into langchain-chroma,
 LlamaIndex's SentenceSplitter with StorageContext.persist(); and every bad input, one line, exit 2."""
 
 import csv
 import io
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +12,7 @@ import pytest
 from ragsim.judge.facts import detect
 
 from corpus import TEXTS, TEXTS_DIR
+from helpers import cli_env, run_cli
 from store_helpers import HashEmbeddings, offline_chroma_model
 
 from langchain_chroma import Chroma
@@ -72,10 +70,9 @@ def built(tmp_path_factory):
             "sources": [str(sources[n]) for n in NAMES], "questions": str(root / "questions.csv")}
 
 
-def run(*argv, timeout=120):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py"), "ANONYMIZED_TELEMETRY": "False"}
-    return subprocess.run([sys.executable, "-m", "ragsim", *argv], capture_output=True, text=True, env=env,
-                          timeout=timeout, cwd=ROOT)
+def run(*argv):
+    """`python -m ragsim ARGV`, with Chroma's telemetry off."""
+    return run_cli(*argv, env=cli_env(ANONYMIZED_TELEMETRY="False"))
 
 
 def inspect_args(built, *extra):
@@ -226,7 +223,7 @@ def test_bad_input_one_line_each(built, tmp_path, capsys, monkeypatch):
     assert "not a docstore.json" in refused(capsys, "inspect", f"llamaindex:{tmp_path / 'other'}")
     with open(tmp_path / "huge.jsonl", "wb") as handle:
         handle.truncate(200_000_001)
-    # one request holds every chunk at once: its limits (a store read in pages has none, issue 26)
+    # one request holds every chunk at once: its limits (a store read in pages has none: test_inspect_stream.py)
     assert "200 MB" in refused(capsys, "inspect", str(tmp_path / "huge.jsonl"), "--one-request")
     assert "Line 1 of huge.jsonl is not JSON" in refused(capsys, "inspect", str(tmp_path / "huge.jsonl"))
     monkeypatch.setattr(chunk_records, "MAX_CHUNKS", 3)

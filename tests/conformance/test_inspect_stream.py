@@ -1,4 +1,4 @@
-"""Issue 26: `inspect` reads a store a page at a time (each client's own paging) and checks it a
+"""`inspect` reads a store a page at a time (each client's own paging) and checks it a
 document at a time, giving one request's report: stores built by the real libraries (langchain-chroma,
 langchain-qdrant in local mode, LangChain's LanceDB, JSON Lines of LangChain Documents), read in pages
 of 7, compared with the same store read as one request (`--one-request`)."""

@@ -94,13 +94,13 @@ def test_the_audit_command_reads_pdfs_a_document_per_page(tmp_path, capsys):
              for i, d in enumerate(pdf.read(path.read_bytes(), "report.pdf"))]
     from ragsim.wire.audit import audit
     expected = audit({"documents": pages, "chunking": {"unit": "chars", "size": 200}, "overlaps": [0, 50], "precision_k": 3})
-    # the streamed audit (issue 26) adds the corpus sentence and the files it skipped; the rest is one request's
+    # the streamed audit adds the corpus sentence and the files it skipped; the rest is one request's
     assert result.pop("skipped") == [] and result.pop("sentence").endswith("across 3 documents; chunking destroys 0 at overlap 0 and 0 at 50")
     assert result == json.loads(json.dumps(expected))
     assert audit_cli.main([str(path), "--size", "200", "--overlaps", "0"]) == 0
     assert capsys.readouterr().out.startswith("3 documents")
     assert audit_cli.main([str(path), "--pdf-mode", "single", "--size", "200", "--overlaps", "0"]) == 0
-    assert capsys.readouterr().out.startswith("1 document,")  # one, not "1 documents" (issue 23)
+    assert capsys.readouterr().out.startswith("1 document,")  # one, not "1 documents"
     locked = tmp_path / "locked.pdf"
     locked.write_bytes(encrypt(make_pdf(sample_pages(1))))
     assert audit_cli.main([str(locked)]) == 1

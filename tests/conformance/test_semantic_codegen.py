@@ -1,4 +1,4 @@
-"""The semantic chunkers' "equivalent code" (issue 25) runs against the real chunker classes and
+"""The semantic chunkers' "equivalent code" runs against the real chunker classes and
 yields ragsim's chunks. The embeddings packages it imports (langchain-huggingface,
 llama-index-embeddings-huggingface, sentence-transformers through chromadb) are not test extras,
 and chunking_evaluation is not on PyPI: the code runs with those names bound to all-MiniLM-L6-v2

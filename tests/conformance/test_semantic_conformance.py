@@ -1,4 +1,4 @@
-"""ragsim.semantic against the real semantic chunkers (SPEC section 12, issue 25).
+"""ragsim.semantic against the real semantic chunkers (SPEC section 12).
 
 langchain-experimental's `SemanticChunker` and llama-index-core's `SemanticSplitterNodeParser` run
 for real, each handed an embeddings object; Chroma's `ClusterSemanticChunker` and
@@ -274,7 +274,7 @@ def test_the_real_model(name, minilm):
         assert [c[3] for c in got] == want, strategy
 
 
-# -- the real model through the CPython host (issue 25): the libraries handed the project's model --
+# -- the real model through the CPython host: the libraries handed the project's model --
 
 # Two short real texts and two buffer sizes each (a window set embedded once, by the cached embedder):
 # a few hundred short texts in all, the CI budget of a few seconds of embedding.

@@ -1,4 +1,4 @@
-"""A fuzz of the JSON boundary (issue 9): requests built from the contract's own fields, each value
+"""A fuzz of the JSON boundary: requests built from the contract's own fields, each value
 sometimes replaced by any JSON at all, go through `simulate` and `simulate_json` (and the equivalent
 code and the audit, which read the same fields).
 
@@ -7,7 +7,7 @@ do; a response keeps SPEC's invariants (extents inside their document, ranks a p
 retrieved = min(k, N)); and the JSON text is valid UTF-8 whatever the strings held. Bounded:
 a few hundred examples of small texts, deadline=None.
 
-Then issue 22's seeded campaign: 3,000 hostile requests from tests/fuzz_requests.py (every strategy,
+Then the seeded campaign: 3,000 hostile requests from tests/fuzz_requests.py (every strategy,
 retriever, unit, question set and map field, values at and past their bounds) through `simulate`, the
 JSON boundary and `simulate_packed`, each within 20 s; the same seeds every run, so a failure names
 the seed that reproduces it. tests/fuzz_long.py runs the same at 50,000.
@@ -49,7 +49,7 @@ STRATEGY_FIELDS = {
                             "language": st.sampled_from(["markdown", "python", "html"])},
     "haystack": {"size": SIZES, "overlap": st.integers(0, 30), "split_threshold": st.integers(0, 5),
                  "split_by": st.sampled_from(["word", "passage", "line", "period", "page"])},
-    # issue 12's splitters (SPEC section 9)
+    # the token splitters (SPEC section 9)
     "langchain-token": {"size": SIZES, "overlap": st.integers(0, 30), "tokenizer": TOKENIZERS},
     "llamaindex-sentence": {"size": st.integers(1, 60), "overlap": st.integers(0, 30), "separator": SEPARATORS,
                             "paragraph_separator": SEPARATORS, "secondary_chunking_regex": SEPARATORS | st.none(),

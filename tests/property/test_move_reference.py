@@ -1,4 +1,4 @@
-"""A slider move's fast paths (issue 14) against a straightforward reference, to the last bit.
+"""A slider move's fast paths against a straightforward reference, to the last bit.
 
 The reference does what SPEC sections 2-4 say, chunk by chunk: cut the windows, tokenize each
 chunk's own text, count N, df and dl, sum each chunk's query terms in query order with the variant's

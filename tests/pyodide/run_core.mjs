@@ -27,7 +27,7 @@ pyodide.FS.writeFile(emfsPath, readFileSync(wheelPath));
 const micropip = pyodide.pyimport("micropip");
 await micropip.install(`emfs:${emfsPath}`);
 micropip.destroy();
-// Tokens (issue 12): the verified rank files from dist/, handed to the core as the worker does.
+// Tokens: the verified rank files from dist/, handed to the core as the worker does.
 for (const [name, rel] of Object.entries(build.tiktoken ?? {})) {
   const emfs = `/tmp/${name}.tiktoken`;
   pyodide.FS.writeFile(emfs, readFileSync(path.join(dist, rel)));

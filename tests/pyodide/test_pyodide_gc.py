@@ -1,4 +1,4 @@
-"""The page's worker keeps Python's cycle collector out of a drag (issue 24): its prelude, run in
+"""The page's worker keeps Python's cycle collector out of a drag: its prelude, run in
 real Pyodide under Node as the worker runs it, answers 40 moves of a drag over a 65,000-word text
 without one collection, and the idle pass (`_ragsim_collect`) collects and leaves the collector off.
 The same moves with the collector on collect at least once (the test's control: the slow moves it

@@ -35,7 +35,7 @@ def real_requests():
     chars = make_request("", query="exception handler finally clause", unit="chars", size=300, overlap=60, k=4)
     chars.update(documents=docs, span=None)
     chars["retrieval"].update(variant="bm25l", k1=1.5, b=0.7)
-    # Tokens (issue 12): emoji split across tokens, CJK, RTL and special tokens, in both encodings.
+    # Tokens: emoji split across tokens, CJK, RTL and special tokens, in both encodings.
     unicode = "naïve café 👨‍👩‍👧‍👦👍🏽 日本語のテキスト שָׁלוֹם مرحبا ǅemal <|endoftext|> 1234567 \x1c\u3000 end"
     tokens = make_request("", query="with statement 日本語", unit="tokens", size=40, overlap=8, k=3)
     tokens.update(documents=docs + [{"id": "unicode", "title": "unicode", "text": unicode * 3}], span=None)
@@ -43,7 +43,7 @@ def real_requests():
     lc = dict(tokens, chunking={"strategy": "langchain-token", "size": 9, "overlap": 2})
     # LlamaIndex's SentenceSplitter: Punkt sentences (ragsim.punkt) and cl100k_base counts in Pyodide.
     li = dict(tokens, chunking={"strategy": "llamaindex-sentence", "size": 48, "overlap": 12})
-    # Question sets and the settings map (issue 11): Pyodide's math.log may differ in the last bit,
+    # Question sets and the settings map: Pyodide's math.log may differ in the last bit,
     # and the pruned ranking must still give CPython's answers.
     qs = dict(words, questions=[
         {"id": "with", "query": "with statement __enter__", "references": [{"doc": "with", "start": sentence, "end": span_end}]},

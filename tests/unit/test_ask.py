@@ -1,20 +1,19 @@
-"""Issue 27, asking your own model: the prompt and the two checks (ragsim.wire.ask_checks), the client
+"""Asking your own model: the prompt and the two checks (ragsim.wire.ask_checks), the client
 (ragsim.host.ask) against a local OpenAI-compatible server this file starts (tests/fake_openai.py),
 and the command line (`ask`, `eval --ask`): one sentence and exit 2 for every failure, no traceback."""
 
+import functools
 import json
-import os
 import pathlib
 import signal
 import socket
 import subprocess
-import sys
 import time
 
 import pytest
 
 from fake_openai import FakeOpenAI
-from helpers import ctrl_c_as_a_terminal
+from helpers import CORE, cli_env, ctrl_c_as_a_terminal, ragsim_argv, run_cli
 from ragsim.wire import ask_checks
 from ragsim.host import ask
 
@@ -156,9 +155,7 @@ def test_nothing_listening_and_a_bad_url():
 
 # --- the command line -------------------------------------------------------------------------
 
-def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "ragsim", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT / "py", timeout=120, env={**os.environ, **(env or {})})
+cli = functools.partial(run_cli, cwd=CORE)  # `python -m ragsim ARGS`, run in py/
 
 
 @pytest.fixture()
@@ -206,10 +203,10 @@ def test_ask_takes_the_key_from_the_named_variable_only(neptune):
     with FakeOpenAI(key="sk-local") as server:
         base = ["ask", neptune[0], "--question", QUESTION, "--endpoint", server.endpoint, "--model", "reader",
                 "--samples", 1]
-        refused = cli(*base, env={"OPENAI_API_KEY": ""})
+        refused = cli(*base, env=cli_env(OPENAI_API_KEY=""))
         assert refused.returncode == 2 and "HTTP 401" in refused.stderr
-        assert cli(*base, "--api-key-env", "MY_KEY", env={"MY_KEY": "sk-local"}).returncode == 0
-        assert cli(*base, env={"OPENAI_API_KEY": "sk-local"}).returncode == 0
+        assert cli(*base, "--api-key-env", "MY_KEY", env=cli_env(MY_KEY="sk-local")).returncode == 0
+        assert cli(*base, env=cli_env(OPENAI_API_KEY="sk-local")).returncode == 0
 
 
 @pytest.mark.parametrize("model, endpoint, words", [
@@ -226,9 +223,9 @@ def test_ask_fails_with_one_line_and_exit_2(api, neptune, model, endpoint, words
 
 def test_a_slow_model_is_stopped_with_ctrl_c_in_one_line(neptune):
     with FakeOpenAI(slow_s=30.0) as server:
-        proc = subprocess.Popen([sys.executable, "-m", "ragsim", "ask", str(neptune[0]), "--question", QUESTION,
-                                 "--endpoint", server.endpoint, "--model", "slow"], cwd=ROOT / "py", text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=ctrl_c_as_a_terminal)
+        proc = subprocess.Popen(ragsim_argv("ask", neptune[0], "--question", QUESTION, "--endpoint", server.endpoint,
+                                            "--model", "slow"), cwd=CORE, text=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, preexec_fn=ctrl_c_as_a_terminal)
         for _ in range(200):  # until the first sample's request has reached the server
             if server.chats():
                 break
@@ -281,7 +278,7 @@ def test_eval_ask_json_and_its_refusals(api, neptune):
 
 
 def test_eval_ask_over_a_streamed_directory_sends_one_requests_contexts(api, neptune, tmp_path):
-    """Issue 26: `eval DIR --ask` streams the corpus (a directory, which one request cannot read), then
+    """`eval DIR --ask` streams the corpus (a directory, which one request cannot read), then
     reads each question's chunks from their files: the contexts one request sends, chunk for chunk."""
     from ragsim.wire.api import simulate
 

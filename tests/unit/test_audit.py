@@ -3,11 +3,10 @@ built-in collection, and the command line."""
 
 import json
 import pathlib
-import subprocess
-import sys
 
 import pytest
 
+from helpers import CORE, run_cli
 from ragsim.wire.api import Session, simulate
 from ragsim.wire.audit import audit
 
@@ -83,19 +82,14 @@ def test_bad_audit_requests():
     assert r["rows"][1]["error"] == "Overlap must be smaller than the chunk size (got 25 and 20)."
 
 
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "ragsim", "audit", *args], capture_output=True, text=True,
-                          cwd=ROOT / "py", timeout=120)
-
-
 def test_cli_prints_the_table_and_json():
     files = [str(p) for p in sorted(COLLECTION.glob("*.md"))]
-    out = run_cli(*files, "--unit", "chars", "--size", "900", "--overlaps", "0,25,50,100,150,300")
+    out = run_cli("audit", *files, "--unit", "chars", "--size", "900", "--overlaps", "0,25,50,100,150,300", cwd=CORE)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[1].split()[:3] == ["overlap", "chunks", "stored"]
     assert [ln.split()[0] for ln in lines[2:8]] == ["0", "25", "50", "100", "150", "300"] and lines[8] == ""
-    data = json.loads(run_cli(*files, "--size", "900", "--overlaps", "0,150", "--json").stdout)
+    data = json.loads(run_cli("audit", *files, "--size", "900", "--overlaps", "0,150", "--json", cwd=CORE).stdout)
     assert [row["overlap"] for row in data["rows"]] == [0, 150]
 
 
@@ -106,5 +100,5 @@ def test_cli_prints_the_table_and_json():
 def test_cli_refuses_files_that_are_not_text(tmp_path, content, code, message):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(content)
-    out = run_cli(str(bad))
+    out = run_cli("audit", bad, cwd=CORE)
     assert out.returncode == code and message in out.stderr and "Traceback" not in out.stderr

@@ -1,12 +1,10 @@
 """Every request that breaks the contract gets one field and one actionable sentence, never a traceback."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from helpers import make_request
+from helpers import CORE, make_request, run_cli
 from ragsim.wire.api import simulate, simulate_json
 
 TEXT = "one two three four five six"
@@ -29,7 +27,7 @@ BAD = [
     ({"documents": []}, "documents"),
     ({"documents": [{"id": "d", "title": "", "text": 5}]}, "documents[0].text"),
     ({"documents": [{"id": "d", "text": "a"}, {"id": "d", "text": "b"}]}, "documents[1].id"),
-    ({"chunking__unit": "bytes"}, "chunking.unit"),  # "tokens" is a unit since issue 12
+    ({"chunking__unit": "bytes"}, "chunking.unit"),  # "tokens" is a unit (the exact tokenizers)
     ({"chunking__size": 0}, "chunking.size"),
     ({"chunking__size": 2.5}, "chunking.size"),
     ({"chunking__size": True}, "chunking.size"),
@@ -80,17 +78,12 @@ def test_non_object_request_and_bad_json_string():
     assert json.loads(simulate_json("{nope"))["error"]["field"] == "request"
 
 
-def run_cli(stdin: str):
-    return subprocess.run([sys.executable, "-m", "ragsim"], input=stdin, capture_output=True, text=True,
-                          cwd="py", timeout=60)
-
-
 def test_cli_round_trip_and_exit_codes():
-    ok = run_cli(json.dumps(make_request(TEXT, query="two", size=4, overlap=1)))
+    ok = run_cli(stdin=json.dumps(make_request(TEXT, query="two", size=4, overlap=1)), cwd=CORE, timeout=60)
     assert ok.returncode == 0 and json.loads(ok.stdout) == simulate(make_request(TEXT, query="two", size=4, overlap=1))
-    bad = run_cli(json.dumps(make_request(TEXT, size=4, overlap=4)))
+    bad = run_cli(stdin=json.dumps(make_request(TEXT, size=4, overlap=4)), cwd=CORE, timeout=60)
     assert bad.returncode == 2 and "chunking.overlap" in bad.stderr and "Traceback" not in bad.stderr
-    broken = run_cli("{not json")
+    broken = run_cli(stdin="{not json", cwd=CORE, timeout=60)
     assert broken.returncode == 1 and "not valid JSON" in broken.stderr and "Traceback" not in broken.stderr
 
 
@@ -124,7 +117,7 @@ def test_columns_wire_carries_the_same_chunks():
     assert simulate({**req, "wire": "rows"})["error"]["field"] == "wire"
 
 
-# --- issue 9: every refusal a refusal ------------------------------------------------------------
+# --- every refusal a refusal --------------------------------------------------------------------
 
 LANGCHAIN = {"strategy": "langchain-recursive", "size": 20, "overlap": 0}
 HOSTILE = [

@@ -1,15 +1,13 @@
-"""The commands (`python -m ragsim`, `python -m ragsim audit`) on hostile input (issue 9): valid UTF-8
+"""The commands (`python -m ragsim`, `python -m ragsim audit`) on hostile input: valid UTF-8
 JSON out for any valid request, one line and an exit status for anything else, never a traceback,
 and inputs read no further than their size limits."""
 
 import io
 import json
-import subprocess
-import sys
 
 import pytest
 
-from helpers import make_request
+from helpers import CORE, make_request, run_cli
 from ragsim import __main__ as cli, limits
 from ragsim.host import audit_cli
 from ragsim.wire.api import simulate
@@ -18,9 +16,8 @@ COLLECTION = "../assets/collection/01-the-authority.md"
 
 
 def run(args, stdin: bytes = b""):
-    """The command in py/ (as the README runs it): (exit status, stdout bytes, stderr text)."""
-    done = subprocess.run([sys.executable, "-m", "ragsim", *args], input=stdin, capture_output=True, cwd="py",
-                          timeout=60)
+    """The command run in py/ (COLLECTION is relative to it): (exit status, stdout bytes, stderr text)."""
+    done = run_cli(*args, stdin=stdin, cwd=CORE, text=False, timeout=60)
     return done.returncode, done.stdout, done.stderr.decode("utf-8")
 
 

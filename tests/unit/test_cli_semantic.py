@@ -1,16 +1,14 @@
-"""Issue 25, the command line: `eval`, `audit` and `inspect` take the semantic chunkers, and every
+"""The semantic chunkers on the command line: `eval`, `audit` and `inspect` take the semantic chunkers, and every
 chunking field of any splitter through `--chunking JSON` or `--chunking-file F`; bad JSON and unknown
 fields get one line and exit 2. In process, with a hashed embedding as the host (the onnxruntime
 model's own conformance is in tests/conformance/test_semantic_conformance.py)."""
 
 import json
 import pathlib
-import subprocess
-import sys
 
 import pytest
 
-from helpers import hashed
+from helpers import hashed, run_cli
 from ragsim.host import audit_cli, eval_cli, inspect_cli
 from ragsim.split import semantic, semantic_split
 from ragsim.wire.api import simulate
@@ -84,7 +82,7 @@ def test_every_field_of_any_splitter_goes_through_a_chunking_file(capsys, tmp_pa
                                      docs, pathlib.Path(QUESTIONS).read_text(), QUESTIONS)
     assert request["chunking"] == chunking
     want = json.loads(json.dumps(simulate(request)))
-    # eval streams a BM25 run (issue 26): its JSON is the questions and their statistics, as one request's
+    # eval streams a BM25 run: its JSON is the questions and their statistics, as one request's
     assert {k: got[k] for k in ("questions", "question_stats")} == {k: want[k] for k in ("questions", "question_stats")}
 
 
@@ -133,9 +131,8 @@ def test_inspect_compares_the_stored_chunks_with_a_named_splitter(host, capsys, 
 
 def test_the_command_line_takes_chunking_as_a_subprocess_too():
     env = {"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "ragsim", "eval", HARBOUR, "--questions", QUESTIONS, "--chunking",
-                           '{"strategy": "window", "unit": "chars", "size": 300, "overlap": 50}'],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    done = run_cli("eval", HARBOUR, "--questions", QUESTIONS, "--chunking",
+                   '{"strategy": "window", "unit": "chars", "size": 300, "overlap": 50}', env=env)
     assert done.returncode == 0 and "6 questions at window size 300 overlap 50" in done.stdout, done.stderr
 
 

@@ -1,6 +1,6 @@
 """The built-in collection (assets/collection): original articles on one subject, and its question.
 
-The collection's promise (issue 5, item 2): the fact named in index.json has its name and value in
+The collection's promise: the fact named in index.json has its name and value in
 one sentence of one article; a 900-character window at zero overlap cuts them apart (the fact is
 `destroyed`), and at `overlap_fix` some chunk holds both and ranks in the top k for the question
 with BM25 over every chunk of every article (the fact is `intact`).

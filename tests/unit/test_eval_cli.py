@@ -1,13 +1,12 @@
 """`python -m ragsim eval`: the table, --json, the map, and the exit statuses for bad input."""
 
+import functools
 import json
-import pathlib
-import subprocess
-import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from helpers import CORE, run_cli
+
 TEXT = ("The lighthouse keeper logs the weather at dawn. Ships wait outside the harbour when fog rolls in. "
         "The pilot boat leaves at nine. Cargo is weighed on the north quay before noon. "
         "Fishermen sell their catch at the market by the church.")
@@ -18,9 +17,7 @@ def sentence(s):
     return a, a + len(s)
 
 
-def run(*args, cwd=ROOT / "py"):
-    return subprocess.run([sys.executable, "-m", "ragsim", "eval", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+run_eval = functools.partial(run_cli, "eval", cwd=CORE)  # `python -m ragsim eval ARGS`, run in py/
 
 
 @pytest.fixture()
@@ -43,7 +40,7 @@ def files(tmp_path):
 
 def test_table_for_a_chroma_csv(files):
     doc, qcsv, _ = files
-    out = run(doc, "--questions", qcsv, "--unit", "words", "--size", "12", "--overlap", "3", "--k", "1")
+    out = run_eval(doc, "--questions", qcsv, "--unit", "words", "--size", "12", "--overlap", "3", "--k", "1")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].split()[:3] == ["question", "verdict", "needed_k"]
@@ -53,7 +50,7 @@ def test_table_for_a_chroma_csv(files):
 
 def test_json_is_the_response_in_input_order_with_the_map(files):
     doc, qcsv, qjson = files
-    out = run(doc, "--questions", qcsv, "--unit", "words", "--size", "12", "--k", "2", "--map-sizes", "6,12,40",
+    out = run_eval(doc, "--questions", qcsv, "--unit", "words", "--size", "12", "--k", "2", "--map-sizes", "6,12,40",
               "--map-overlaps", "0,3,8", "--json")
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout)
@@ -61,7 +58,7 @@ def test_json_is_the_response_in_input_order_with_the_map(files):
     assert r["question_stats"]["count"] == 2
     assert r["map"]["sizes"] == [6, 12, 40] and r["map"]["cells"][0][2] is None  # overlap 8 >= size 6
     assert r["map"]["cells"][2][0]["intact"] == 2  # one 40-word chunk holds the whole text
-    ours = json.loads(run(doc, "--questions", qjson, "--size", "12", "--json").stdout)
+    ours = json.loads(run_eval(doc, "--questions", qjson, "--size", "12", "--json").stdout)
     assert [q["id"] for q in ours["questions"]] == ["fog"]
 
 
@@ -74,7 +71,7 @@ def test_json_is_the_response_in_input_order_with_the_map(files):
 ])
 def test_bad_settings_exit_2_with_one_line(files, args, code, words):
     doc, qcsv, _ = files
-    out = run(doc, "--questions", qcsv, *args)
+    out = run_eval(doc, "--questions", qcsv, *args)
     assert out.returncode == code and words in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
 
@@ -85,25 +82,25 @@ def test_bad_question_files(files, tmp_path):
     moved = [{"content": TEXT[a:b], "start_index": a + 1, "end_index": b + 1}]
     (tmp_path / "moved.csv").write_text(f"question,references,corpus_id\nq,\"{json.dumps(moved).replace(chr(34), chr(34) * 2)}\",harbour\n",
                                         encoding="utf-8")
-    out = run(doc, "--questions", tmp_path / "moved.csv")
+    out = run_eval(doc, "--questions", tmp_path / "moved.csv")
     assert out.returncode == 2 and "question 1 (line 2)" in out.stderr and "is not the text at" in out.stderr
     (tmp_path / "cols.csv").write_text("question,refs\nx,y\n", encoding="utf-8")
-    out = run(doc, "--questions", tmp_path / "cols.csv")
+    out = run_eval(doc, "--questions", tmp_path / "cols.csv")
     assert out.returncode == 2 and "needs the columns" in out.stderr
     (tmp_path / "bad.json").write_text("{", encoding="utf-8")
-    out = run(doc, "--questions", tmp_path / "bad.json")
+    out = run_eval(doc, "--questions", tmp_path / "bad.json")
     assert out.returncode == 2 and "not valid JSON" in out.stderr
     (tmp_path / "other.csv").write_text(qcsv.read_text(encoding="utf-8").replace(",harbour", ",budget"), encoding="utf-8")
-    out = run(doc, "--questions", tmp_path / "other.csv")
+    out = run_eval(doc, "--questions", tmp_path / "other.csv")
     assert out.returncode == 2 and "corpus_id 'budget' names no document" in out.stderr
 
 
 def test_unreadable_files_exit_1(files, tmp_path):
     doc, qcsv, _ = files
-    out = run(tmp_path / "missing.txt", "--questions", qcsv)
+    out = run_eval(tmp_path / "missing.txt", "--questions", qcsv)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     (tmp_path / "bin.txt").write_bytes(b"\x00\x01")
-    out = run(tmp_path / "bin.txt", "--questions", qcsv)
+    out = run_eval(tmp_path / "bin.txt", "--questions", qcsv)
     assert out.returncode == 1 and "looks binary" in out.stderr
-    out = run(doc, "--questions", tmp_path / "nope.csv")
+    out = run_eval(doc, "--questions", tmp_path / "nope.csv")
     assert out.returncode == 1

@@ -1,4 +1,4 @@
-"""Hostile requests (issue 22): each representative the fuzz campaign found, then the class it stands for.
+"""Hostile requests: each representative the fuzz campaign found, then the class it stands for.
 
 No traceback, no hang, no gigabyte: every request gets a response or `{"error": {field, message}}`
 with a short message, the commands write valid UTF-8 and exit 2 naming the field, and work that would
@@ -6,16 +6,15 @@ take minutes or gigabytes is refused before it starts (ragsim.wire.cost), or mad
 """
 
 import base64
+import functools
 import json
 import os
 import pathlib
-import subprocess
-import sys
 import time
 
 import pytest
 
-from helpers import make_request
+from helpers import CORE, make_request, run_cli
 from ragsim import fields, limits
 from ragsim.errors import MAX_MESSAGE, RequestError
 from ragsim.text import safe_regex
@@ -28,10 +27,7 @@ TEXT = "The harbour opens at dawn. Ships wait outside when fog rolls in; the pil
 VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 
 
-def ragsim(*args, stdin: bytes = b"", cwd=ROOT / "py"):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
-    return subprocess.run([sys.executable, "-m", "ragsim", *map(str, args)], input=stdin, capture_output=True,
-                          cwd=cwd, env=env, timeout=120)
+ragsim = functools.partial(run_cli, stdin=b"", cwd=CORE, text=False)  # `python -m ragsim ARGS` in py/, in bytes
 
 
 def error_of(response: dict) -> dict:
@@ -45,9 +41,9 @@ def request(**extra):
     return make_request(TEXT, query="fog ships", unit="words", size=6, overlap=2, k=2, **extra)
 
 
-# --- 1. the binary wire on the command line ------------------------------------------------------
+# --- the binary wire on the command line ----------------------------------------------------------
 
-def test_1_the_command_line_answers_the_binary_wire_as_base64():
+def test_the_command_line_answers_the_binary_wire_as_base64():
     done = ragsim(stdin=json.dumps(request(wire="binary")).encode())
     assert done.returncode == 0 and not done.stderr, done.stderr
     out = json.loads(done.stdout)
@@ -56,9 +52,9 @@ def test_1_the_command_line_answers_the_binary_wire_as_base64():
     assert data == packed and json.loads(simulate_json(json.dumps(request(wire="binary")))) == out
 
 
-# --- 2. a lone surrogate everywhere it can go ----------------------------------------------------
+# --- a lone surrogate everywhere it can go --------------------------------------------------------
 
-def test_2_dense_and_hybrid_take_a_lone_surrogate_in_the_text_and_the_query():
+def test_dense_and_hybrid_take_a_lone_surrogate_in_the_text_and_the_query():
     pytest.importorskip("onnxruntime")
     for method in ("dense", "hybrid"):
         for where in ("text", "query"):
@@ -70,7 +66,7 @@ def test_2_dense_and_hybrid_take_a_lone_surrogate_in_the_text_and_the_query():
             simulate_json(json.dumps(req)).encode("utf-8")
 
 
-def test_2_the_tokenizer_reads_a_surrogate_as_the_replacement_character_both_hosts_drop():
+def test_the_tokenizer_reads_a_surrogate_as_the_replacement_character_both_hosts_drop():
     from ragsim.host import embed_onnx
     from ragsim.text import wordpiece
 
@@ -81,10 +77,10 @@ def test_2_the_tokenizer_reads_a_surrogate_as_the_replacement_character_both_hos
     assert wordpiece.read_end(long) == wordpiece.read_end("\ufffd " + " ".join(["word"] * 400))
 
 
-# --- 3. every formula's denominator at the bounds ------------------------------------------------
+# --- every formula's denominator at the bounds ----------------------------------------------------
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_3_a_subnormal_k1_is_refused_naming_it_and_the_least_allowed_k1_scores(variant):
+def test_a_subnormal_k1_is_refused_naming_it_and_the_least_allowed_k1_scores(variant):
     text = "the cat sat on the mat and the dog ran far away today x"
     questions = [{"id": "q", "query": "cat dog", "references": [{"doc": "d", "start": 4, "end": 7}]}]
     for k1 in (5e-324, 1e-300, 9.99e-7):
@@ -103,9 +99,9 @@ def test_3_a_subnormal_k1_is_refused_naming_it_and_the_least_allowed_k1_scores(v
         assert all(c["score"] == c["score"] and c["score"] >= 0 for c in r["chunks"])
 
 
-# --- 4 and the class: every pattern a user gives -------------------------------------------------
+# --- every pattern a user gives -------------------------------------------------------------------
 
-def test_4_a_secondary_regex_that_recurses_without_end_is_refused_on_its_field():
+def test_a_secondary_regex_that_recurses_without_end_is_refused_on_its_field():
     for text in ("鼠鼠 hello", "😀 😀", "Ω" * 300):
         req = make_request(text, size=1, overlap=0, chunking={"strategy": "llamaindex-sentence", "size": 1,
                                                               "overlap": 0, "secondary_chunking_regex": ".?"})
@@ -126,7 +122,7 @@ def test_patterns_nested_too_deeply_too_long_or_invalid_name_their_field(pattern
 
 
 @pytest.mark.parametrize("pattern", [" *x", "a+b", ".*x", "\\s*\\n", "a{1,100}b", "(?:ab)*c"])
-def test_8_a_pattern_a_search_restarts_inside_is_refused_as_quadratic(pattern):
+def test_a_pattern_a_search_restarts_inside_is_refused_as_quadratic(pattern):
     with pytest.raises(RequestError, match="quadratic"):
         safe_regex.compile_pattern(pattern, "chunking.separators")
     start = time.perf_counter()
@@ -150,7 +146,7 @@ def test_every_language_preset_passes_the_check():
             safe_regex.compile_pattern(s, "chunking.separators")
 
 
-# --- 5. every message quotes a short excerpt -----------------------------------------------------
+# --- every message quotes a short excerpt ---------------------------------------------------------
 
 HUGE = "x" * 1_000_000
 
@@ -170,7 +166,7 @@ HUGE = "x" * 1_000_000
     {"retrieval": {"k": 2, "terms": {"stopwords": HUGE}}},
     {"wire": HUGE},
 ])
-def test_5_a_message_quotes_at_most_a_short_excerpt(change):
+def test_a_message_quotes_at_most_a_short_excerpt(change):
     err = error_of(simulate({**request(), **change}))
     assert "x" * (fields.SHOWN + 1) not in err["message"]
     assert len(err["message"]) < 300
@@ -183,7 +179,7 @@ def test_shown_cuts_with_an_ellipsis_and_request_error_bounds_any_message():
     assert len(e.message) <= MAX_MESSAGE and e.message.startswith("start ") and e.message.endswith(" do this.")
 
 
-# --- 6. output that cannot be printed ------------------------------------------------------------
+# --- output that cannot be printed ----------------------------------------------------------------
 
 @pytest.fixture()
 def eval_files(tmp_path):
@@ -197,7 +193,7 @@ def eval_files(tmp_path):
 
 
 @pytest.mark.parametrize("as_json", [False, True])
-def test_6_eval_prints_lone_surrogates_and_odd_file_names_as_valid_utf8(eval_files, as_json):
+def test_eval_prints_lone_surrogates_and_odd_file_names_as_valid_utf8(eval_files, as_json):
     doc, questions = eval_files
     done = ragsim("eval", os.fsencode(doc).decode("utf-8", "surrogateescape"), "--questions", questions,
                   "--size", "8", *(["--json"] if as_json else []))
@@ -211,7 +207,7 @@ def test_6_eval_prints_lone_surrogates_and_odd_file_names_as_valid_utf8(eval_fil
         assert "fog\\ud800" in text
 
 
-def test_6_a_users_pattern_over_the_recursion_limit_names_the_field_with_exit_2():
+def test_a_users_pattern_over_the_recursion_limit_names_the_field_with_exit_2():
     req = make_request("鼠鼠 hello", chunking={"strategy": "llamaindex-sentence", "size": 1, "overlap": 0,
                                               "secondary_chunking_regex": ".?"})
     done = ragsim(stdin=json.dumps(req).encode())
@@ -220,7 +216,7 @@ def test_6_a_users_pattern_over_the_recursion_limit_names_the_field_with_exit_2(
     assert line.startswith("ragsim: chunking.secondary_chunking_regex:") and "\n" not in line
 
 
-# --- 7. limits applied before the work -----------------------------------------------------------
+# --- limits applied before the work ---------------------------------------------------------------
 
 def quick(fn, seconds: float = 3.0):
     start = time.perf_counter()
@@ -229,14 +225,14 @@ def quick(fn, seconds: float = 3.0):
     return out
 
 
-def test_7_audit_applies_the_chunk_limit_before_splitting():
+def test_audit_applies_the_chunk_limit_before_splitting():
     text = "word " * 60_000  # 300,000 characters: size 1 would make 300,000 chunks
     r = quick(lambda: audit({"documents": [{"id": "d", "text": text}], "chunking": {"unit": "chars", "size": 1},
                              "overlaps": [0]}))
     assert r["rows"][0]["error"].startswith("These settings would make")
 
 
-def test_7_audit_caps_the_number_of_overlaps_and_deduplicates_in_linear_time():
+def test_audit_caps_the_number_of_overlaps_and_deduplicates_in_linear_time():
     doc = [{"id": "d", "text": TEXT}]
     err = error_of(quick(lambda: audit({"documents": doc, "chunking": {"unit": "chars", "size": 900},
                                         "overlaps": list(range(900))})))
@@ -245,7 +241,7 @@ def test_7_audit_caps_the_number_of_overlaps_and_deduplicates_in_linear_time():
     assert r["overlaps"] == [0, 3]
 
 
-def test_7_a_huge_k_is_refused_before_the_context_is_assembled():
+def test_a_huge_k_is_refused_before_the_context_is_assembled():
     text = "lorem ipsum dolor sit amet " * 40_000  # about 1 M characters
     req = make_request(text, unit="chars", size=10_000, overlap=9_990, k=100_000)
     err = error_of(quick(lambda: simulate(req)))
@@ -255,7 +251,7 @@ def test_7_a_huge_k_is_refused_before_the_context_is_assembled():
         limits.check_context(limits.MAX_CONTEXT_CHARS + 1)
 
 
-def test_7_a_long_sizes_list_is_deduplicated_in_linear_time_before_the_cell_check():
+def test_a_long_sizes_list_is_deduplicated_in_linear_time_before_the_cell_check():
     sizes = list(range(1, 100_001))
     req = request(questions=[{"id": "q", "query": "fog", "references": [{"doc": "d", "start": 0, "end": 3}]}],
                   map={"sizes": sizes, "overlaps": [0, 1]})
@@ -265,7 +261,7 @@ def test_7_a_long_sizes_list_is_deduplicated_in_linear_time_before_the_cell_chec
     assert r["map"]["sizes"] == [4, 8]
 
 
-def test_8_neighbours_over_many_chunks_are_linear():
+def test_neighbours_over_many_chunks_are_linear():
     text = " ".join(f"w{i}" for i in range(50_000))
     req = make_request(text, query="w1 w2", unit="words", size=1, overlap=0, k=20_000,
                        expand={"neighbours": 20_000})
@@ -310,7 +306,7 @@ def test_eval_and_audit_print_the_estimate_and_progress_past_a_second(tmp_path):
     done = ragsim("eval", big, "--questions", questions, "--size", "400", "--method", "hybrid")
     err = done.stderr.decode()
     assert done.returncode == 0 and "estimated about" in err and "done in" in err, err
-    # streamed (issue 26): progress only on a terminal (test_stream_audit), so a pipe's stderr stays empty
+    # streamed: progress only on a terminal (test_stream_audit), so a pipe's stderr stays empty
     for argv in (("eval", big, "--questions", questions, "--size", "400"), ("audit", big, "--overlaps", "0,5", "--size", "4000")):
         done = ragsim(*argv)
         assert done.returncode == 0 and done.stderr.decode() == "" and done.stdout.strip(), done.stderr.decode()

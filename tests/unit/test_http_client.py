@@ -6,10 +6,7 @@ failure is one sentence that never holds the key."""
 
 import contextlib
 import json
-import os
 import pathlib
-import subprocess
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from fake_openai import completion
+from helpers import CORE, cli_env, run_cli
 from ragsim.host import ask
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -123,9 +121,8 @@ def test_the_command_line_refuses_it_in_one_line_without_the_key(elsewhere, tmp_
     doc = tmp_path / "doc.txt"
     doc.write_text("Neptune's Galle Ring lies 42,000 km from the centre.", encoding="utf-8")
     with serve(lambda h, stop: send(h, 302, headers=[("Location", f"{other}/v1/chat/completions")])) as (origin, seen):
-        out = subprocess.run([sys.executable, "-m", "ragsim", "ask", str(doc), "--question", "How far?", "--endpoint",
-                              f"{origin}/v1", "--model", "m", "--json"], capture_output=True, text=True,
-                             cwd=ROOT / "py", timeout=120, env={**os.environ, "OPENAI_API_KEY": KEY})
+        out = run_cli("ask", doc, "--question", "How far?", "--endpoint", f"{origin}/v1", "--model", "m", "--json",
+                      cwd=CORE, env=cli_env(OPENAI_API_KEY=KEY))
     assert out.returncode == 2 and out.stdout == "" and reached == [] and len(seen) == 1
     assert out.stderr.startswith("ragsim ask: ") and out.stderr.count("\n") == 1, out.stderr
     assert "redirects to another origin" in out.stderr and KEY not in out.stderr

@@ -1,4 +1,4 @@
-"""The limits of ragsim.limits hold where the work would be (issue 9): a session's caches stay within
+"""The limits of ragsim.limits hold where the work would be: a session's caches stay within
 their memory budget, and the chunk count is refused before any splitting for countable strategies."""
 
 from helpers import make_request

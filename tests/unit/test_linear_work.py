@@ -1,4 +1,4 @@
-"""Find-phrase and context expansion do work linear in occurrences plus chunks (issue 9): shown by
+"""Find-phrase and context expansion do work linear in occurrences plus chunks: shown by
 counting how often they read a chunk's start or end, not by a clock."""
 
 from ragsim.text import explore

@@ -1,4 +1,4 @@
-"""A slider move's fast paths (issue 14) give what the plain computations give, to the last bit.
+"""A slider move's fast paths give what the plain computations give, to the last bit.
 
 Top-k without a full sort, a chunk's rank counted rather than sorted for: checked against
 `ranking.rank` on scores with many ties, zeros and (as dense similarities have) negative values.

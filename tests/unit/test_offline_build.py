@@ -1,4 +1,4 @@
-"""buildlib/offline.py: the service worker build.py writes (issue 14) keeps exactly the page, its
+"""buildlib/offline.py: the service worker build.py writes keeps exactly the page, its
 files, Pyodide's runtime and the core wheel, names this build's page by its sha256, and takes a new
 version with any change to build.json."""
 

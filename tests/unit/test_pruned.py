@@ -1,4 +1,4 @@
-"""The pruned move (issue 14; since issue 20 `ranking.MaxScore`, the question sets' own ranking): the
+"""The pruned move (`ranking.MaxScore`, also the question sets' own ranking): the
 top k and any chunk's rank from the chunks that can reach them, equal to the full ranking bit for
 bit, with the chunks holding only common terms never scored."""
 
@@ -102,7 +102,7 @@ def _ahead_by_scores(scores, s, p):
 
 
 def test_chunks_ahead_of_a_score_are_counted_as_the_full_ranking_counts_them():
-    """`MaxScore.ahead(s, p)` (the streamed eval's span ranks, issue 26): the chunks scoring above s
+    """`MaxScore.ahead(s, p)` (the streamed eval's span ranks): the chunks scoring above s
     and those scoring s before position p, equal to a count over every score, for every chunk's own
     score and position (then 1 + it is the chunk's rank), for scores between them and for 0, with
     shared tables (a question set's) too; above a high score only the chunks that could reach it are scored."""

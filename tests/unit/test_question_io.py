@@ -37,7 +37,7 @@ def test_chroma_csv_reads_with_corpus_id_as_stem_and_multi_span_references():
     ])
     questions, problems = read_set(text, DOCS)
     assert problems == []
-    assert [q.id for q in questions] == ["1", "2", "3"]  # numbered as the page numbers them (issue 23)
+    assert [q.id for q in questions] == ["1", "2", "3"]  # numbered as the page numbers them
     assert questions[0].refs == ((0, *GAP),) and questions[0].query.startswith("How much")
     assert questions[1].refs == ((0, 0, 13), (0, SOTU.index("Thank"), len(SOTU)))
     assert questions[2].refs == ((1, 0, 24),)

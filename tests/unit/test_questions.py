@@ -158,7 +158,7 @@ def request(**extra):
     ({"map": {"sizes": [0], "overlaps": [0]}}, "map.sizes", "at least 1"),
     ({"map": {"sizes": list(range(1, 42)), "overlaps": list(range(10))}}, "map", "410 cells"),
     ({"map": {"sizes": [2], "overlaps": [0]}}, "map", "mark an answer or add questions"),
-    # dense and hybrid question sets are answered since issue 13: tests/unit/test_dense_questions.py
+    # dense and hybrid question sets are answered: tests/unit/test_dense_questions.py
 ])
 def test_bad_requests_name_the_field(extra, field, words):
     from ragsim.wire.api import simulate

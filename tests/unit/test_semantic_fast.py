@@ -1,4 +1,4 @@
-"""A semantic chunker's threshold move costs what changed (issue 25, the page's drag): the chunks'
+"""A semantic chunker's threshold move costs what changed (the page's drag): the chunks'
 texts are joined only when read (`semantic_chunks`), the ranking's terms come from the document's
 index and are proved the same as those of LangChain's re-joined texts, and a request that says it
 holds a key's curve (`semantic_have`) gets only its threshold and cuts."""

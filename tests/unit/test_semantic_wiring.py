@@ -1,4 +1,4 @@
-"""Semantic chunkers wired into the simulation (SPEC section 12, issue 25): the registry's entries,
+"""Semantic chunkers wired into the simulation (SPEC section 12): the registry's entries,
 `semantic_vectors` in the request, `semantic_needs` and the pending verdict, the session's kept
 distances (a threshold move embeds nothing), the CPython host, the map and question sets."""
 
@@ -108,7 +108,7 @@ def test_without_vectors_or_host_the_document_is_pending_and_the_needs_name_its_
 
 
 def test_a_question_whose_document_waits_for_its_vectors_is_pending_not_cut(no_host):
-    """Was a known divergence (issue 25): the set was scored over no chunks, so every question "cut"."""
+    """Was a known divergence: the set was scored over no chunks, so every question "cut"."""
     other = "Nothing here is semantic. It is a plain document."
     questions = [{"id": "waits", "query": "cat purrs", "references": [{"doc": "d", "start": SPAN[0], "end": SPAN[1]}]},
                  {"id": "both", "query": "plain", "references": [{"doc": "d", "start": SPAN[0], "end": SPAN[1]},

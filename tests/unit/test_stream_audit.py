@@ -1,4 +1,4 @@
-"""Issue 26: the audit of a whole knowledge base, streamed in batches over a process pool or a Dask
+"""The audit of a whole knowledge base, streamed in batches over a process pool or a Dask
 cluster, gives every number one request over the same documents gives; progress, JSON Lines,
 --resume and Ctrl-C; bad files skipped and listed."""
 
@@ -9,13 +9,12 @@ import pathlib
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
-from helpers import ctrl_c_as_a_terminal
+from helpers import cli_env, ctrl_c_as_a_terminal, ragsim_argv, run_cli
 from ragsim.host import audit_run, jsonl_out, pool, sources
 from ragsim.host.progress import Progress
 from ragsim.rank import ranking
@@ -29,7 +28,6 @@ from ragsim.wire.audit import audit
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COLLECTION = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
 
 
 def one_request(files, chunking, overlaps, k=3):
@@ -160,8 +158,7 @@ def test_a_batch_runs_with_the_cyclic_collector_paused_and_restored_after(worker
 
 
 def test_an_unreachable_scheduler_is_one_sentence_and_exit_2():
-    out = subprocess.run([sys.executable, "-m", "ragsim", "audit", COLLECTION[0], "--engine", "dask", "--scheduler",
-                          "tcp://127.0.0.1:9", "--quiet"], capture_output=True, text=True, env=ENV, timeout=60)
+    out = run_cli("audit", COLLECTION[0], "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9", "--quiet", timeout=60)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.count("\n") == 1 and "cannot be reached" in out.stderr
 
@@ -231,8 +228,7 @@ def test_unreadable_and_binary_files_are_skipped_and_listed(tmp_path):
     (kb / "image.md").write_bytes(b"\x89PNG\x00\x00binary")
     (kb / "latin.md").write_bytes(b"caf\xe9 \xff")
     (kb / "notes.txt").write_text("The Galle Ring orbits at 42,000 km.", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "ragsim", "audit", str(kb), "--glob", "*.md", "--size", "900",
-                          "--overlaps", "0,150", "--quiet"], capture_output=True, text=True, env=ENV, timeout=120)
+    out = run_cli("audit", kb, "--glob", "*.md", "--size", "900", "--overlaps", "0,150", "--quiet")
     assert out.returncode == 0, out.stderr
     assert "image.md" in out.stderr and "looks binary" in out.stderr and "latin.md" in out.stderr
     assert "not UTF-8" in out.stderr and "notes.txt" not in out.stdout + out.stderr
@@ -280,9 +276,9 @@ def test_ctrl_c_leaves_a_valid_partial_output_and_says_how_to_resume(tmp_path):
         for p in COLLECTION:
             shutil.copy(p, kb / f"{i:02d}-{pathlib.Path(p).name}")
     out = tmp_path / "out.jsonl"
-    command = [sys.executable, "-m", "ragsim", "audit", str(kb), "--size", "900", "--overlaps", "0,150",
-               "--workers", "1", "--batch-kb", "8", "--quiet", "--jsonl", str(out)]
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+    args = ["audit", kb, "--size", "900", "--overlaps", "0,150", "--workers", "1", "--batch-kb", "8", "--quiet",
+            "--jsonl", out]
+    run = subprocess.Popen(ragsim_argv(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
                            preexec_fn=ctrl_c_as_a_terminal)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 200):
@@ -293,7 +289,7 @@ def test_ctrl_c_leaves_a_valid_partial_output_and_says_how_to_resume(tmp_path):
     assert "Traceback" not in err and err.count("\n") == 1 and "--resume" in err
     partial = _lines(out)
     assert partial and all(line["type"] == "document" for line in partial)
-    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, env=ENV, timeout=300)
+    resumed = run_cli(*args, "--resume", timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     lines = _lines(out)
     assert lines[-1]["type"] == "summary" and lines[-1]["documents"] == copies * len(COLLECTION)

@@ -1,17 +1,15 @@
-"""Issue 26: `audit --method dense` streams (`host.audit_dense`): each fact's name, its text, ranked by
+"""`audit --method dense` streams (`host.audit_dense`): each fact's name, its text, ranked by
 cosine over every chunk of the corpus, the chunks embedded on the workers a batch at a time, gives the
 facts and the table one request's dense audit gives: in this process, on a pool of 2, on a Dask
 LocalCluster, with the names cut into blocks, and from the command line."""
 
 import json
-import os
 import pathlib
-import subprocess
-import sys
 
 import pytest
 
 import ragsim.host
+from helpers import run_cli
 from ragsim.host import audit_dense, pool
 from test_stream_audit import ROOT, streamed
 from ragsim.wire.audit import audit
@@ -20,7 +18,6 @@ ragsim.host.register()  # the onnxruntime embedder one request uses
 
 FILES = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))[:3]  # small: every chunk is embedded
 DENSE = {"method": "dense"}
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
 
 
 def one_request(files, chunking, overlaps, k=3, retrieval=DENSE):
@@ -89,9 +86,8 @@ def test_the_command_line_streams_a_directory_with_dense(tmp_path):
     for f in FILES:
         (folder / pathlib.Path(f).name).write_text(pathlib.Path(f).read_text(encoding="utf-8"), encoding="utf-8")
     out = tmp_path / "audit.jsonl"
-    run = subprocess.run([sys.executable, "-m", "ragsim", "audit", str(folder), "--method", "dense", "--unit", "chars",
-                          "--size", "600", "--overlaps", "0,150", "--workers", "1", "--jsonl", str(out), "--quiet"],
-                         capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=600)
+    run = run_cli("audit", folder, "--method", "dense", "--unit", "chars", "--size", "600", "--overlaps", "0,150",
+                  "--workers", "1", "--jsonl", out, "--quiet", timeout=600)
     assert run.returncode == 0, run.stderr
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     summary = lines[-1]

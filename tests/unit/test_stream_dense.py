@@ -1,15 +1,13 @@
-"""Issue 26: `eval --method dense` over a streamed corpus embeds the chunks on the workers, a batch at
+"""`eval --method dense` over a streamed corpus embeds the chunks on the workers, a batch at
 a time (`host.eval_dense`), and gives every question the verdict, needed_k, metrics and retrieved
 chunks one request's dense eval gives: in this process, on a pool of 2 and on a Dask LocalCluster."""
 
 import json
-import os
 import pathlib
-import subprocess
-import sys
 
 import pytest
 
+from helpers import run_cli
 import ragsim.host
 from ragsim.host import eval_dense, pool
 from ragsim.host.embed_onnx import default_embedder
@@ -89,10 +87,8 @@ def test_one_requests_cosines_give_the_same_text_the_same_bits_wherever_it_stand
 
 def test_streamed_dense_eval_on_two_workers_from_the_command_line(expected, tmp_path):
     (tmp_path / "q.json").write_text(json.dumps(questions()), encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "ragsim", "eval", *FILES, "--questions", str(tmp_path / "q.json"),
-                          "--size", "100", "--overlap", "40", "--k", str(K), "--method", "dense", "--workers", "2",
-                          "--batch-kb", "5", "--json", "--quiet"],
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")}, timeout=300)
+    out = run_cli("eval", *FILES, "--questions", tmp_path / "q.json", "--size", "100", "--overlap", "40", "--k", K,
+                  "--method", "dense", "--workers", "2", "--batch-kb", "5", "--json", "--quiet", timeout=300)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert "skipped" in got and "chunk_columns" not in got  # the streamed run's answer, not one request's

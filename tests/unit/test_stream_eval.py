@@ -1,4 +1,4 @@
-"""Issue 26: a question set over a whole knowledge base, streamed in batches, gives each question
+"""A question set over a whole knowledge base, streamed in batches, gives each question
 the verdict, needed_k, metrics and retrieved chunks one request over the same documents gives."""
 
 import json
@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from helpers import run_cli
 from ragsim.host import eval_run, jsonl_out, pool, sources
 from ragsim.host.progress import Progress
 from ragsim.wire.api import simulate
@@ -112,18 +113,13 @@ def test_an_interrupted_question_set_resumes_to_the_uninterrupted_output(tmp_pat
 
 
 def test_eval_reads_a_directory_on_the_command_line(tmp_path):
-    import os
-    import subprocess
-    import sys
-
     (tmp_path / "q.json").write_text(json.dumps(question_set()), encoding="utf-8")
     (tmp_path / "kb").mkdir()
     for p in COLLECTION:
         (tmp_path / "kb" / pathlib.Path(p).name).write_bytes(pathlib.Path(p).read_bytes())
     (tmp_path / "kb" / "logo.md").write_bytes(b"\x00PNG")
-    out = subprocess.run([sys.executable, "-m", "ragsim", "eval", str(tmp_path / "kb"), "--questions",
-                          str(tmp_path / "q.json"), "--size", "60", "--overlap", "10", "--k", "3", "--json", "--quiet"],
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")}, timeout=120)
+    out = run_cli("eval", tmp_path / "kb", "--questions", tmp_path / "q.json", "--size", "60", "--overlap", "10", "--k", "3",
+                  "--json", "--quiet")
     assert out.returncode == 0, out.stderr
     assert "logo.md" in out.stderr and "looks binary" in out.stderr
     expected = one_request({"strategy": "window", "unit": "words", "size": 60, "overlap": 10}, 3, question_set())
@@ -152,18 +148,12 @@ def test_the_settings_map_over_a_streamed_corpus_is_one_requests_map():
 
 
 def test_eval_streams_a_directorys_map_on_the_command_line(tmp_path):
-    import os
-    import subprocess
-    import sys
-
     (tmp_path / "q.json").write_text(json.dumps(question_set()), encoding="utf-8")
     (tmp_path / "kb").mkdir()
     for p in COLLECTION:
         (tmp_path / "kb" / pathlib.Path(p).name).write_bytes(pathlib.Path(p).read_bytes())
-    out = subprocess.run([sys.executable, "-m", "ragsim", "eval", str(tmp_path / "kb"), "--questions",
-                          str(tmp_path / "q.json"), "--size", "60", "--overlap", "10", "--k", "3", "--map-sizes",
-                          "40,60", "--map-overlaps", "0,10,50", "--quiet"],
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")}, timeout=300)
+    out = run_cli("eval", tmp_path / "kb", "--questions", tmp_path / "q.json", "--size", "60", "--overlap", "10", "--k", "3",
+                  "--map-sizes", "40,60", "--map-overlaps", "0,10,50", "--quiet", timeout=300)
     assert out.returncode == 0, out.stderr
     expected = one_request(MAP_CHUNKING, 3, question_set(), MAP)["map"]
     rows = [line for line in out.stdout.splitlines() if line.strip().startswith(("40 |", "60 |"))]

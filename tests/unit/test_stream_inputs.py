@@ -1,17 +1,14 @@
-"""Issue 26's inputs: directories walked in a fixed order with --glob, for audit, eval and inspect's
+"""A streamed run's inputs: directories walked in a fixed order with --glob, for audit, eval and inspect's
 sources alike."""
 
 import json
-import os
 import pathlib
 import shutil
-import subprocess
-import sys
 
+from helpers import run_cli
 from ragsim.host import sources
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
 
 
 def test_walk_orders_recurses_globs_and_lists_what_it_skips(tmp_path):
@@ -33,8 +30,7 @@ def test_inspect_reads_its_sources_from_a_directory(tmp_path):
     (tmp_path / "other.txt").write_text("not a source", encoding="utf-8")
 
     def inspect(*source):
-        out = subprocess.run([sys.executable, "-m", "ragsim", "inspect", str(ROOT / "examples" / "chunks.jsonl"),
-                              "--source", *source, "--json"], capture_output=True, text=True, env=ENV, timeout=120)
+        out = run_cli("inspect", ROOT / "examples" / "chunks.jsonl", "--source", *source, "--json")
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)
 

@@ -1,17 +1,15 @@
-"""Issues 25 and 26: the semantic chunkers over a knowledge base, streamed. `eval` and `audit` with
+"""The semantic chunkers over a knowledge base, streamed. `eval` and `audit` with
 a semantic chunker (BM25) run in batches like every splitter and give one request's numbers; each
 document's sentence windows are embedded once (the referenced pass takes the count pass's kept
 distances). In process with the tests' hashed embedding; one run on two worker processes embeds with
 the real model (onnxruntime's all-MiniLM-L6-v2, registered by `ragsim.host` in every worker)."""
 
 import json
-import os
 import pathlib
-import subprocess
-import sys
 
 import pytest
 
+from helpers import run_cli
 from ragsim.host import pool
 from ragsim.split import semantic
 from test_cli_semantic import host  # noqa: F401  (the fixture: a hashed embedding that counts its texts)
@@ -60,10 +58,8 @@ def test_the_command_line_streams_a_semantic_question_set_on_two_workers_with_th
     questions = {"questions": [q for q in question_set()["questions"] if q["references"][0]["doc"] in names]}
     (tmp_path / "q.json").write_text(json.dumps(questions), encoding="utf-8")
     chunking = {"strategy": "langchain-semantic", "breakpoint_threshold_amount": 85}
-    done = subprocess.run([sys.executable, "-m", "ragsim", "eval", *files, "--questions", str(tmp_path / "q.json"),
-                           "--chunking", json.dumps(chunking), "--k", "2", "--json", "--quiet", "--workers", "2",
-                           "--batch-kb", "8"], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT / "py")}, timeout=300)
+    done = run_cli("eval", *files, "--questions", tmp_path / "q.json", "--chunking", json.dumps(chunking), "--k", "2",
+                   "--json", "--quiet", "--workers", "2", "--batch-kb", "8", timeout=300)
     assert done.returncode == 0, done.stderr
     streamed = json.loads(done.stdout)
     docs = [{"id": p, "title": pathlib.Path(p).name, "text": pathlib.Path(p).read_text(encoding="utf-8")} for p in files]

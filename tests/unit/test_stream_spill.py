@@ -1,4 +1,4 @@
-"""Issue 26: what one pass of a streamed audit or eval keeps for the next (`host.spill`): the results
+"""What one pass of a streamed audit or eval keeps for the next (`host.spill`): the results
 are the same whether it was kept or made again from the files (a worker that cannot read it, as a
 Dask worker on another machine), and the run leaves nothing behind."""
 

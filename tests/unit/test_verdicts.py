@@ -90,7 +90,7 @@ def test_overlap_achieved_in_characters():
 
 
 def test_overlap_prev_is_clamped_at_zero_across_gaps_and_equals_the_stats():
-    """Issue 22: pinned, not left to a property test's luck. Word windows at overlap 0 leave the gap
+    """A fuzz finding, pinned, not left to a property test's luck. Word windows at overlap 0 leave the gap
     between two words (prev.end - next.start = -1, -3) and must report 0, never a negative count; a
     shared word reports its characters; a document's first chunk has none. The stats are these numbers."""
     docs = [{"id": "a", "title": "", "text": "one two   three four"}, {"id": "b", "title": "", "text": "alpha beta gamma delta"}]
