@@ -192,17 +192,16 @@ def test_a_scheduler_that_is_silent_or_speaks_nonsense_is_one_sentence_within_th
         listener, held = serve(reply)
         try:
             started = time.monotonic()
-            out = subprocess.run([sys.executable, "-m", "ragsim", "audit", COLLECTION[0], "--engine", "dask",
-                                  "--scheduler", f"tcp://127.0.0.1:{listener.getsockname()[1]}", "--quiet"],
-                                 capture_output=True, text=True, env=ENV, timeout=60)
+            out = run_cli("audit", COLLECTION[0], "--engine", "dask", "--scheduler",
+                          f"tcp://127.0.0.1:{listener.getsockname()[1]}", "--quiet", timeout=60)
             assert time.monotonic() - started < 30
             assert out.returncode == 2 and out.stderr.count("\n") == 1 and said in out.stderr, out.stderr
         finally:
             listener.close()
             for conn in held:
                 conn.close()
-    out = subprocess.run([sys.executable, "-m", "ragsim", "audit", COLLECTION[0], "--engine", "dask", "--scheduler",
-                          "tls://127.0.0.1:8786", "--quiet"], capture_output=True, text=True, env=ENV, timeout=60)
+    out = run_cli("audit", COLLECTION[0], "--engine", "dask", "--scheduler", "tls://127.0.0.1:8786", "--quiet",
+                  timeout=60)
     assert out.returncode == 2 and "tcp:// only" in out.stderr and "Traceback" not in out.stderr
 
 
