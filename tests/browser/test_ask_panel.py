@@ -22,6 +22,8 @@ from ragsim.wire import api as core
 from ragsim.wire import ask_checks
 from test_page import INDEX, settle
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 ANSWER = ("Hourly snapshots are kept for 48 hours, after which the nightly compaction job merges them into a "
           "single daily snapshot.")
 COMPACTION = "Compaction runs at 02:00 in the volume's own time zone"

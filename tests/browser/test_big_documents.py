@@ -10,6 +10,8 @@ import pytest
 from a11y import SETTLED, restore
 from ragsim.wire import api
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 INDEX = "index.html"
 WORDS = 500_000
 

@@ -13,6 +13,8 @@ from pydoc_data.topics import topics
 from helpers import make_request
 from ragsim.wire import api
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 HARNESS = "__tests__/worker.html"
 
 

@@ -15,6 +15,8 @@ from helpers import cli_env, run_cli
 from ragsim.wire import state_file
 from ragsim.wire.api import simulate
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PANELS = ("cuts", "find", "expand")  # the investigation panels' questions: left out of the state's request
 

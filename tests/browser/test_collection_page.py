@@ -14,6 +14,8 @@ from ragsim.wire.audit import audit
 from test_page import INDEX, page_request, restore, written_hash
 from test_page import settle as settle_page
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 COLLECTION = pathlib.Path(__file__).resolve().parents[2] / "assets" / "collection"
 INDEX_JSON = json.loads((COLLECTION / "index.json").read_text(encoding="utf-8"))
 FACT_DOC = INDEX_JSON["fact"]["doc"]

@@ -11,6 +11,8 @@ import pytest
 
 from a11y import FRAME, at_laptop_size, boxes, load_collection, restore, settle
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 
 @pytest.fixture(scope="module")
 def page(booted_page, module_context, server):

@@ -16,6 +16,8 @@ pytest.importorskip("onnxruntime", reason="the dense extra is part of the test e
 from helpers import DENSE_LONG as LONG, DENSE_TEXTS  # noqa: E402
 from test_page import INDEX, restore  # noqa: E402
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 TEXTS = [t for t in DENSE_TEXTS if t != LONG]  # each shorter than the model reads: distinct texts, distinct vectors
 
 DENSE_DONE = """() => {

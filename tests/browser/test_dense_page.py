@@ -12,6 +12,8 @@ pytest.importorskip("onnxruntime", reason="the dense extra is part of the test e
 from ragsim.wire import api  # noqa: E402
 from test_page import INDEX, page_request, restore, settle, verdict  # noqa: E402
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 DENSE_DONE = """() => {
   const r = window.ragsim, res = r.response();
   return document.body.dataset.state === "ready" && res && res.dense && !res.dense.pending

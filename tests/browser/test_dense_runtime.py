@@ -15,6 +15,8 @@ from ragsim.text import wordpiece  # noqa: E402
 
 from helpers import DENSE_LONG as LONG, DENSE_TEXTS as TEXTS  # noqa: E402
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 
 @pytest.fixture(scope="module")
 def dense_page(booted_page, server):

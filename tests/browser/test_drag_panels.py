@@ -12,6 +12,8 @@ import pytest
 
 from ragsim.wire import api
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 SETTLED = """() => {
   const r = window.ragsim;
   return document.body.dataset.state === "ready" && r.shownRequest() !== null

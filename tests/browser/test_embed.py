@@ -5,6 +5,8 @@ import pytest
 
 from ragsim.wire import api
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 EMBED = "__tests__/embed.html"
 
 

@@ -22,6 +22,8 @@ import build
 from helpers import make_request
 from ragsim.wire import audit
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 INDEX = "index.html"
 FIXTURES = Path(__file__).with_name("fixtures")  # the worker harness, at /__tests__/
 BOOT_TIMEOUT_MS = 120_000

@@ -11,6 +11,8 @@ import pytest
 
 from ragsim.wire import api
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 INDEX = "index.html"
 SETTLED = """() => {
   const r = window.ragsim;

@@ -12,6 +12,8 @@ import pytest
 
 from a11y import at_laptop_size, restore, settle
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 
 @pytest.fixture(scope="module")
 def page(booted_page):

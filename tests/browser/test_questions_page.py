@@ -20,6 +20,8 @@ from test_collection_page import select_text as select
 from test_page import INDEX, WATCH_WRITES, page_request, written_hash
 from test_page import settle as settle_result
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 HOURLY = "Hourly snapshots are kept for 48 hours, after which the nightly compaction job merges them into a single daily snapshot."
 COMPACTION = "Compaction runs at 02:00 in the volume's own time zone"
 BUSY = "If a volume is busy for more than ten minutes"

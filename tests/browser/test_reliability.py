@@ -17,6 +17,8 @@ import pytest
 
 from a11y import SETTLED  # the page shows the request its controls make
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 INDEX = "index.html"
 BOOTED = "() => ['ready', 'error'].includes(document.body.dataset.state)"
 BOOT_TIMEOUT_MS = 120_000

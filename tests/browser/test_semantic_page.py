@@ -16,6 +16,8 @@ from ragsim.split import semantic  # noqa: E402
 from a11y import axe_violations  # noqa: E402
 from test_page import INDEX, page_request, restore, settle, verdict  # noqa: E402
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 TOPICS = {
     "cats": ["Cats sleep for most of the day in warm places.", "A cat grooms its fur with a rough tongue.",
              "Kittens learn to hunt by playing with their siblings.", "Most cats dislike getting wet in the bath."],

@@ -19,6 +19,8 @@ from ragsim.wire import api, question_io  # noqa: E402
 from test_page import INDEX, page_request, restore, settle  # noqa: E402
 from test_semantic_page import ANSWER, TEXT, TOPICS  # noqa: E402
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 ragsim.host.register()  # the onnxruntime embedder: CPython's semantic chunks need no vectors
 
 C, V, B = TOPICS["cats"], TOPICS["volcanoes"], TOPICS["banks"]

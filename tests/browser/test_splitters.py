@@ -12,6 +12,8 @@ from helpers import assert_shows_the_core
 from ragsim.wire import api
 from test_page import INDEX, page_request, reopen, restore, settle, written_hash
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 NAMES = {
     "window": "Fixed windows (ragsim)",
     "langchain-character": "LangChain CharacterTextSplitter",

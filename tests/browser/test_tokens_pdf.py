@@ -15,6 +15,8 @@ from pdf_maker import encrypt, make_pdf, sample_pages
 from ragsim.host import pdf
 from test_page import INDEX, page_request, restore, settle
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 pytest.importorskip("pypdf")
 
 NEW = {  # what each new strategy sends when first chosen: the library's defaults

@@ -17,6 +17,8 @@ import pytest
 from a11y import axe_violations, load_collection, settle
 from ragsim.wire import api
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 INDEX = "index.html"
 # A hard-wrapped paragraph: the answer sentence runs over a line break.
 WRAPPED = ("Backups\n\nThe nightly job copies every volume to the archive. Hourly snapshots are kept\n"

@@ -1,6 +1,10 @@
 """dist/index.html opened as a file says that it must be served, and how,
 instead of "Loading Python…" for ever."""
 
+import pytest
+
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 
 def test_opened_from_disk_the_page_says_to_serve_it(browser, server):
     context = browser.new_context()  # no routing: a file:// page makes no requests to stop

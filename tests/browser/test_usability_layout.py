@@ -10,6 +10,8 @@ import pytest
 
 from a11y import boxes, load_collection, off_screen, settle
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 INDEX = "index.html"
 SIZES = [(1366, 768), (1440, 900), (768, 1024), (390, 844), (320, 640), (320, 568)]
 STAGE = ["#verdict", "#picture"]

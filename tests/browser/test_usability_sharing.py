@@ -10,6 +10,8 @@ import pytest
 
 from a11y import axe_violations, settle
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 INDEX = "index.html"
 EMBED = "__tests__/embed.html"
 

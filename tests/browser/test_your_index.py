@@ -14,6 +14,8 @@ from ragsim.wire import api
 from test_collection_page import select_text
 from test_page import INDEX, page_request, restore, settle
 
+pytestmark = pytest.mark.slow  # real Chromium on the built dist/
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "tests" / "conformance" / "texts" / "prose.txt"
 SIZE, OVERLAP = 200, 40

@@ -23,6 +23,8 @@ from helpers import make_request
 from ragsim.text.analyzers import STOPWORDS_ENGLISH
 from ragsim.wire.api import Session, simulate
 
+pytestmark = pytest.mark.slow  # the real BM25 libraries on real texts
+
 VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 PARAMS = ({"k1": 1.2, "b": 0.75, "delta": 0.5}, {"k1": 1.5, "b": 0.3, "delta": 1.0}, {"k1": 0.9, "b": 1.0, "delta": 0.25})
 TERMS = (None, {"stopwords": "english"}, {"stemmer": "snowball-english"}, {"stopwords": "english", "stemmer": "snowball-english"})

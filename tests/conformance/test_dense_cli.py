@@ -31,6 +31,7 @@ def files(tmp_path):
     return doc, qfile
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options, retrieval", [
     (["--method", "dense"], {"method": "dense"}),
     (["--method", "hybrid", "--rrf-c", "5", "--weights", "0.3,0.8"], {"method": "hybrid", "rrf_c": 5, "weights": [0.3, 0.8]}),

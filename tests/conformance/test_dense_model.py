@@ -29,6 +29,8 @@ from tokenizers import Tokenizer  # noqa: E402
 
 from helpers import DENSE_ANCHOR as ANCHOR, DENSE_LONG as LONG, DENSE_TEXTS  # noqa: E402
 
+pytestmark = pytest.mark.slow  # builds the model and embeds hundreds of passages
+
 TEXTS = [*DENSE_TEXTS, "The answer is right there in the document, and the model still says it does not know.", "x"]
 
 

@@ -24,6 +24,8 @@ from ragsim.wire import chunk_records
 from ragsim.wire.api import simulate
 from ragsim.wire.question_io import read_set, to_request
 
+pytestmark = pytest.mark.slow  # real Chroma stores and the command line
+
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("pydoc_topics.txt", "prose.txt")  # CPython's own documentation text, and a conformance text
 LINE = "LangChain RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)"

@@ -21,6 +21,8 @@ from qdrant_client.models import Distance, VectorParams
 
 from ragsim.host import inspect_cli, store_files, stores
 
+pytestmark = pytest.mark.slow  # real stores of four libraries
+
 NAMES = ("prose.txt", "repeated.txt")
 ROOT = Path(__file__).resolve().parents[2]
 HARBOUR = (ROOT / "examples" / "harbour.md").read_text(encoding="utf-8")  # name-value facts, some ranked out at k 1

@@ -25,6 +25,8 @@ from ragsim.wire.codegen import equivalent_code
 from ragsim.errors import RequestError
 from ragsim.split import llamaindex_common as li, llamaindex_markdown, llamaindex_sentence, llamaindex_token
 
+pytestmark = pytest.mark.slow  # the real LlamaIndex splitters
+
 LIB_TOKENIZER = get_tokenizer()
 # TokenTextSplitter's warning for an oversized piece passes two messages to one log call, which fails
 # to format under pytest's log capture; the tests make such pieces on purpose.

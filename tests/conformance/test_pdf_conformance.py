@@ -122,6 +122,7 @@ def real_pdfs():
     return pdf_maker.real_world()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["page", "single"])
 @pytest.mark.parametrize("name", ["reportlab, two columns", "reportlab, rotated text and /Rotate",
                                   "fpdf2, ligatures and columns", "pypdf, pages rotated"])

@@ -82,6 +82,7 @@ def test_random_punctuation_texts(seed):
         check(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=30).map("".join))
 def test_hypothesis_pieces(text):
@@ -94,6 +95,7 @@ def test_hypothesis_any_unicode(text):
     check(text)
 
 
+@pytest.mark.slow
 def test_character_classes_are_the_installed_regex():
     for name, ranges in punkt_gen.classes().items():
         body = " ".join(f"{a:x}" if a == b else f"{a:x}-{b:x}" for a, b in ranges)

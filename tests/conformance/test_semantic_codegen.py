@@ -20,6 +20,8 @@ from corpus import TEXTS
 from ragsim.wire import api
 from ragsim.wire.codegen import equivalent_code
 
+pytestmark = pytest.mark.slow  # runs the generated code against the real chunkers
+
 
 @pytest.fixture(scope="module")
 def model():

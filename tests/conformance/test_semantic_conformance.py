@@ -35,6 +35,8 @@ import chroma_chunkers_ref as chroma  # noqa: E402
 from corpus import TEXTS  # noqa: E402
 from helpers import hashed  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the real semantic chunkers and model
+
 EDGE_TEXTS = {"empty": "", "blank": "  \n ", "one": "Just one sentence", "two": "A b. C d.",
               "three": "Alpha beta. Alpha beta. Gamma delta!"}
 ALL = {**TEXTS, **EDGE_TEXTS}

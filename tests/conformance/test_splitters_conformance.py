@@ -20,6 +20,8 @@ from helpers import make_request
 from ragsim.wire.api import simulate
 from ragsim.split.langchain_recursive import LANGUAGES
 
+pytestmark = pytest.mark.slow  # the real splitters on real texts
+
 SIZES = (10, 40, 100, 257, 1000)
 OVERLAPS = (0, 5, 30, 100)
 KEEPS = (False, True, "end")

@@ -38,6 +38,8 @@ from llama_index.core.vector_stores.utils import node_to_metadata_dict
 from qdrant_client import QdrantClient
 from qdrant_client.models import Distance, PointStruct, VectorParams
 
+pytestmark = pytest.mark.slow  # real stores of four libraries
+
 TEXTS = source_texts("prose.txt", "repeated.txt", "markdown.md")
 
 

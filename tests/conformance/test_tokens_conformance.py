@@ -186,6 +186,7 @@ def classes_sample():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_character_classes_match_tiktokens(name):
     """Each sampled character in contexts where its class decides the pieces (letters of each

@@ -2,6 +2,7 @@
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from helpers import make_request
@@ -68,6 +69,7 @@ def test_index_counts_equal_a_fresh_tokenization_of_any_extent(text, a, b):
         assert dict(zip(chunks, tfs)).get(0, 0) == want.get(t, 0)
 
 
+@pytest.mark.slow
 @given(TEXT, WINDOW, st.data())
 def test_a_span_of_at_most_overlap_plus_one_units_is_never_cut(text, window, data):
     unit, size, overlap = window
@@ -108,6 +110,7 @@ def test_a_chunk_without_query_terms_scores_zero(text, query, window):
             assert c["score"] > 0.0
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(TEXT, TEXT, WINDOW, st.integers(1, 5)), min_size=1, max_size=6))
 def test_cached_session_and_fresh_computation_agree(moves):
     session = Session(documents=2, splits=3)

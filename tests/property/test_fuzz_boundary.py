@@ -17,6 +17,7 @@ import json
 import random
 
 import fuzz_requests
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ragsim.wire.api import Session, equivalent_code, equivalent_code_json, simulate, simulate_json
@@ -141,6 +142,7 @@ def check_response(request: dict, r: dict) -> None:
     assert r["stats"]["chunks"] == n
 
 
+@pytest.mark.slow
 @settings(deadline=None, max_examples=250, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(requests())
 def test_no_request_escapes_the_contract(request):
@@ -175,6 +177,7 @@ def test_any_json_at_all_is_answered_or_refused(request):
 CAMPAIGN = 3_000
 
 
+@pytest.mark.slow
 def test_a_seeded_campaign_of_hostile_requests_is_answered_or_refused():
     failures, kinds = [], {"response": 0, "error": 0}
     fuzz_requests.warm()

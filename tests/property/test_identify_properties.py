@@ -122,6 +122,7 @@ def placed(text, chunks):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("library", LIBRARIES, ids=lambda f: f.__name__)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
@@ -152,6 +153,7 @@ def random_cuts(draw):
     return text, list(zip(bounds, bounds[1:]))
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(case=random_cuts())
 def test_chunks_no_mirrored_splitter_made_get_none(case):

@@ -3,6 +3,7 @@ lower-cased once) where that gives what tokenizing each clipped piece gives; it 
 piece-by-piece way, and texts where lower-casing a piece differs from slicing the lower-cased text
 (a capital sigma, a character that grows) take the piece-by-piece way."""
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from ragsim.text.index import DocIndex, terms
@@ -18,6 +19,7 @@ def _layout(text, starts, ends, fast):
     return index.layout(list(starts), list(ends))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(TEXT, st.integers(1, 12), st.integers(0, 11), st.data())
 def test_clipped_words_tokenized_at_once_equal_piece_by_piece(text, size, overlap, data):

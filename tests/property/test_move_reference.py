@@ -11,6 +11,7 @@ vocabularies make some terms common (counted in every chunk) and others rare (ch
 import math
 import re
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from ragsim.rank import bm25
@@ -72,6 +73,7 @@ def reference(texts, query, unit, size, overlap, variant, k1=1.2, b=0.75, delta=
     return chunks, scores, order
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None)
 @given(st.lists(TEXT, min_size=1, max_size=3), QUERY, WINDOW, VARIANT, st.integers(1, 6), st.data())
 def test_a_move_scores_and_ranks_as_the_reference_does(texts, query, window, variant, k, data):
@@ -121,6 +123,7 @@ def test_a_move_scores_and_ranks_as_the_reference_does(texts, query, window, var
             assert r["verdict"]["best_rank"] == best
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(0, 4, allow_nan=False).map(lambda x: math.floor(x * 4) / 4), max_size=60),
        st.integers(1, 70))

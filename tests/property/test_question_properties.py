@@ -1,5 +1,6 @@
 """Invariants of the question-set metrics and of the pruned ranking (Hypothesis, bounded, deadline=None)."""
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from ragsim.rank import ranking
@@ -50,6 +51,7 @@ def test_recall_is_one_exactly_when_every_reference_character_is_in_a_retrieved_
     assert 0 <= r["iou"] <= min(r["recall"], r["precision"]) <= 1
 
 
+@pytest.mark.slow
 @given(st.lists(TEXT, min_size=1, max_size=3), WINDOW, st.lists(WORDS, max_size=6).map(" ".join),
        st.integers(1, 8), st.sampled_from(["lucene", "robertson", "atire", "bm25+"]))
 def test_pruned_top_k_and_ranks_equal_the_full_ranking(texts, window, query, k, variant):
@@ -65,6 +67,7 @@ def test_pruned_top_k_and_ranks_equal_the_full_ranking(texts, window, query, k, 
             assert q.best_rank(group) == min(rank[c] for c in group)
 
 
+@pytest.mark.slow
 @given(st.lists(st.text(alphabet="ab .,\n-_é9İ", max_size=60).map(lambda s: s + " a") | TEXT, min_size=1, max_size=3),
        WINDOW, st.lists(WORDS | st.sampled_from(["b", "ab", "i", "i̇"]), min_size=1, max_size=5))
 def test_setting_counts_equal_the_chunks_tokenized(texts, window, query):

@@ -1,5 +1,6 @@
 """Invariants of every strategy on generated text: extents round-trip, sentence packing keeps sentences whole."""
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from ragsim.text.index import DocIndex
@@ -51,6 +52,7 @@ def chunkings():
     return st.one_of(recursive, character, haystack, sized).flatmap(with_overlap)
 
 
+@pytest.mark.slow
 @settings(deadline=None, max_examples=400)
 @given(text=TEXT, chunking=chunkings())
 def test_extents_round_trip_for_every_strategy(text, chunking):
@@ -68,6 +70,7 @@ def test_extents_round_trip_for_every_strategy(text, chunking):
             assert units == len(text[start:end].split())
 
 
+@pytest.mark.slow
 @settings(deadline=None, max_examples=300)
 @given(text=TEXT, unit=st.sampled_from(["words", "chars"]), size=SIZE, data=st.data())
 def test_sentence_packing_never_cuts_a_sentence_that_fits(text, unit, size, data):
@@ -84,6 +87,7 @@ def test_sentence_packing_never_cuts_a_sentence_that_fits(text, unit, size, data
             assert cutters and all(e[2] <= size for e in cutters)  # fixed windows, none over size
 
 
+@pytest.mark.slow
 @settings(deadline=None, max_examples=300)
 @given(text=TEXT)
 def test_sentences_are_ordered_trimmed_and_disjoint(text):

@@ -1,6 +1,7 @@
 """Invariants of placing, rebuilding and checking stored chunks (SPEC section 11), on generated
 texts cut into fixed character windows (Hypothesis, deadline=None)."""
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from ragsim.judge.stored import align, overlap, rebuild
@@ -30,6 +31,7 @@ def stored(text, bounds, offsets=False):
             for i, (a, b) in enumerate(bounds)]
 
 
+@pytest.mark.slow
 @given(TEXT, WINDOW)
 def test_windows_are_placed_exact_in_order_never_past_their_own_offsets(text, window):
     bounds = windows(text, *window)
@@ -55,6 +57,7 @@ def test_store_offsets_are_taken_when_they_hold(text, window):
     assert [(c.placement, c.start, c.end) for c in al.chunks] == [("offsets", a, b) for a, b in bounds]
 
 
+@pytest.mark.slow
 @given(UNIQUE, WINDOW)
 def test_a_rebuilt_document_from_overlapping_windows_is_the_source(text, window):
     size, overlap_ = window
@@ -85,6 +88,7 @@ def test_overlap_is_the_longest_suffix_that_is_a_prefix(a, b):
                                                if (a * 5 + "x" * 20).endswith(b[:k]))
 
 
+@pytest.mark.slow
 @given(st.lists(TEXT, max_size=6))
 def test_rebuild_keeps_every_chunk(texts):
     joined, gaps = rebuild(texts)
@@ -138,6 +142,7 @@ def mangle(piece, spaces):
     return "".join(w + (spaces[i % len(spaces)] if i < len(words) - 1 else "") for i, w in enumerate(words))
 
 
+@pytest.mark.slow
 @settings(max_examples=80)
 @given(WORDS, st.lists(SPACES, min_size=1, max_size=8), st.integers(80, 200), st.integers(0, 79),
        st.lists(SPACES, min_size=1, max_size=3), st.randoms(use_true_random=False))
@@ -163,6 +168,7 @@ def test_the_index_places_every_chunk_as_a_scan_does(words, spaces, size, overla
             assert c.id == "junk"
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(st.lists(st.sampled_from(["ab", "abc", "b", "ca", " ", "\n"]), min_size=60, max_size=400).map("".join),
        st.integers(0, 10_000), st.integers(79, 140), st.integers(0, 10_000), st.sampled_from(["", "x", "\n"]))

@@ -16,6 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
 
+pytestmark = pytest.mark.slow  # real Pyodide under Node
+
 SCRIPT = Path(__file__).with_name("run_core.mjs")
 TEXT = ("Ünïcödé façade naïve café — 東京 and ΑΘΗΝΑ: chunk boundaries matter for retrieval. " * 30
         + "The answer is forty-two. " + "Naïve retrieval reads only the head of a long chunk. " * 20)

@@ -18,6 +18,8 @@ sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
 from helpers import worker_prelude as prelude  # noqa: E402
 
+pytestmark = pytest.mark.slow  # real Pyodide under Node
+
 SCRIPT = Path(__file__).with_name("run_core.mjs")
 
 

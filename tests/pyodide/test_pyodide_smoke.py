@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
 
+pytestmark = pytest.mark.slow  # real Pyodide under Node
+
 SCRIPT = Path(__file__).with_name("run_core.mjs")
 
 

@@ -89,10 +89,12 @@ def test_the_workers_call_gives_the_prompt_and_each_samples_checks():
 
 # --- the client against the local server ------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_model_list(api):
     assert ask.models(api.endpoint) == ["reader", "slow", "html", "garbage", "shape", "broken", "crash"]
 
 
+@pytest.mark.slow
 def test_a_completion_sends_the_messages_and_returns_the_first_choice_verbatim(api):
     messages = ask_checks.messages(ask_checks.DEFAULT_PROMPT, f"... {ANSWER} ...", QUESTION)
     assert ask.complete(api.endpoint + "/", "reader", messages, temperature=0.0) == f"From the context: {ANSWER}"
@@ -102,11 +104,13 @@ def test_a_completion_sends_the_messages_and_returns_the_first_choice_verbatim(a
     assert "temperature" not in second  # the server's default when none is given
 
 
+@pytest.mark.slow
 def test_samples_are_one_request_each(api):
     replies = ask.sample(api.endpoint, "reader", [{"role": "user", "content": ANSWER}], 3)
     assert replies == [f"From the context: {ANSWER}"] * 3 and len(api.chats()) == 3
 
 
+@pytest.mark.slow
 def test_the_key_comes_from_the_environment_and_a_wrong_one_gets_the_servers_sentence(monkeypatch):
     with FakeOpenAI(key="sk-test") as server:
         with pytest.raises(ask.AskError) as e:
@@ -120,6 +124,7 @@ def test_the_key_comes_from_the_environment_and_a_wrong_one_gets_the_servers_sen
     assert ask.api_key("RAGSIM_TEST_KEY") is None
 
 
+@pytest.mark.slow
 def test_an_unknown_model_is_named_with_the_models_the_server_lists(api):
     with pytest.raises(ask.AskError) as e:
         ask.complete(api.endpoint, "llama9", [{"role": "user", "content": "hi"}])
@@ -127,6 +132,7 @@ def test_an_unknown_model_is_named_with_the_models_the_server_lists(api):
     assert "HTTP 404" in text and "The model `llama9` does not exist" in text and "lists reader, slow" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model, words", [
     ("crash", ["HTTP 500", "The server had an error"]),
     ("garbage", ["did not answer with JSON"]),
@@ -141,6 +147,7 @@ def test_each_failure_is_one_sentence(api, model, words):
     assert "\n" not in text and "Traceback" not in text
 
 
+@pytest.mark.slow
 def test_a_slow_reply_times_out_with_a_sentence(api):
     with pytest.raises(ask.AskError, match=r"did not answer within 0.5 s; a slow model needs a longer --timeout"):
         ask.complete(api.endpoint, "slow", [{"role": "user", "content": "hi"}], timeout=0.5)
@@ -172,6 +179,7 @@ def neptune(tmp_path):
     return doc, tmp_path / "q.json", sentence
 
 
+@pytest.mark.slow
 def test_ask_prints_the_context_each_sample_as_the_models_and_both_checks(api, neptune):
     doc = neptune[0]
     out = cli("ask", doc, "--question", QUESTION, "--endpoint", api.endpoint, "--model", "reader",
@@ -188,6 +196,7 @@ def test_ask_prints_the_context_each_sample_as_the_models_and_both_checks(api, n
     assert [c["temperature"] for c in api.chats()] == [0.0] * 3
 
 
+@pytest.mark.slow
 def test_ask_json_at_a_setting_that_ranks_the_answer_out(api, neptune):
     out = cli("ask", neptune[0], "--question", "Which ring holds bright arcs?", "--endpoint", api.endpoint,
               "--model", "reader", "--answer", ANSWER, "--size", 10, "--k", 1, "--samples", 2, "--json")
@@ -199,6 +208,7 @@ def test_ask_json_at_a_setting_that_ranks_the_answer_out(api, neptune):
     assert data["context"] in data["prompt"] and len(api.chats()) == 2
 
 
+@pytest.mark.slow
 def test_ask_takes_the_key_from_the_named_variable_only(neptune):
     with FakeOpenAI(key="sk-local") as server:
         base = ["ask", neptune[0], "--question", QUESTION, "--endpoint", server.endpoint, "--model", "reader",
@@ -209,6 +219,7 @@ def test_ask_takes_the_key_from_the_named_variable_only(neptune):
         assert cli(*base, env=cli_env(OPENAI_API_KEY="sk-local")).returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model, endpoint, words", [
     ("crash", None, "HTTP 500"), ("garbage", None, "did not answer with JSON"), ("nope", None, "HTTP 404"),
     ("reader", "refused", "connection refused"), ("reader", "ftp://x/v1", "is not an http://"),
@@ -221,6 +232,7 @@ def test_ask_fails_with_one_line_and_exit_2(api, neptune, model, endpoint, words
     assert "Traceback" not in out.stderr and out.stdout == ""
 
 
+@pytest.mark.slow
 def test_a_slow_model_is_stopped_with_ctrl_c_in_one_line(neptune):
     with FakeOpenAI(slow_s=30.0) as server:
         proc = subprocess.Popen(ragsim_argv("ask", neptune[0], "--question", QUESTION, "--endpoint", server.endpoint,
@@ -236,6 +248,7 @@ def test_a_slow_model_is_stopped_with_ctrl_c_in_one_line(neptune):
     assert "Context sent" in out and "Sample 1" not in out
 
 
+@pytest.mark.slow
 def test_ask_refuses_a_prompt_without_its_context_and_a_bad_setting(api, neptune, tmp_path):
     (tmp_path / "p.txt").write_text("Answer {question}", encoding="utf-8")
     out = cli("ask", neptune[0], "--question", QUESTION, "--endpoint", api.endpoint, "--model", "reader",
@@ -246,6 +259,7 @@ def test_ask_refuses_a_prompt_without_its_context_and_a_bad_setting(api, neptune
     assert out.returncode == 2 and "overlap" in out.stderr and "Traceback" not in out.stderr and api.chats() == []
 
 
+@pytest.mark.slow
 def test_eval_ask_asks_every_question_with_its_own_context(api, neptune):
     doc, qs, _ = neptune
     out = cli("eval", doc, "--questions", qs, "--size", 20, "--overlap", 5, "--k", 1, "--ask",
@@ -261,6 +275,7 @@ def test_eval_ask_asks_every_question_with_its_own_context(api, neptune):
     assert out.stdout.count("the model's answer (verbatim):") == 4
 
 
+@pytest.mark.slow
 def test_eval_ask_json_and_its_refusals(api, neptune):
     doc, qs, _ = neptune
     out = cli("eval", doc, "--questions", qs, "--size", 20, "--k", 1, "--ask", "--endpoint", api.endpoint,
@@ -277,6 +292,7 @@ def test_eval_ask_json_and_its_refusals(api, neptune):
     assert "connection refused" in down.stderr and "Traceback" not in down.stderr
 
 
+@pytest.mark.slow
 def test_eval_ask_over_a_streamed_directory_sends_one_requests_contexts(api, neptune, tmp_path):
     """`eval DIR --ask` streams the corpus (a directory, which one request cannot read), then
     reads each question's chunks from their files: the contexts one request sends, chunk for chunk."""

@@ -82,6 +82,7 @@ def test_bad_audit_requests():
     assert r["rows"][1]["error"] == "Overlap must be smaller than the chunk size (got 25 and 20)."
 
 
+@pytest.mark.slow
 def test_cli_prints_the_table_and_json():
     files = [str(p) for p in sorted(COLLECTION.glob("*.md"))]
     out = run_cli("audit", *files, "--unit", "chars", "--size", "900", "--overlaps", "0,25,50,100,150,300", cwd=CORE)

@@ -78,6 +78,7 @@ def test_non_object_request_and_bad_json_string():
     assert json.loads(simulate_json("{nope"))["error"]["field"] == "request"
 
 
+@pytest.mark.slow
 def test_cli_round_trip_and_exit_codes():
     ok = run_cli(stdin=json.dumps(make_request(TEXT, query="two", size=4, overlap=1)), cwd=CORE, timeout=60)
     assert ok.returncode == 0 and json.loads(ok.stdout) == simulate(make_request(TEXT, query="two", size=4, overlap=1))
@@ -193,6 +194,7 @@ def test_every_language_preset_passes_the_regex_check():
                 check(s, "chunking.separators")
 
 
+@pytest.mark.slow
 def test_the_chunk_count_is_refused_before_splitting():
     text = "word " * 300_000  # 300,000 words: size 1 would make 300,000 chunks
     r = simulate(make_request(text, size=1, overlap=0))

@@ -2,6 +2,8 @@
 
 import math
 
+import pytest
+
 from helpers import make_request
 from ragsim.wire.api import simulate
 from ragsim.text.index import DocIndex, terms
@@ -75,6 +77,7 @@ def test_statistics_span_all_documents():
     assert b["chunks"][3]["rank"] == 1
 
 
+@pytest.mark.slow
 def test_ln_is_correctly_rounded_so_every_platform_gets_the_same_bits():
     import random
     from decimal import Context, Decimal

@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
 
+pytestmark = pytest.mark.slow  # builds the site, several times
+
 
 def snapshot(dest: Path) -> Path:
     """A copy of everything build.py reads, at dest."""

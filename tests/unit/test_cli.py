@@ -70,6 +70,7 @@ def test_audit_of_dev_zero_stops_at_once():
     assert status == 1 and out == b"" and "/dev/zero: is not a regular file" in one_line(err)
 
 
+@pytest.mark.slow
 def test_audit_reads_a_file_no_further_than_its_limit(monkeypatch, tmp_path, capsys):
     big = tmp_path / "big.txt"
     big.write_text("word " * 1000)
@@ -78,6 +79,7 @@ def test_audit_reads_a_file_no_further_than_its_limit(monkeypatch, tmp_path, cap
     assert "larger than" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flags,named", [
     (["--size", "0"], "--size"),
     (["--strategy", "nope"], "--strategy"),

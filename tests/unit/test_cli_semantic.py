@@ -129,6 +129,7 @@ def test_inspect_compares_the_stored_chunks_with_a_named_splitter(host, capsys, 
     assert "is not JSON" in refused(capsys, inspect_cli.run_inspect, [str(store), "--chunking", "{"])
 
 
+@pytest.mark.slow
 def test_the_command_line_takes_chunking_as_a_subprocess_too():
     env = {"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"}
     done = run_cli("eval", HARBOUR, "--questions", QUESTIONS, "--chunking",

@@ -14,6 +14,7 @@ from helpers import make_request, one_line, run_cli
 
 # --- help and unknown commands --------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_help_lists_every_command_with_an_example_and_an_example_request():
     from ragsim.__main__ import COMMANDS
 
@@ -31,6 +32,7 @@ def test_help_lists_every_command_with_an_example_and_an_example_request():
     assert run_cli("-h").stdout == out.stdout
 
 
+@pytest.mark.slow
 def test_the_help_examples_run():
     out = run_cli("--help")
     for line in out.stdout.splitlines():
@@ -51,6 +53,7 @@ def test_an_unknown_command_is_refused_naming_the_known_ones():
     assert "'foo' is not a command" in err and "audit" in err and "eval" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [[], ["-"]])
 def test_a_request_still_comes_on_stdin(args):
     out = run_cli(*args, stdin=json.dumps(make_request("a b c d", query="c", size=2, overlap=0, k=1)))
@@ -59,6 +62,7 @@ def test_a_request_still_comes_on_stdin(args):
 
 # --- output that says what it means ---------------------------------------------------------------
 
+@pytest.mark.slow
 def test_audit_names_the_destroyed_facts_and_explains_its_columns():
     out = run_cli("audit", "examples/harbour.md", "--unit", "chars", "--size", "100", "--overlaps", "0,20,40")
     assert out.returncode == 0, out.stderr
@@ -71,6 +75,7 @@ def test_audit_names_the_destroyed_facts_and_explains_its_columns():
     assert "Containers go to the ⟦East Terminal⟧, which handles about ⟦4,200 containers⟧ a week." in out.stdout
 
 
+@pytest.mark.slow
 def test_unit_help_lists_tokens_and_eval_help_is_sentences():
     assert "words, chars or tokens" in " ".join(run_cli("audit", "--help").stdout.split())
     help_text = " ".join(run_cli("eval", "--help").stdout.split())

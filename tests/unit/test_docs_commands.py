@@ -8,6 +8,8 @@ import pathlib
 import re
 import shlex
 
+import pytest
+
 from helpers import run_cli
 from ragsim.host import embed_onnx
 from ragsim.wire.api import simulate
@@ -22,6 +24,7 @@ def blocks(path, lang="json"):
     return re.findall(rf"```{lang}\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
 
 
+@pytest.mark.slow
 def test_docs_cli_shows_a_real_request_and_its_real_response():
     doc = ROOT / "docs" / "cli.md"
     request, response = (json.loads(b) for b in blocks(doc)[:2])
@@ -45,6 +48,7 @@ def test_the_readme_points_to_docs_not_spec():
     assert "SPEC.md" not in cli and "docs/cli.md" in cli and (ROOT / "docs" / "cli.md").exists()
 
 
+@pytest.mark.slow
 def test_the_readme_commands_run():
     commands = readme_commands()
     assert any(" eval examples/harbour.md --questions examples/questions.json" in c for c in commands)

@@ -38,6 +38,7 @@ def files(tmp_path):
     return doc, tmp_path / "q.csv", tmp_path / "q.json"
 
 
+@pytest.mark.slow
 def test_table_for_a_chroma_csv(files):
     doc, qcsv, _ = files
     out = run_eval(doc, "--questions", qcsv, "--unit", "words", "--size", "12", "--overlap", "3", "--k", "1")
@@ -48,6 +49,7 @@ def test_table_for_a_chroma_csv(files):
     assert "2 questions at window size 12 overlap 3, k 1:" in out.stdout
 
 
+@pytest.mark.slow
 def test_json_is_the_response_in_input_order_with_the_map(files):
     doc, qcsv, qjson = files
     out = run_eval(doc, "--questions", qcsv, "--unit", "words", "--size", "12", "--k", "2", "--map-sizes", "6,12,40",
@@ -76,6 +78,7 @@ def test_bad_settings_exit_2_with_one_line(files, args, code, words):
     assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_bad_question_files(files, tmp_path):
     doc, qcsv, _ = files
     a, b = sentence("The pilot boat leaves at nine.")
@@ -95,6 +98,7 @@ def test_bad_question_files(files, tmp_path):
     assert out.returncode == 2 and "corpus_id 'budget' names no document" in out.stderr
 
 
+@pytest.mark.slow
 def test_unreadable_files_exit_1(files, tmp_path):
     doc, qcsv, _ = files
     out = run_eval(tmp_path / "missing.txt", "--questions", qcsv)

@@ -207,6 +207,7 @@ def test_eval_prints_lone_surrogates_and_odd_file_names_as_valid_utf8(eval_files
         assert "fog\\ud800" in text
 
 
+@pytest.mark.slow
 def test_a_users_pattern_over_the_recursion_limit_names_the_field_with_exit_2():
     req = make_request("鼠鼠 hello", chunking={"strategy": "llamaindex-sentence", "size": 1, "overlap": 0,
                                               "secondary_chunking_regex": ".?"})
@@ -261,6 +262,7 @@ def test_a_long_sizes_list_is_deduplicated_in_linear_time_before_the_cell_check(
     assert r["map"]["sizes"] == [4, 8]
 
 
+@pytest.mark.slow
 def test_neighbours_over_many_chunks_are_linear():
     text = " ".join(f"w{i}" for i in range(50_000))
     req = make_request(text, query="w1 w2", unit="words", size=1, overlap=0, k=20_000,
@@ -295,6 +297,7 @@ def test_the_estimate_of_an_ordinary_request_is_small_and_the_page_default_passe
     assert estimate.seconds < 30 and estimate.bytes < 2**30, estimate.sentence()
 
 
+@pytest.mark.slow
 def test_eval_and_audit_print_the_estimate_and_progress_past_a_second(tmp_path):
     text = "The fee is 40 dollars. The port opens at 9 am. " * 26_000  # 1.2 M characters
     big = tmp_path / "big.txt"

@@ -17,6 +17,8 @@ from fake_openai import completion
 from helpers import CORE, cli_env, run_cli
 from ragsim.host import ask
 
+pytestmark = pytest.mark.slow  # real sockets and deadlines of seconds
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KEY = "sk-secret-test-key-0123456789"
 HI = [{"role": "user", "content": "hi"}]

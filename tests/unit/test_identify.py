@@ -182,6 +182,7 @@ def test_the_lines_name_each_library_as_it_spells_it():
         "fixed windows of 100 cl100k_base tokens (overlap 10)")
 
 
+@pytest.mark.slow
 def test_a_size_whose_first_chunk_breaks_the_monotone_search_is_still_found():
     """LlamaIndex's SentenceSplitter re-splits sentences longer than the size: on the UDHR's article 1
     its first chunk ends at 81 characters at size 27, 87 at 28 and 72 from 29 on, so the bisection

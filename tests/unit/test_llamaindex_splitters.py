@@ -184,6 +184,7 @@ FIELDS = ["size", "overlap", "separator", "paragraph_separator", "secondary_chun
 FIELD_VALUES = ANY_JSON | st.integers(1, 40) | st.sampled_from(["file_path: /a/b.txt", "", " ", "(x)", "[", r"\w+", "o200k_base"])
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.text(st.sampled_from(list("ab .\n#`!?,;\u65e5\U0001f44d\t")), max_size=60),
        st.sampled_from(["llamaindex-sentence", "llamaindex-token", "llamaindex-markdown"]),

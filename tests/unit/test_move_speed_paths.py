@@ -4,6 +4,7 @@ Top-k without a full sort, a chunk's rank counted rather than sorted for: checke
 `ranking.rank` on scores with many ties, zeros and (as dense similarities have) negative values.
 """
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ from ragsim.rank import ranking
 tied_scores = st.lists(st.sampled_from([0.0, -0.0, 0.5, 1.25, 1.25000000000001, 3.0, -1.0]), max_size=40)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(tied_scores, st.integers(0, 45))
 def test_top_is_the_head_of_the_full_ranking(scores, k):

@@ -5,6 +5,8 @@ document ids; CSV questions are numbered as the page numbers them."""
 
 import json
 
+import pytest
+
 from helpers import one_line, run_cli
 from ragsim.wire import question_io, state_file
 from ragsim.wire.api import simulate
@@ -63,6 +65,7 @@ def test_python_m_ragsim_takes_the_state_file_as_it_is(tmp_path):
     assert response["verdict"]["kind"] == "intact" and response["questions"][0]["verdict"] in ("intact", "ranked_out")
 
 
+@pytest.mark.slow
 def test_eval_takes_the_state_file_as_it_is(tmp_path):
     path = tmp_path / "ragsim-state.json"
     path.write_text(json.dumps(saved_state()), encoding="utf-8")
@@ -74,6 +77,7 @@ def test_eval_takes_the_state_file_as_it_is(tmp_path):
     assert "size 9 overlap 2" in run_cli("eval", path, "--size", "9").stdout  # an option overrides them
 
 
+@pytest.mark.slow
 def test_a_set_exported_from_the_page_is_read_by_eval_on_the_downloaded_document(tmp_path):
     """The page exports a typed document under its title; its "Download" saves it as "<title>.txt"."""
     docs = [{"id": "doc", "title": "Document", "text": TEXT}]
@@ -92,6 +96,7 @@ def test_a_set_exported_from_the_page_is_read_by_eval_on_the_downloaded_document
     assert back["questions"][0]["references"][0]["doc"] == "doc" and back["skipped"] == []
 
 
+@pytest.mark.slow
 def test_eval_errors_list_the_valid_document_ids(tmp_path):
     (tmp_path / "a.txt").write_text(TEXT, encoding="utf-8")
     (tmp_path / "b.txt").write_text("Another text.", encoding="utf-8")

@@ -4,6 +4,8 @@ bit, with the chunks holding only common terms never scored."""
 
 import random
 
+import pytest
+
 from ragsim.rank import ranking, weights
 from ragsim.judge import pipeline
 from ragsim.wire.api import Session, simulate
@@ -101,6 +103,7 @@ def _ahead_by_scores(scores, s, p):
     return sum(1 for x in scores if x > s) + sum(1 for x in scores[:p] if x == s)
 
 
+@pytest.mark.slow
 def test_chunks_ahead_of_a_score_are_counted_as_the_full_ranking_counts_them():
     """`MaxScore.ahead(s, p)` (the streamed eval's span ranks): the chunks scoring above s
     and those scoring s before position p, equal to a count over every score, for every chunk's own

@@ -91,6 +91,7 @@ def text_of(rng: random.Random) -> str:
     return " ".join(rng.choice(words) for _ in range(rng.randrange(0, 60)))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 10**9), size=st.integers(1, 12), overlap=st.integers(0, 11))
 def test_estimate_is_the_chunk_count_of_every_countable_splitter(seed, size, overlap):

@@ -26,6 +26,8 @@ from ragsim.rank.weights import Terms
 from ragsim.text.index import DocIndex
 from ragsim.wire.audit import audit
 
+pytestmark = pytest.mark.slow  # process pools, a Dask cluster, Ctrl-C on a running command
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COLLECTION = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))
 

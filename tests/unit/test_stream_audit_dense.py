@@ -14,6 +14,8 @@ from ragsim.host import audit_dense, pool
 from test_stream_audit import ROOT, streamed
 from ragsim.wire.audit import audit
 
+pytestmark = pytest.mark.slow  # process pools, a Dask cluster and the real model
+
 ragsim.host.register()  # the onnxruntime embedder one request uses
 
 FILES = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))[:3]  # small: every chunk is embedded

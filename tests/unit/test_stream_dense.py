@@ -16,6 +16,8 @@ import test_stream_eval as stream_eval
 from test_stream_eval import question_set
 from test_cli_semantic import host  # noqa: F401  (the fixture: a hashed embedding that counts its texts)
 
+pytestmark = pytest.mark.slow  # process pools, a Dask cluster and the real model
+
 ragsim.host.register()  # the onnxruntime embedder one request uses
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -13,6 +13,8 @@ from ragsim.host.progress import Progress
 from ragsim.wire.api import simulate
 from test_stream_audit import StopAfter  # Ctrl-C at the n-th batch ranked
 
+pytestmark = pytest.mark.slow  # process pools and a Dask cluster
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COLLECTION = sorted(str(p) for p in (ROOT / "assets" / "collection").glob("*.md"))
 

@@ -5,6 +5,8 @@ import json
 import pathlib
 import shutil
 
+import pytest
+
 from helpers import run_cli
 from ragsim.host import sources
 
@@ -25,6 +27,7 @@ def test_walk_orders_recurses_globs_and_lists_what_it_skips(tmp_path):
     assert [len(b) for b in sources.batches(found, 8)] == [2, 1]
 
 
+@pytest.mark.slow
 def test_inspect_reads_its_sources_from_a_directory(tmp_path):
     shutil.copy(ROOT / "examples" / "harbour.md", tmp_path / "harbour.md")
     (tmp_path / "other.txt").write_text("not a source", encoding="utf-8")

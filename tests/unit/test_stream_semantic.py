@@ -16,6 +16,8 @@ from test_cli_semantic import host  # noqa: F401  (the fixture: a hashed embeddi
 from test_stream_audit import COLLECTION, one_request as audit_one_request, streamed as audit_streamed
 from test_stream_eval import one_request as eval_one_request, question_set, streamed as eval_streamed
 
+pytestmark = pytest.mark.slow  # process pools and the real model
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHUNKINGS = [{"strategy": "langchain-semantic", "breakpoint_threshold_amount": 80},
              {"strategy": "llamaindex-semantic"},

@@ -5,6 +5,8 @@ Dask worker on another machine), and the run leaves nothing behind."""
 import contextlib
 import os
 
+import pytest
+
 from ragsim.host import pool, spill
 from test_stream_audit import COLLECTION, one_request, streamed
 from test_stream_eval import question_set, streamed as streamed_eval
@@ -42,6 +44,7 @@ def test_a_kept_result_is_read_back_once_and_none_is_kept_without_a_directory(tm
     assert not os.path.exists(path) and spill.load(path) is None  # removed once read
 
 
+@pytest.mark.slow
 def test_the_audit_is_the_same_kept_or_made_again_and_leaves_nothing(monkeypatch):
     chunking, overlaps = {"strategy": "window", "unit": "chars", "size": 700}, [0, 100, 700]
     expected = one_request(COLLECTION, chunking, overlaps)
@@ -57,6 +60,7 @@ def test_the_audit_is_the_same_kept_or_made_again_and_leaves_nothing(monkeypatch
     assert kept["rows"] == again["rows"] == expected["rows"] and kept["sentence"] == again["sentence"]
 
 
+@pytest.mark.slow
 def test_the_question_set_is_the_same_kept_or_made_again_and_leaves_nothing(monkeypatch):
     chunking, k = {"strategy": "window", "unit": "words", "size": 50, "overlap": 5}, 2
     questions = question_set()

@@ -272,6 +272,7 @@ def test_without_a_rank_file_the_request_says_how_to_get_one(monkeypatch):
     assert response["error"] == {"field": "chunking.tokenizer", "message": host.missing_message("cl100k_base")}
 
 
+@pytest.mark.slow
 def test_the_tables_extend_the_interpreters_database():
     """Where the running Python's Unicode database assigns a character, its class is the table's;
     the tables differ only on characters that database does not know yet (Unicode 16 vs CPython
