@@ -44,6 +44,12 @@ def cli_env(**extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(CORE), **extra}
 
 
+def bare_env() -> dict[str, str]:
+    """Only this checkout's core as PYTHONPATH and the system's PATH: the command as a stock machine runs
+    it, with none of this process's variables."""
+    return {"PYTHONPATH": str(CORE), "PATH": "/usr/bin:/bin"}
+
+
 def run_cli(*args, stdin: str | bytes | None = None, cwd=ROOT, env: dict | None = None, timeout: float = 120,
             text: bool = True) -> subprocess.CompletedProcess:
     """Run `python -m ragsim ARGS` to the end and capture its output (a CompletedProcess).

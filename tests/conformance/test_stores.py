@@ -9,14 +9,12 @@ import json
 import uuid
 import tempfile
 import hashlib
-import sys
-import subprocess
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from helpers import run_cli
 from store_helpers import DIM, HashEmbeddings, langchain_chunks, offline_chroma_model, source_texts, vector
 from ragsim.host import embed_onnx
 from ragsim.errors import RequestError
@@ -107,7 +105,6 @@ def test_reading_a_store_leaves_it_as_it_was(tmp_path, lc_docs):
     QdrantVectorStore(client=client, collection_name="lc_chunks", embedding=HashEmbeddings()).add_documents(lc_docs)
     client.close()
     before = leftovers()
-    root = Path(__file__).resolve().parents[2]
     for spec, folder in ((f"chroma:{chroma_dir}", chroma_dir), (f"qdrant:{qdrant_dir}", qdrant_dir)):
         was = fingerprint(folder)
         assert len(read_store(spec)["chunks"]) == len(lc_docs)
@@ -115,8 +112,7 @@ def test_reading_a_store_leaves_it_as_it_was(tmp_path, lc_docs):
         next(pages)
         pages.close()  # stopped early: the copy goes all the same
         for _ in range(2):  # a new process each time, as a user runs it
-            out = subprocess.run([sys.executable, "-m", "ragsim", "export", spec, "-o", "-"], capture_output=True,
-                                 text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root / "py")})
+            out = run_cli("export", spec, "-o", "-", timeout=None)
             assert out.returncode == 0 and len(out.stdout.splitlines()) == len(lc_docs), out.stderr
         assert fingerprint(folder) == was, spec
     assert leftovers() == before

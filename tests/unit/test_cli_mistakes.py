@@ -1,18 +1,13 @@
 """A mistake on the command line gets one sentence that says what to do: the nearest option named, no
 option taken for another by its first letters, a missing file named and never skipped in silence."""
 
-import pathlib
-import subprocess
-import sys
+import functools
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from helpers import bare_env, run_cli
 
-
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "ragsim", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"}, timeout=120)
+run = functools.partial(run_cli, env=bare_env())  # from the repository root, as a stock machine runs it
 
 
 @pytest.mark.parametrize("command,wrong,meant", [

@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-from helpers import hashed, run_cli
+from helpers import bare_env, hashed, run_cli
 from ragsim.host import audit_cli, eval_cli, inspect_cli
 from ragsim.split import semantic, semantic_split
 from ragsim.wire.api import simulate
@@ -131,9 +131,8 @@ def test_inspect_compares_the_stored_chunks_with_a_named_splitter(host, capsys, 
 
 @pytest.mark.slow
 def test_the_command_line_takes_chunking_as_a_subprocess_too():
-    env = {"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"}
     done = run_cli("eval", HARBOUR, "--questions", QUESTIONS, "--chunking",
-                   '{"strategy": "window", "unit": "chars", "size": 300, "overlap": 50}', env=env)
+                   '{"strategy": "window", "unit": "chars", "size": 300, "overlap": 50}', env=bare_env())
     assert done.returncode == 0 and "6 questions at window size 300 overlap 50" in done.stdout, done.stderr
 
 

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from helpers import CORE, make_request, run_cli
+from helpers import CORE, bare_env, make_request, run_cli
 from ragsim import fields, limits
 from ragsim.errors import MAX_MESSAGE, RequestError
 from ragsim.text import safe_regex
@@ -318,20 +318,13 @@ def test_eval_and_audit_print_the_estimate_and_progress_past_a_second(tmp_path):
 def test_a_fifo_is_never_opened(tmp_path):
     """A FIFO (or a device) in a knowledge base, or named as a store or a file, is skipped or refused
     with a sentence at once: opening one waits for a writer for ever."""
-    import subprocess
-    import sys
-
-    root = pathlib.Path(__file__).resolve().parents[2]
-    env = {"PYTHONPATH": str(root / "py"), "PATH": "/usr/bin:/bin"}
     kb = tmp_path / "kb"
     kb.mkdir()
     (kb / "a.md").write_text("The Galle Ring station orbits at 42,000 km.\n", encoding="utf-8")
     os.mkfifo(kb / "pipe.md")
     os.mkfifo(tmp_path / "x.jsonl")
 
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "ragsim", *args], capture_output=True, text=True, cwd=root,
-                              env=env, timeout=60)
+    run = functools.partial(run_cli, env=bare_env(), timeout=60)
 
     out = run("audit", str(kb), "--size", "900", "--workers", "1", "--quiet")
     assert out.returncode == 0 and "1 document" in out.stdout, out.stderr
@@ -344,18 +337,11 @@ def test_a_fifo_is_never_opened(tmp_path):
 
 
 def test_an_existing_output_is_replaced_only_when_asked(tmp_path):
-    import subprocess
-    import sys
-
-    root = pathlib.Path(__file__).resolve().parents[2]
-    env = {"PYTHONPATH": str(root / "py"), "PATH": "/usr/bin:/bin"}
     (tmp_path / "a.md").write_text("The Galle Ring station orbits at 42,000 km.\n", encoding="utf-8")
     keep = tmp_path / "important.txt"
     keep.write_text("a user's notes\n", encoding="utf-8")
 
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "ragsim", *args], capture_output=True, text=True, cwd=root,
-                              env=env, timeout=120)
+    run = functools.partial(run_cli, env=bare_env())
 
     for command in (["audit", str(tmp_path / "a.md"), "--size", "900", "-o", str(keep)],
                     ["eval", str(tmp_path / "a.md"), "--questions", str(tmp_path / "nope.json"), "--jsonl", str(keep)]):
@@ -371,21 +357,16 @@ def test_text_from_a_store_never_reaches_the_terminal_as_a_control_sequence(tmp_
     return, a bidi override) are written escaped by every text report; the JSON output keeps the value
     exact (its own \\u escapes)."""
     import json as json_
-    import subprocess
-    import sys
 
     hostile = "Harbour \x1b[2J\x1b]0;owned\x07 closes\r at nine \u202e."
     chunks = tmp_path / "chunks.jsonl"
     chunks.write_text("\n".join(json_.dumps({"id": f"c{i}\x1b[31m", "text": t, "metadata": {"source": "doc\x1b[1m.md"}})
                                 for i, t in enumerate([hostile, "The pilot boat leaves at nine."])) + "\n", encoding="utf-8")
-    root = pathlib.Path(__file__).resolve().parents[2]
-    env = {"PYTHONPATH": str(root / "py"), "PATH": "/usr/bin:/bin"}
-    for args in (["inspect", str(chunks), "--phrase", "closes"], ["export", str(chunks), "-o", "-"]):
-        out = subprocess.run([sys.executable, "-m", "ragsim", *args], capture_output=True, cwd=root, env=env)
+    for args in (["inspect", chunks, "--phrase", "closes"], ["export", chunks, "-o", "-"]):
+        out = run_cli(*args, env=bare_env(), text=False, timeout=None)
         assert out.returncode in (0, 2), out.stderr
         for stream in (out.stdout, out.stderr):
             assert b"\x1b" not in stream and b"\r" not in stream and "\u202e".encode() not in stream, args
             assert b"Traceback" not in stream
-    exported = subprocess.run([sys.executable, "-m", "ragsim", "export", str(chunks), "-o", "-"], capture_output=True,
-                              cwd=root, env=env).stdout.decode().splitlines()
+    exported = run_cli("export", chunks, "-o", "-", env=bare_env(), text=False, timeout=None).stdout.decode().splitlines()
     assert any(json_.loads(line).get("text") == hostile for line in exported)  # the data itself is kept
