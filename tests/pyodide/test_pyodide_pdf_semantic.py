@@ -21,6 +21,8 @@ from ragsim.host import pdf
 from ragsim.split import semantic_split
 from ragsim.wire import api
 
+pytestmark = pytest.mark.slow  # real Pyodide under Node
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 import build  # noqa: E402

@@ -315,6 +315,7 @@ def test_eval_and_audit_print_the_estimate_and_progress_past_a_second(tmp_path):
         assert done.returncode == 0 and done.stderr.decode() == "" and done.stdout.strip(), done.stderr.decode()
 
 
+@pytest.mark.slow
 def test_a_fifo_is_never_opened(tmp_path):
     """A FIFO (or a device) in a knowledge base, or named as a store or a file, is skipped or refused
     with a sentence at once: opening one waits for a writer for ever."""
@@ -336,6 +337,7 @@ def test_a_fifo_is_never_opened(tmp_path):
         assert out.returncode in (1, 2) and "not a regular file" in out.stderr and "Traceback" not in out.stderr, args
 
 
+@pytest.mark.slow
 def test_an_existing_output_is_replaced_only_when_asked(tmp_path):
     (tmp_path / "a.md").write_text("The Galle Ring station orbits at 42,000 km.\n", encoding="utf-8")
     keep = tmp_path / "important.txt"
@@ -352,6 +354,7 @@ def test_an_existing_output_is_replaced_only_when_asked(tmp_path):
     assert out.returncode == 0 and json.loads(keep.read_text(encoding="utf-8").splitlines()[-1])["type"] == "summary"
 
 
+@pytest.mark.slow
 def test_text_from_a_store_never_reaches_the_terminal_as_a_control_sequence(tmp_path):
     """Stored metadata and chunk text holding escape sequences (clear screen, a window title, a carriage
     return, a bidi override) are written escaped by every text report; the JSON output keeps the value
