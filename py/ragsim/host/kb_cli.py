@@ -229,7 +229,8 @@ def nothing_read(skipped: list, prog: str = PROG) -> int:
     """No file gave a document: why, in one sentence for one file (else each listed first); exit 1."""
     if len(skipped) == 1:
         path, reason = skipped[0]
-        console.say(f"{prog}: {reason.rstrip('.') if path in reason else f'{path}: ' + reason.rstrip('.')}.")
+        named = path in reason or os.path.basename(path) in reason  # the reason names the file already
+        console.say(f"{prog}: {reason.rstrip('.') if named else f'{path}: ' + reason.rstrip('.')}.")
         return 1
     say_skipped(skipped, prog)
     console.say(f"{prog}: no document could be read; give text or Markdown files, or directories holding them.")

@@ -21,6 +21,7 @@ from pathlib import Path
 from ragsim.errors import RequestError
 from ragsim.host import store_files
 from ragsim.host.cli_common import not_regular
+from ragsim.host.store_safety import guarded, read_only
 from ragsim.host.store_records import MAX_CHUNKS, PAYLOAD_TEXT, check_count, from_chroma, from_row, vector_free
 
 KINDS = ("chroma", "qdrant", "lancedb", "llamaindex")
@@ -151,40 +152,6 @@ def _import(module: str, package: str):
     except ImportError as exc:
         raise RequestError("store", f"Reading this store needs {package} in this Python: "
                                     f"pip install {package}.") from exc
-
-
-# --- A store's clients write: they read a copy -------------------------------------------------------
-
-
-@contextlib.contextmanager
-def read_only(path: Path):
-    """A copy of the store's directory, removed on every way out: Chroma's and Qdrant's local clients
-    write to the folder they open (Chroma migrates and rewrites `chroma.sqlite3` and its index files,
-    and makes a database of an empty file; Qdrant takes a lock), and a tool that inspects a user's
-    index must leave it as it was."""
-    import shutil
-    import tempfile
-
-    if not path.is_dir():
-        raise RequestError("store", f"{path} is not a directory; give the store's persist directory.")
-    folder = Path(tempfile.mkdtemp(prefix="ragsim-store-"))
-    try:
-        copy = folder / path.name
-        try:
-            shutil.copytree(path, copy, symlinks=False, ignore=shutil.ignore_patterns(".lock"))
-        except (OSError, shutil.Error) as exc:
-            raise RequestError("store", f"{path} could not be read ({_reason(exc)}); check that you may read "
-                                        f"every file in it.") from None
-        yield copy
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _reason(exc) -> str:
-    if isinstance(exc, OSError):
-        return exc.strerror or type(exc).__name__
-    first = exc.args[0][0] if exc.args and exc.args[0] and isinstance(exc.args[0], list) else None
-    return first[2] if first and len(first) > 2 else "a file could not be copied"
 
 
 # --- Chroma ------------------------------------------------------------------------------------------
@@ -397,28 +364,7 @@ def lancedb_pages(path: Path, *, collection=None, text_field=None, doc_field=Non
             progress(min(offset + PAGE, total), total)
 
 
-def _guarded(kind: str, paged):
-    """A store's pages, any failure of its client library (a damaged or foreign file, metadata nested
-    past Python's limit) said in one sentence naming the store, not as the library's traceback."""
-    package = {"chroma": "chromadb", "qdrant": "qdrant-client", "lancedb": "lancedb"}[kind]
-
-    def pages(path, **options):
-        try:
-            yield from paged(path, **options)
-        except (RequestError, GeneratorExit, KeyboardInterrupt):
-            raise
-        except RecursionError:
-            raise RequestError("store", f"{path} holds metadata nested deeper than ragsim reads; flatten it.") from None
-        except Exception as exc:  # noqa: BLE001  (each client raises its own kinds: all are one sentence here)
-            first = (str(exc).strip().splitlines() or [""])[0][:160]
-            raise RequestError("store", f"{path} could not be read as a {_NAMES[kind]} store ({type(exc).__name__}"
-                                        f"{': ' + first if first else ''}); it may be damaged, or written by another "
-                                        f"version of {package}.") from None
-
-    return pages
-
-
-PAGED = {kind: _guarded(kind, paged) for kind, paged in
+PAGED = {kind: guarded(kind, _NAMES[kind], paged) for kind, paged in
          (("chroma", chroma_pages), ("qdrant", qdrant_pages), ("lancedb", lancedb_pages))}
 read_chroma, read_qdrant, read_lancedb = (_gathered(PAGED[k]) for k in ("chroma", "qdrant", "lancedb"))
 READERS = {"chroma": read_chroma, "qdrant": read_qdrant, "lancedb": read_lancedb}
