@@ -2,6 +2,7 @@
 audit gives on that text, and the finder on hostile text: bounded, linear, and "no facts" rather than
 invented ones."""
 
+import gc
 import json
 import pathlib
 import subprocess
@@ -164,14 +165,19 @@ def test_hostile_text_is_linear(name):
     def cost(n):
         text = make(n)
         best = float("inf")
-        for _ in range(2):
-            t = time.process_time()
-            detect(text)
-            best = min(best, time.process_time() - t)
+        gc.disable()  # the collector's passes grow with the heap: the finder's own work is what is held
+        try:
+            for _ in range(3):
+                t = time.process_time()
+                detect(text)
+                best = min(best, time.process_time() - t)
+        finally:
+            gc.enable()
         return best
 
-    small, large = cost(100_000), cost(400_000)
-    assert large <= 10 * max(small, 0.005)  # 4x the text: quadratic work would take 16x
+    small, large = cost(50_000), cost(400_000)
+    # 8x the text: linear work takes about 8x, quadratic 64x; the margin absorbs a loaded machine
+    assert large <= 24 * max(small, 0.002)
 
 
 def test_ten_megabytes_of_digits_and_a_long_name_give_no_facts():
