@@ -97,13 +97,19 @@ def leftovers() -> set:
     return {p.name for p in Path(tempfile.gettempdir()).glob("ragsim-store-*")}
 
 
-def test_reading_a_store_leaves_it_as_it_was(tmp_path, lc_docs):
-    chroma_dir, qdrant_dir = tmp_path / "chroma", tmp_path / "qdrant"
+def two_stores(folder: Path, docs) -> tuple[Path, Path]:
+    """A Chroma and a Qdrant local store of `docs`, each written by its own library under `folder`."""
+    chroma_dir, qdrant_dir = folder / "chroma", folder / "qdrant"
     Chroma(collection_name="prose_chunks", embedding_function=HashEmbeddings(),
-           persist_directory=str(chroma_dir)).add_documents(lc_docs)
+           persist_directory=str(chroma_dir)).add_documents(docs)
     client = qdrant_collection(qdrant_dir, "lc_chunks")
-    QdrantVectorStore(client=client, collection_name="lc_chunks", embedding=HashEmbeddings()).add_documents(lc_docs)
+    QdrantVectorStore(client=client, collection_name="lc_chunks", embedding=HashEmbeddings()).add_documents(docs)
     client.close()
+    return chroma_dir, qdrant_dir
+
+
+def test_reading_a_store_leaves_it_as_it_was(tmp_path, lc_docs):
+    chroma_dir, qdrant_dir = two_stores(tmp_path, lc_docs)
     before = leftovers()
     for spec, folder in ((f"chroma:{chroma_dir}", chroma_dir), (f"qdrant:{qdrant_dir}", qdrant_dir)):
         was = fingerprint(folder)
@@ -450,12 +456,7 @@ def test_bad_lines_and_shapes(tmp_path):
 def test_a_damaged_store_is_one_sentence(tmp_path, lc_docs):
     """Stores whose files were damaged after their library wrote them: one sentence naming the store
     and what may be wrong, never the library's traceback, and the store left as it was."""
-    chroma_dir, qdrant_dir = tmp_path / "chroma", tmp_path / "qdrant"
-    Chroma(collection_name="prose_chunks", embedding_function=HashEmbeddings(),
-           persist_directory=str(chroma_dir)).add_documents(lc_docs)
-    client = qdrant_collection(qdrant_dir, "lc_chunks")
-    QdrantVectorStore(client=client, collection_name="lc_chunks", embedding=HashEmbeddings()).add_documents(lc_docs)
-    client.close()
+    chroma_dir, qdrant_dir = two_stores(tmp_path, lc_docs)
     sqlite = chroma_dir / "chroma.sqlite3"
     data = bytearray(sqlite.read_bytes())
     data[100:4096] = b"\x00" * (4096 - 100)  # the database's header and first page overwritten
