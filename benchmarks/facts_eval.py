@@ -1,4 +1,4 @@
-"""The fact finder measured against facts a person labelled (`tests/data/facts/`), and its speed.
+"""The fact finder measured against facts careful readers labelled (`tests/data/facts/`), and its speed.
 
     python benchmarks/facts_eval.py [--split dev|test|all] [--misses] [--corpora PATH/TO/corpora]
 
@@ -156,7 +156,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     passages = load(args.split)
     m = measure(passages)
-    print(f"{len(passages)} labelled passages ({args.split}), {m['kinds']['all']['labelled']} facts labelled by hand\n")
+    print(f"{len(passages)} labelled passages ({args.split}), {m['kinds']['all']['labelled']} facts labelled\n")
     print(f"{'kind':<14}{'labelled':>9}{'found':>7}{'true':>6}{'precision':>11}{'recall':>8}")
     for kind in sorted(m["kinds"], key=lambda k: (k == "all", k)):
         r = m["kinds"][kind]

@@ -2,7 +2,7 @@
 
 A fact is a **name** and a **quantity** that one sentence states together, the quantity being the
 name's own: "how much / how many ... of NAME?" is answered by VALUE from that sentence alone. The
-rule is measured against facts people labelled in real text (`tests/data/facts/`, by
+rule is measured against facts labelled in real text (`tests/data/facts/`, by
 `benchmarks/facts_eval.py`); where precision and recall pull apart it keeps precision, since a false
 fact is a false alarm a user acts on.
 
