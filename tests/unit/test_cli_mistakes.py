@@ -36,3 +36,13 @@ def test_a_misspelt_file_among_good_ones_fails_the_run_and_is_named():
 def test_a_missing_question_set_is_one_sentence_naming_it():
     out = run("eval", "examples/harbour.md", "--questions", "nope.json", "--quiet")
     assert out.returncode == 1 and out.stderr.strip() == "ragsim eval: nope.json cannot be read (No such file or directory)."
+
+
+def test_every_commands_help_opens_with_a_whole_sentence_and_names_each_setting():
+    for command in ("ask", "audit", "eval", "inspect", "export"):
+        out = run(command, "--help")
+        description = out.stdout.split("\n\n")[1]
+        assert out.returncode == 0 and description.count("`") % 2 == 0 and description.rstrip().endswith("."), command
+    ask = " ".join(run("ask", "--help").stdout.split())
+    for option in ("--size SIZE the chunk size", "--overlap OVERLAP the overlap", "--k K how many chunks"):
+        assert option in ask

@@ -43,7 +43,8 @@ def add_model_arguments(parser: argparse.ArgumentParser, required: bool) -> None
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="python -m ragsim ask", description=__doc__.splitlines()[0])
+    parser = Parser(prog="python -m ragsim ask", description="What your own model answers from exactly the context "
+                    "ragsim would send it, for the files at one setting (an OpenAI-compatible server you name).")
     add_setting_arguments(parser)
     parser.add_argument("--question", required=True, help="The question asked (and searched with).")
     parser.add_argument("--answer", default=None, help="The answer's text, to check each sample against (and, "

@@ -63,9 +63,9 @@ def add_setting_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode for PDFs")
     parser.add_argument("--strategy", default="window", help="splitter (default: window)")
     parser.add_argument("--unit", default=None, help="words or chars (window and sentences; default words)")
-    parser.add_argument("--size", type=int, default=200)
-    parser.add_argument("--overlap", type=int, default=0)
-    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--size", type=int, default=200, help="the chunk size, in the splitter's unit (default 200)")
+    parser.add_argument("--overlap", type=int, default=0, help="the overlap between chunks, in the same unit (default 0)")
+    parser.add_argument("--k", type=int, default=5, help="how many chunks are retrieved for the question (default 5)")
     cli_retrieval.add_arguments(parser)
 
 

@@ -18,7 +18,7 @@ import sys
 
 from ragsim.errors import RequestError
 from ragsim.host import console, pdf, sources as kb_sources, stores
-from ragsim.host.cli_common import add_chunking_arguments, read_chunking, read_documents, read_text_file
+from ragsim.host.cli_common import Parser, add_chunking_arguments, read_chunking, read_documents, read_text_file
 from ragsim.wire import inspect as inspection
 from ragsim.wire.jsonio import dumps
 
@@ -44,7 +44,9 @@ def _store_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def inspect_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ragsim inspect", description=__doc__.splitlines()[0])
+    parser = Parser(prog="python -m ragsim inspect", description="Your own index: its chunks placed in their "
+                    "documents, the splitter that made them, each phrase present or cut, the facts it destroyed, "
+                    "and a question set's verdicts over those chunks.")
     _store_arguments(parser)
     parser.add_argument("--phrase", action="append", default=[], help="a phrase to look for whole (repeatable)")
     parser.add_argument("--questions", help="a question set: .json (ours) or .csv (Chroma's chunking_evaluation)")
@@ -63,7 +65,7 @@ def inspect_parser() -> argparse.ArgumentParser:
 
 
 def export_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ragsim export",
+    parser = Parser(prog="python -m ragsim export",
                                      description="Write a store's chunks, placed in their documents, as JSON Lines.")
     _store_arguments(parser)
     parser.add_argument("-o", "--output", required=True, help="the .jsonl file to write (- for standard output)")
