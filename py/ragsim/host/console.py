@@ -58,10 +58,9 @@ def out_json(value, **options) -> None:
 
 
 def printable(text: str) -> str:
-    """Text from a file made safe for a terminal: control characters (escape sequences, carriage
-    returns, bells) written as their backslash escapes, each run of white space as one space."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in re.sub(r"[ \t\n\r\f\v]+", " ", text))
+    """Text from a file as one line of a report: each run of white space as one space, the control
+    characters escaped (`escaped`)."""
+    return escaped(re.sub(r"[ \t\n\r\f\v]+", " ", text))
 
 
 def marked_fact(f: dict) -> str:
