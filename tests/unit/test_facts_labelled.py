@@ -26,7 +26,7 @@ import check_labels  # noqa: E402
 # The floors measured on the whole set (docs/facts.md has the figures and their history); a change
 # that lowers them fails here.
 PRECISION_FLOOR = 0.95
-RECALL_FLOOR = 0.70
+RECALL_FLOOR = 0.75
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +76,27 @@ def test_the_studys_sentence_is_read_as_the_study_reads_it():
 ])
 def test_what_a_rule_might_pair_but_a_reader_would_not(text):
     assert pairs(text) == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a table written as lines of "label number", as wikitext keeps one
+    ("Long arms in the inventory consisted of :\n M1822 .69 cal ( flintlock ) 5 @,@ 625 \n Hall 's carbines 267 \n"
+     " Total 10 @,@ 247 ", [("M1822 .69 cal ( flintlock )", "5 @,@ 625"), ("Hall 's carbines", "267"), ("Total", "10 @,@ 247")]),
+    # two such lines are no table; a row of years gives nothing
+    ("Hall 's carbines 267\nTotal 10 @,@ 247", []),
+    ("Best Picture 1994\nBest Actor 1995\nBest Score 1996", []),
+    # the value, then its name
+    ("About 90% of Reykjavik 's population is connected to it.", [("Reykjavik", "90%")]),
+    ("You know, there are 1,000 billionaires in America.", [("America", "1,000 billionaires")]),
+    ("He had 50 minutes of NHL experience.", []),  # the name qualifies a noun: the value is the noun's
+    ("Over 10% of the ORFs in the genome are short.", []),  # a plural acronym is a common noun
+    ("As few as 315 vehicles traveling east of the Banner line.", []),  # a participle opens a new clause
+    # a score that says what it is, with its team as the subject
+    ("In the third period Columbus held a 3 – 2 lead with under a minute to play.", [("Columbus", "3 – 2 lead")]),
+    ("Later Columbus posted an 18 – 21 – 2 record.", [("Columbus", "18 – 21 – 2 record")]),
+])
+def test_shapes_added_after_the_first_measurement(text, expected):
+    assert pairs(text) == expected
 
 
 def test_a_wrapped_paragraph_is_one_text_and_a_list_is_not():

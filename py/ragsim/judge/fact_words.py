@@ -17,7 +17,7 @@ SENTENCE_OPENERS = frozenset(
     " in on at by for from with within without into onto after before during since until while when"
     " where if as at because although though but and or so yet under over between beyond near along"
     " across through behind below above around toward towards also however thus then now today"
-    " last next first second over about nearly almost only".split()
+    " last next first second over about nearly almost only later earlier meanwhile instead still".split()
 )
 MONTHS = frozenset(
     "january february march april may june july august september october november december"
@@ -52,7 +52,8 @@ UNITS = (
 _UNIT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 _CURRENCY = r"(?:[$€£¥₤]|US\$|A\$|C\$|rs\.?|usd|eur)"
 # digits with separators: 42,000 / 42 @,@ 000 (wikitext) / 11.5 / 11 @.@ 5
-_NUM = r"\d{1,3}(?:(?:,| @,@ )\d{3})+(?:(?:\.| @\.@ )\d+)?|\d+(?:(?:\.| @\.@ )\d+)?"
+NUMBER = r"\d{1,3}(?:(?:,| @,@ )\d{3})+(?:(?:\.| @\.@ )\d+)?|\d+(?:(?:\.| @\.@ )\d+)?"
+_NUM = NUMBER
 _VALUE = re.compile(
     r"(?<![\w.,@/:])(?<![^\W\d_]-)(?<!@-@ )(?P<cur>" + _CURRENCY + r"\s?)?(?P<num>" + _NUM + r")"
     r"(?P<range>\s?(?:–|-|to)\s?(?:" + _CURRENCY + r"\s?)?(?:" + _NUM + r"))?"
@@ -70,7 +71,7 @@ _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 NUMBER_WORD = re.compile(r"\b(?:" + "|".join(f"[{w[0]}{w[0].upper()}]{w[1:]}" for w in (_TENS + "|" + _SMALL).split("|")
                                             + ["hundred", "thousand"]) + r")\b")
 _WORD_VALUE = re.compile(
-    r"(?<![\w-])(?:(?:" + _TENS + r")(?:[ -](?:one|" + _SMALL + r"))?|" + _SMALL + r"|a hundred|a thousand|hundreds|thousands)"
+    r"(?<![\w-])(?:(?:" + _TENS + r")(?:[ -](?:one|" + _SMALL + r"))?|" + _SMALL + r"|a hundred|a thousand)"
     r"(?:\s(?:hundred|thousand|million|billion)){0,2}"
     r"(?=\s(?:[a-z]+\s){0,2}[a-z]{3,}s\b)(?![\w-])",
     re.I,
@@ -83,6 +84,8 @@ _TIME_AFTER = re.compile(r"\s?(?:a\.?m\.?|p\.?m\.?|bc|ad|bce|ce|ma)\b", re.I)
 _CLOCK_UNIT = re.compile(r"seconds|second|s|minutes|minute|min|hours|hour|h|days|day|weeks|months|years")
 _CLOCK_AFTER = re.compile(r" (?:remaining|left|to go|later|ago|earlier|before|after|into)\b")
 _SCORE_AFTER = re.compile(r"\s?[–-]\s?\d")
+# a score or a record that names what it is ("a 3 – 2 lead", "an 18 – 21 – 2 record"): a quantity
+_RECORD = re.compile(r"(?<![\d–-] )(?<![\w.,@/:–-])\d{1,3}(?:\s?[–-]\s?\d{1,3}){1,2}\s(?:record|lead|shutout|start|win|victory|loss|defeat)\b")
 
 
 
@@ -155,8 +158,12 @@ def values(text: str, s: int, e: int) -> list[tuple[int, int]]:
         clock = counted and _CLOCK_UNIT.fullmatch(counted.group(1)) and _CLOCK_AFTER.match(text, counted.end(), e)
         if not clock:  # "three days later" places an event in time
             out.append((m.start(), counted.end() if counted and counted.group(1) not in NOT_COUNTED else m.end()))
+    records = [m.span() for m in _RECORD.finditer(text, s, e)]
+    out += records
     for m in _VALUE.finditer(text, s, e):
         a, b = m.span()
+        if records and any(ra <= a < rb for ra, rb in records):
+            continue
         num = m.group("num")
         digits = re.sub(r"\D", "", num)
         unit = _UNIT_AFTER.match(text, b, e)

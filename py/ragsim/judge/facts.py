@@ -8,7 +8,8 @@ fact is a false alarm a user acts on.
 
 - **Lines**: a line break ends a sentence (a chat log's written `\\n` too) unless the paragraph is
   wrapped there; a table row (cells split by `|`) names each number cell by its label cell, unless it
-  is a header or a row of years; a line of a reference list gives nothing.
+  is a header or a row of years; three or more short lines that each read "label number" are a table
+  written without rules; a line of a reference list gives nothing.
 - **Names and values** (`judge.fact_words`): proper names as written; quantities with their units,
   in digits or words, never dates, clock readings, ordinals, identifiers, labels or scores.
 - **Pairing** keeps the shapes whose meaning is plain, each name with the first value after it and
@@ -20,8 +21,8 @@ fact is a false alarm a user acts on.
   the federal deficit by $160 billion because Medicare ...") gives none.
 
 Known misses (counted in `docs/facts.md`): numbers in words that no plural noun follows, a name and
-value further apart or across a clause, a value before its name ("10 nM axin"), scores, and names
-in lower-case prose.
+value further apart or across a clause, a lower-case name ("10 nM axin"), scores that do not say
+what they measure, and modifiers ("a 20-foot ram").
 
 Every offset is a code-point index into the document, half-open, as everywhere in the core. The work
 is linear in the text: each line is read once, each look-up is a bisection, and names and gaps are
@@ -32,7 +33,8 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from ragsim.judge.fact_words import NUMBER_WORD, MONTHS, SENTENCE_OPENERS, names as find_names, values as find_values
+from ragsim.judge.fact_words import LABEL_WORDS, NUMBER, NUMBER_WORD, MONTHS, SENTENCE_OPENERS, names as find_names, \
+    values as find_values
 from ragsim.text.sentences import split_sentences
 
 # words between a name and its value that end the clause: the value belongs to something else
@@ -87,13 +89,14 @@ class Fact:
         return min(self.name[0], self.value[0]), max(self.name[1], self.value[1])
 
 
-def _lines(text: str):
+def _lines(text: str, rows: dict):
     """Each line's extent: a written `\\n` or a real newline ends one, except where a paragraph is
-    wrapped (the line runs on into the next: no sentence end, list marker, heading or table cell
-    at the break, and a line long enough to have been wrapped)."""
+    wrapped (the line runs on into the next: no sentence end, list marker, heading, table cell or
+    table row (`rows`, by start) at the break, and a line long enough to have been wrapped)."""
     start = physical = 0
     for m in _SPLIT_LINES.finditer(text):
-        if m.group() == "\n" and _wrapped(text, physical, m.start(), m.end()):
+        if m.group() == "\n" and physical not in rows and m.end() not in rows \
+                and _wrapped(text, physical, m.start(), m.end()):
             physical = m.end()
             continue
         yield start, m.start()
@@ -140,6 +143,48 @@ def _table_facts(text: str, s: int, e: int, header: bool) -> list[Fact]:
             continue
         out.append(Fact((label[0], label[1]), (a, b), (s, e)))
     return out
+
+
+# a line of a table written without rules: a label, then one number ("Hall 's carbines 267")
+_PLAIN_ROW = re.compile(r"[^\S\n]*(?P<label>[^\s\d][^\n]*?)[^\S\n]+(?P<num>" + NUMBER + r")[^\S\n]*")
+PLAIN_ROW_CHARS = 80  # a longer line is prose
+PLAIN_ROWS = 3  # consecutive lines at least, so a wrapped line that happens to end on a number is no row
+
+
+def _plain_rows(text: str) -> dict:
+    """The rows of tables written as lines of "label number", by where each line starts: each row's
+    label and number, for runs of `PLAIN_ROWS` such lines or more."""
+    rows, run = {}, []
+    for ls, le in _physical_lines(text):
+        m = _PLAIN_ROW.fullmatch(text, ls, le) if le - ls <= PLAIN_ROW_CHARS else None
+        if m and not _LINE_ENDS.intersection(m.group("label")[-1:]):
+            run.append((ls, m.span("label"), m.span("num")))
+            continue
+        if len(run) >= PLAIN_ROWS:
+            rows.update((r[0], r[1:]) for r in run)
+        run = []
+    if len(run) >= PLAIN_ROWS:
+        rows.update((r[0], r[1:]) for r in run)
+    return rows
+
+
+def _physical_lines(text: str):
+    start = 0
+    for m in _SPLIT_LINES.finditer(text):
+        yield start, m.start()
+        start = m.end()
+    yield start, len(text)
+
+
+def _plain_row_fact(text: str, ls: int, le: int, label: tuple[int, int], num: tuple[int, int]) -> list[Fact]:
+    """A plain row's fact, unless its label is a year, a date, a figure or a reference, or its number
+    a year."""
+    label_text, num_text = text[label[0] : label[1]], text[num[0] : num[1]]
+    last = label_text.split()[-1].lower().rstrip(".:")
+    if not re.search(r"[^\W\d_]{2}", label_text) or _YEAR.search(label_text) or _MONTH_IN.search(label_text) or last in LABEL_WORDS \
+            or re.fullmatch(r"(?:1[0-9]|20)\d\d", num_text) or _reference_line(text, ls, le):
+        return []
+    return [Fact(label, num, (ls, le))]
 
 
 def _is_header_row(text: str, s: int, e: int) -> bool:
@@ -214,7 +259,26 @@ def _sentence_facts(text: str, s: int, e: int, named=None) -> list[Fact]:
             if v is not None and v not in taken and (m is None or m[0] >= v[0]) and v[0] - close <= MAX_GAP_CHARS \
                     and _verb_gap(text[close : v[0]].split(), head=False):
                 pair(n, v)
+    for v in values:  # "about 90% of Reykjavik", "1,000 billionaires in America": the value, then its name
+        if v in taken:
+            continue
+        m = _OF_NAME.match(text, v[1], e)
+        n = name_from(m.end()) if m else None
+        if n is not None and n[0] == m.end() and not _PLURAL_ACRONYM.fullmatch(text, *n) \
+                and not any(w in CLAUSE_BREAKS or w.endswith("ing") for w in m.group().split()) \
+                and not _modifies(text, n, e):
+            pair(n, v)
     return sorted(facts, key=lambda f: f.value)
+
+
+def _modifies(text: str, name: tuple[int, int], e: int) -> bool:
+    """Whether a noun follows the name, so the name qualifies it ("50 minutes of NHL experience")."""
+    after = _WORD_AFTER.match(text, name[1], e)
+    if not after or not after.group(1).isalpha() or not after.group(1).islower():
+        return False
+    word = after.group(1)
+    return word not in PREPOSITIONS and word not in CLAUSE_BREAKS and not _verb(word, guess=False) \
+        and not (word.endswith("s") and len(word) > 3)
 
 
 def _inside(names: list, starts: list, at: int) -> bool:
@@ -223,6 +287,9 @@ def _inside(names: list, starts: list, at: int) -> bool:
 
 
 _BRACKETED = re.compile(r" ?\(")
+# a value's name after it: a few lower-case words at most, then "of", "in", "at", "for" or "among"
+_OF_NAME = re.compile(r"(?: [a-z][a-z'’-]*){0,4}? (?:of|in|at|among) (?:the )?(?=[^\W\d_a-z])")
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")  # "ORFs", "SNPs": a plural of a common noun, not a name
 _COMMA = re.compile(r" ?, ?")
 _OPENING_AT = re.compile(r"(?:At|With) ")
 _WORD_AFTER = re.compile(r" (\w+)")
@@ -327,7 +394,11 @@ def detect(text: str) -> list[Fact]:
             mid.append({m.group() for m in _MID_CAPITAL.finditer(text)})
         return word in mid[0]
 
-    for ls, le in _lines(text):
+    rows = _plain_rows(text) if _DIGIT.search(text) else {}
+    for ls, le in _lines(text, rows):
+        if ls in rows:
+            facts.extend(_plain_row_fact(text, ls, le, *rows[ls]))
+            continue
         if "|" in text[ls:le] and _TABLE_ROW.search(text, ls, le):
             facts.extend(_table_facts(text, ls, le, _is_header_row(text, ls, le)))
             continue
