@@ -44,7 +44,7 @@ export const DEFAULT_METADATA = "file_path: data/document.txt";
 // PyPDFLoader's mode: one document per page (its default) or one per file (pages joined by "\n\f").
 const PDF_MODES = { page: "page (one per page)", single: "single (one per file)" };
 // LangChain's language presets (ragsim/splitters/langchain_recursive.py LANGUAGES); "" = the separators list.
-const LANGUAGES = Object.fromEntries(["", "markdown", "python", "js", "ts", "html", "rst", "latex", "java", "go", "rust", "c", "cpp"]
+const LANGUAGES = Object.fromEntries(["", "markdown", "python", "js", "ts", "html", "rst", "latex", "java", "go", "rust", "c", "kotlin", "php", "proto", "r", "ruby", "scala", "swift", "sol", "csharp", "cobol", "lua", "haskell", "elixir", "powershell", "visualbasic6", "cpp"]
   .map((l) => [l, l || "none: use separators"]));
 const KEEP_SEPARATOR = { false: "False", true: "True (= start)", start: "start", end: "end" };
 const METHODS = { bm25: "BM25", dense: "Dense (all-MiniLM-L6-v2)", hybrid: "Hybrid (BM25 + dense, RRF)" };

@@ -175,6 +175,55 @@ def test_haystack_matches_the_library(name):
 def test_language_presets_are_langchains():
     for name, separators in LANGUAGES.items():
         assert list(separators) == RecursiveCharacterTextSplitter.get_separators_for_language(Language(name)), name
+    shipped = set()
+    for language in Language:  # every preset LangChain ships is offered (Perl is listed but not implemented)
+        try:
+            RecursiveCharacterTextSplitter.get_separators_for_language(language)
+        except ValueError:
+            continue
+        shipped.add(language.value)
+    assert set(LANGUAGES) == shipped
+
+
+VB6 = """Option Explicit
+Private Type Point
+    X As Long
+    Y As Long
+End Type
+
+Public Sub Main()
+    Dim i As Integer
+    For i = 1 To 10
+        Select   Case i
+            Case 1
+                Debug.Print "one"
+            Case Else
+                Debug.Print i
+        End Select
+    Next i
+End Sub
+
+Private Function Twice(ByVal n As Long) As Long
+    Twice = n * 2
+End Function
+
+Public Property Get Name() As String
+    Name = "ragsim"
+End Property
+"""
+
+
+@pytest.mark.parametrize("language, text", [("visualbasic6", VB6 * 3), ("cobol", "IDENTIFICATION DIVISION.\n"
+                                            "PROGRAM-ID. HELLO.\nPROCEDURE DIVISION.\n    DISPLAY 'HELLO'.\n"
+                                            "    STOP RUN.\n" * 5), ("elixir", "defmodule M do\n  def f(x) do\n"
+                                            "    x\n  end\nend\n" * 8)])
+@pytest.mark.parametrize("size, overlap", [(40, 0), (120, 30), (400, 100)])
+def test_a_language_preset_splits_as_langchain_does(language, text, size, overlap):
+    theirs = RecursiveCharacterTextSplitter.from_language(Language(language), chunk_size=size,
+                                                          chunk_overlap=overlap).split_text(text)
+    resp = simulate(chunking_request(text, {"strategy": "langchain-recursive", "size": size, "overlap": overlap,
+                                            "language": language}))
+    assert [text[c["start"]:c["end"]] for c in resp["chunks"]] == theirs
 
 
 # --- the cases the libraries' issue trackers complain about ----------------------------------------

@@ -121,7 +121,9 @@ def test_patterns_nested_too_deeply_too_long_or_invalid_name_their_field(pattern
     assert len(err["message"]) < 300
 
 
-@pytest.mark.parametrize("pattern", [" *x", "a+b", ".*x", "\\s*\\n", "a{1,100}b", "(?:ab)*c"])
+@pytest.mark.parametrize("pattern", [" *x", "a+b", ".*x", "\\s*\\n", "a{1,100}b", "(?:ab)*c",
+                                     # a guard before the run, but many starts reach it through an unbounded part
+                                     "a*Z\\s+x", "\\nP.*Q\\s+x"])
 def test_a_pattern_a_search_restarts_inside_is_refused_as_quadratic(pattern):
     with pytest.raises(RequestError, match="quadratic"):
         safe_regex.compile_pattern(pattern, "chunking.separators")
@@ -144,6 +146,25 @@ def test_every_language_preset_passes_the_check():
     for separators in LANGUAGES.values():
         for s in separators:
             safe_regex.compile_pattern(s, "chunking.separators")
+
+
+VB6_PROPERTY = "\\n(?!End\\s)(?:Public|Private|Friend|Global|Static)\\s+?Property\\s+(?:Get|Let|Set)\\s+"
+
+
+@pytest.mark.parametrize("text", [
+    "\n" * 200_000, " " * 200_000, "\nPublic Property" + " " * 200_000, "\nPublic Property " * 15_000,
+    "\nPublic" + " \n" * 100_000 + "Property" + " " * 100_000 + "x",
+])
+def test_a_run_reached_only_past_a_guard_splits_in_linear_time(text):
+    """Visual Basic 6's separators: each can start only at a newline followed by a keyword, so a
+    search that starts inside a run of spaces fails at once; 200,000 characters split in well under
+    a second (the quadratic shapes above take seconds at a tenth of the length)."""
+    safe_regex.compile_pattern(VB6_PROPERTY, "chunking.separators")
+    req = make_request(text, chunking={"strategy": "langchain-recursive", "size": 4000, "overlap": 0,
+                                       "language": "visualbasic6"})
+    start = time.perf_counter()
+    assert "error" not in simulate(req)
+    assert time.perf_counter() - start < 2
 
 
 # --- every message quotes a short excerpt ---------------------------------------------------------

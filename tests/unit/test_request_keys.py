@@ -122,3 +122,15 @@ def test_the_audit_refuses_unknown_keys_too():
     r = base()
     out = audit({"documents": r["documents"], "chunking": r["chunking"], "overlap": [0]})
     assert out["error"]["field"] == "overlap" and out["error"]["message"].endswith("perhaps you meant overlaps.")
+
+
+def test_the_pages_language_choices_are_the_cores_presets():
+    """The page offers every LangChain preset the core mirrors, and no other."""
+    import pathlib
+    import re
+
+    from ragsim.split.langchain_recursive import LANGUAGES
+
+    source = (pathlib.Path(__file__).resolve().parents[2] / "assets" / "js" / "params.js").read_text(encoding="utf-8")
+    listed = re.search(r"const LANGUAGES = Object\.fromEntries\(\[([^\]]*)\]", source).group(1)
+    assert re.findall(r'"(\w+)"', listed) == list(LANGUAGES)

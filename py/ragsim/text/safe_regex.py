@@ -291,20 +291,39 @@ def _ends_inside(seq, rest, run: frozenset, starts: frozenset, tail_can_fail: bo
     return tail is not None and tail <= run and (starts & run) <= tail
 
 
-def _restarts(seq, starts: frozenset, tail_can_fail: bool) -> str | None:
+def _restarts(seq, starts: frozenset, tail_can_fail: bool, prefix: tuple = ()) -> str | None:
     """Shape 4: a long repetition over characters a search can start with (`starts`, the pattern's
-    first characters), followed by something that can fail."""
+    first characters), followed by something that can fail, that a search starting inside a run of
+    those characters can reach (`_guarded`: `prefix` is what the pattern must match before `seq`)."""
     nodes = seq.data
     for i, (op, av) in enumerate(nodes):
         after_can_fail = tail_can_fail or any(_can_fail(seq, n) for n in nodes[i + 1:])
         lo, hi = _width(seq, (op, av))
+        before = prefix + tuple((*_width(seq, n), _chars(*n)) for n in nodes[:i])
         if after_can_fail and hi != lo and hi >= _LONG and _chars(op, av) & starts \
-                and not _ends_inside(seq, nodes[i + 1:], _chars(op, av), starts, tail_can_fail):
+                and not _ends_inside(seq, nodes[i + 1:], _chars(op, av), starts, tail_can_fail) \
+                and not _guarded(before, _chars(op, av)):
             return ("a search that fails starts again at the next character and walks the same run again, "
                     "quadratic over a long run of the repeated characters; begin the pattern with a character "
                     "the repetition cannot take, or end it with the repetition")
+        inner = before + ((0, C.MAXREPEAT, _ALL),) if op in _REPEATS else before  # an earlier turn of the loop
         for child in _children(op, av):
-            problem = _restarts(child, starts, after_can_fail)
+            problem = _restarts(child, starts, after_can_fail, inner)
             if problem:
                 return problem
     return None
+
+
+def _guarded(prefix: tuple, run: frozenset) -> bool:
+    """Whether a search must match, before it reaches a repetition over `run`, a part that always
+    consumes and takes none of `run` (a guard), while every unbounded part before the repetition has
+    a guard of its own earlier on. A search starting inside a run then fails at the guard before the
+    repetition, and only a bounded number of starts reach each run: each guard's place is fixed by
+    the run of the part after it. So the search is linear (LangChain's Visual Basic 6 separator
+    `\\n(?!End\\s)(?:Public|...)\\s+?Property\\s+(?:Get|Let|Set)\\s+`); `a*Z\\s+x` and `\\nP.*Q\\s+x`
+    stay refused, since many starts reach one run through the `a*` or the `.*`."""
+
+    def guard(upto: int, chars: frozenset) -> bool:
+        return any(lo >= 1 and not (c & chars) for lo, _, c in prefix[:upto])
+
+    return guard(len(prefix), run) and all(guard(k, c) for k, (_, hi, c) in enumerate(prefix) if hi >= _LONG)
