@@ -6,6 +6,8 @@ output is UTF-8 JSON whatever the request's strings hold. Never a traceback. The
 response formats are in docs/cli.md.
 """
 
+import os
+import signal
 import sys
 
 from ragsim import host, limits
@@ -79,6 +81,34 @@ COMMANDS = {
 def main(argv=None) -> int:
     host.register()  # CPython's hosts: rank files from disk, the onnxruntime model
     argv = sys.argv[1:] if argv is None else argv
+    _stop_on_terminate()
+    try:
+        return _command(argv)
+    except KeyboardInterrupt:  # Ctrl-C, or a SIGTERM (below): every temporary file was removed on the way out
+        say("ragsim: stopped before the end; its temporary files were removed.")
+        return 130
+
+
+def _stop_on_terminate() -> None:
+    """A SIGTERM (a `timeout`, a job runner cancelling) stops the command as Ctrl-C does, so the
+    temporary files of a run (an inspect's spill, an output not yet moved into place) are removed on
+    the way out; a worker process it forked keeps the default (it is the parent's to clean up)."""
+    parent = os.getpid()
+
+    def stop(signum, frame):
+        if os.getpid() != parent:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (an embedding caller): leave the handler as it is
+        pass
+
+
+def _command(argv) -> int:
     if argv and argv[0] in COMMANDS:
         return COMMANDS[argv[0]](argv[1:])
     if argv and argv != ["-"]:

@@ -394,3 +394,35 @@ def test_text_from_a_store_never_reaches_the_terminal_as_a_control_sequence(tmp_
             assert b"Traceback" not in stream
     exported = run_cli("export", chunks, "-o", "-", env=bare_env(), text=False, timeout=None).stdout.decode().splitlines()
     assert any(json_.loads(line).get("text") == hostile for line in exported)  # the data itself is kept
+
+
+@pytest.mark.slow
+def test_a_stopped_inspect_leaves_no_temporary_file_and_says_so(tmp_path):
+    """SIGTERM (a `timeout`, a CI job cancelled) stops `inspect` as Ctrl-C does: exit 130, one sentence,
+    and its spill files (a 500 MB one was once left behind) removed."""
+    import signal
+    import subprocess
+
+    from helpers import cli_env, ragsim_argv
+
+    store = tmp_path / "store.jsonl"
+    with store.open("w", encoding="utf-8") as f:
+        for i in range(120_000):
+            f.write(json.dumps({"page_content": f"Chunk {i}: the pilot boat leaves at nine.",
+                                "metadata": {"source": f"doc{i % 300}.md"}}) + "\n")
+    spills = tmp_path / "tmp"
+    spills.mkdir()
+    proc = subprocess.Popen(ragsim_argv("inspect", str(store)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, env=cli_env(TMPDIR=str(spills)))
+    try:
+        deadline = time.monotonic() + 60
+        while not list(spills.glob("ragsim-inspect-*")) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert proc.poll() is None, "the run ended before it could be stopped"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert err.strip() == "ragsim: stopped before the end; its temporary files were removed."
+    assert list(spills.iterdir()) == []

@@ -33,12 +33,27 @@ class Spill:
     and, in a second file, each placed document's extents (the workers read the first meanwhile)."""
 
     def __init__(self):
-        self.path, self.db = _database("CREATE TABLE chunk (seq INTEGER PRIMARY KEY, doc BLOB, id BLOB UNIQUE, record BLOB)",
-                                       "CREATE INDEX by_doc ON chunk (doc, seq)")
-        self.placed_path, self.placed_db = _database(
-            "CREATE TABLE placed (n INTEGER PRIMARY KEY, doc BLOB, extents BLOB, rebuilt BLOB)")
+        self.made: list = []  # (path, connection) of each file made, removed by `close` on every way out
+        try:
+            self.path, self.db = self._database(
+                "CREATE TABLE chunk (seq INTEGER PRIMARY KEY, doc BLOB, id BLOB UNIQUE, record BLOB)",
+                "CREATE INDEX by_doc ON chunk (doc, seq)")
+            self.placed_path, self.placed_db = self._database(
+                "CREATE TABLE placed (n INTEGER PRIMARY KEY, doc BLOB, extents BLOB, rebuilt BLOB)")
+        except BaseException:
+            self.close()
+            raise
         self.docs: dict[str, None] = {}
         self.count = 0
+
+    def _database(self, *schema) -> tuple[str, sqlite3.Connection]:
+        fd, path = tempfile.mkstemp(prefix="ragsim-inspect-", suffix=".sqlite")
+        os.close(fd)
+        self.made.append([path, None])
+        db = self.made[-1][1] = sqlite3.connect(path)
+        for statement in schema:
+            db.execute(statement)
+        return path, db
 
     def add(self, records: list, sources: list[dict]) -> None:
         for record, c in zip(records, read_chunks(records)):
@@ -64,9 +79,16 @@ class Spill:
             yield (_text(rebuilt) if rebuilt is not None else read_source(_text(doc))), pickle.loads(extents)
 
     def close(self) -> None:
-        for db, path in ((self.db, self.path), (self.placed_db, self.placed_path)):
-            db.close()
-            os.remove(path)
+        """The files removed (a journal left by a stop mid-write too), whatever stopped the run."""
+        for path, db in self.made:
+            if db is not None:
+                db.close()
+            for name in (path, path + "-journal"):
+                try:
+                    os.remove(name)
+                except FileNotFoundError:
+                    pass
+        self.made = []
 
 
 def _cell(text: str | None) -> bytes | None:
@@ -78,15 +100,6 @@ def _cell(text: str | None) -> bytes | None:
 
 def _text(cell: bytes) -> str:
     return cell.decode("utf-8", "surrogatepass")
-
-
-def _database(*schema) -> tuple[str, sqlite3.Connection]:
-    fd, path = tempfile.mkstemp(prefix="ragsim-inspect-", suffix=".sqlite")
-    os.close(fd)
-    db = sqlite3.connect(path)
-    for statement in schema:
-        db.execute(statement)
-    return path, db
 
 
 _OPEN: dict = {}  # a worker's connection to the spill, by path
