@@ -9,6 +9,7 @@ import pathlib
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -141,6 +142,62 @@ def test_dask_local_cluster_gives_the_same_results():
             engine.close()
     assert facts == expected["facts"] and summary["rows"] == expected["rows"]
     assert paused == [(i, (False, False)) for i in range(4)] and set(after.values()) == {True}
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_cluster_whose_workers_lack_ragsim_is_one_sentence_naming_the_version_to_install():
+    """A scheduler and a worker (started here, on 127.0.0.1) whose Python cannot import ragsim: the run
+    stops at once with what to install where, not with every file "skipped"."""
+    distributed = pytest.importorskip("dask.distributed")
+    import ragsim
+
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    worker = ("import sys; sys.path[:] = [p for p in sys.path if not p.rstrip('/').endswith('/py')]; "
+              "import importlib.util; assert importlib.util.find_spec('ragsim') is None; "
+              "from distributed.cli.dask_worker import main; "
+              f"sys.argv = ['dask-worker', {address!r}, '--nthreads', '1', '--no-dashboard', '--no-nanny']; main()")
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+                               address.rsplit(":", 1)[1], "--no-dashboard"], env=env, cwd="/",
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        time.sleep(1)
+        procs.append(subprocess.Popen([sys.executable, "-c", worker], env=env, cwd="/",
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        with distributed.Client(address, timeout=30) as client:
+            client.wait_for_workers(1, timeout=60)
+        out = run_cli("audit", COLLECTION[0], "--engine", "dask", "--scheduler", address, "--quiet", timeout=120)
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(timeout=30)
+    assert out.returncode == 2
+    assert out.stderr == (f"ragsim audit: the Dask workers at {address} cannot import ragsim (No module named 'ragsim'): "
+                          f"install ragsim {ragsim.__version__} on every worker, in the Python environment the worker "
+                          "runs (pip install the project, or put its py/ folder on the workers' PYTHONPATH), and run "
+                          "again.\n")
+
+
+def test_workers_of_another_ragsim_version_stop_the_run_naming_both(monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    import ragsim
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        theirs = ragsim.__version__
+        monkeypatch.setattr(ragsim, "__version__", "9.9.9")  # this command's version; the worker keeps its own
+        engine = pool.Dask(cluster.scheduler_address)
+        try:
+            with pytest.raises(pool.EngineError, match=rf"run ragsim {theirs}, this command ragsim 9\.9\.9: install "):
+                list(engine.map(_collector_state, None, range(2)))
+        finally:
+            engine.close()
 
 
 def _collector_state(shared, item):

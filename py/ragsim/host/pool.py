@@ -16,6 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+import ragsim
 from ragsim import host
 from ragsim.rank.queries import collection_paused
 
@@ -59,9 +60,32 @@ def _follow(hosts: bool) -> None:
         host.register()
 
 
-def _remote(fn, shared, item, hosts: bool):
+class WorkerMismatch(Exception):
+    """A Dask worker runs another version of ragsim than the command (its results could differ)."""
+
+
+def _remote(fn, shared, item, hosts: bool, version: str | None = None):
+    if version is not None and version != ragsim.__version__:
+        raise WorkerMismatch(ragsim.__version__)
     _follow(hosts)
     return _paused(fn, shared, item)
+
+
+def _lacks_ragsim(e: BaseException) -> bool:
+    """Whether a Dask worker's error says it cannot import ragsim (the function it was sent is ragsim's)."""
+    return isinstance(e, ImportError) and getattr(e, "name", None) == "ragsim" or "No module named 'ragsim'" in str(e)
+
+
+def _environment_error(address: str, e: BaseException) -> "EngineError":
+    """One sentence for a cluster whose workers cannot run this ragsim, as Dask's own "different
+    environments" advice means: which version to install where."""
+    here = f"ragsim {ragsim.__version__}"
+    if isinstance(e, WorkerMismatch):
+        return EngineError(f"the Dask workers at {address} run ragsim {e.args[0]}, this command {here}: install {here} "
+                           "on every worker (or run the command from their version) and run again")
+    return EngineError(f"the Dask workers at {address} cannot import ragsim (No module named 'ragsim'): install {here} "
+                       "on every worker, in the Python environment the worker runs (pip install the project, or put "
+                       "its py/ folder on the workers' PYTHONPATH), and run again")
 
 
 def _paused(fn, shared, item):
@@ -157,6 +181,14 @@ class Dask:
                               "or give its address with --scheduler tcp://HOST:8786.") from None
         self.address = address
         self.retried = 0
+        if self.client.nthreads():
+            try:
+                self.client.run(cores)  # a function of ragsim's: each worker must import ragsim to run it
+            except Exception as e:  # noqa: BLE001  (Dask wraps the worker's ImportError in its own kinds)
+                if _lacks_ragsim(e):
+                    self.client.close()
+                    raise _environment_error(address, e) from None
+                raise
 
     def describe(self) -> str:
         n = sum(self.client.nthreads().values())
@@ -180,7 +212,7 @@ class Dask:
 
         def submit(i):
             key = f"{fn.__name__}-{uuid.uuid4().hex}"  # named on the dashboard by the pass, not the wrapper
-            future = self.client.submit(_remote, fn, handle, items[i], hosts, retries=1, key=key)
+            future = self.client.submit(_remote, fn, handle, items[i], hosts, ragsim.__version__, retries=1, key=key)
             index[future.key] = (i, future)
             return future
 
@@ -196,6 +228,8 @@ class Dask:
                 try:
                     done[i] = future.result()
                 except Exception as e:  # a worker that died twice (KilledWorker), or the batch's own error
+                    if isinstance(e, WorkerMismatch) or _lacks_ragsim(e):
+                        raise _environment_error(self.address, e) from None  # every batch would fail alike
                     done[i] = Failed(f"the cluster could not run it ({type(e).__name__}: {_first_line(e)})")
                 future.release()
                 while nxt in done:
