@@ -183,7 +183,7 @@ def neptune(tmp_path):
 def test_ask_prints_the_context_each_sample_as_the_models_and_both_checks(api, neptune):
     doc = neptune[0]
     out = cli("ask", doc, "--question", QUESTION, "--endpoint", api.endpoint, "--model", "reader",
-              "--answer", ANSWER, "--size", 20, "--overlap", 5, "--k", 1, "--temperature", 0)
+              "--answer", ANSWER, "--unit", "words", "--size", 20, "--overlap", 5, "--k", 1, "--temperature", 0)
     assert out.returncode == 0, out.stderr
     text = out.stdout
     sent = api.chats()[0]["messages"][0]["content"]
@@ -262,14 +262,14 @@ def test_ask_refuses_a_prompt_without_its_context_and_a_bad_setting(api, neptune
 @pytest.mark.slow
 def test_eval_ask_asks_every_question_with_its_own_context(api, neptune):
     doc, qs, _ = neptune
-    out = cli("eval", doc, "--questions", qs, "--size", 20, "--overlap", 5, "--k", 1, "--ask",
+    out = cli("eval", doc, "--questions", qs, "--unit", "words", "--size", 20, "--overlap", 5, "--k", 1, "--ask",
               "--endpoint", api.endpoint, "--model", "reader", "--samples", 2)
     assert out.returncode == 0, out.stderr
     chats = api.chats()
     assert len(chats) == 4 and [c["messages"][0]["content"].rsplit("Question: ", 1)[1] for c in chats[::2]] == \
         [f"{QUESTION}\nAnswer:", "When did Voyager 2 see the rings?\nAnswer:"]
     lines = out.stdout.splitlines()
-    assert lines[0].split()[:2] == ["question", "verdict"]  # eval's own table first
+    assert lines[0].split()[:2] == ["id", "question"]  # eval's own table first
     galle = next(ln for ln in lines if ln.startswith("galle ") and "of 2" in ln)
     assert galle.split() == ["galle", "intact", "2", "of", "2", "0", "of", "2"]
     assert out.stdout.count("the model's answer (verbatim):") == 4
@@ -308,7 +308,7 @@ def test_eval_ask_over_a_streamed_directory_sends_one_requests_contexts(api, nep
     for q in asked["questions"]:
         q["references"][0]["doc"] = doc.name
     (tmp_path / "q2.json").write_text(json.dumps(asked), encoding="utf-8")
-    out = cli("eval", folder, "--questions", tmp_path / "q2.json", "--size", 12, "--overlap", 3, "--k", 2, "--ask",
+    out = cli("eval", folder, "--questions", tmp_path / "q2.json", "--unit", "words", "--size", 12, "--overlap", 3, "--k", 2, "--ask",
               "--endpoint", api.endpoint, "--model", "reader", "--samples", 1, "--json", "--quiet")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)

@@ -133,7 +133,7 @@ def test_inspect_compares_the_stored_chunks_with_a_named_splitter(host, capsys, 
 def test_the_command_line_takes_chunking_as_a_subprocess_too():
     done = run_cli("eval", HARBOUR, "--questions", QUESTIONS, "--chunking",
                    '{"strategy": "window", "unit": "chars", "size": 300, "overlap": 50}', env=bare_env())
-    assert done.returncode == 0 and "6 questions at window size 300 overlap 50" in done.stdout, done.stderr
+    assert done.returncode == 0 and "6 questions at window size 300 chars overlap 50" in done.stdout, done.stderr
 
 
 def test_the_pages_state_file_with_a_semantic_splitter_is_taken_as_it_is(host, capsys, tmp_path):

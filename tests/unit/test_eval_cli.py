@@ -44,9 +44,9 @@ def test_table_for_a_chroma_csv(files):
     out = run_eval(doc, "--questions", qcsv, "--unit", "words", "--size", "12", "--overlap", "3", "--k", "1")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].split()[:3] == ["question", "verdict", "needed_k"]
+    assert lines[0].split()[:4] == ["id", "question", "verdict", "needed_k"]
     assert [ln.split()[0] for ln in lines[1:3]] == ["1", "2"]  # numbered as the page numbers them
-    assert "2 questions at window size 12 overlap 3, k 1:" in out.stdout
+    assert "2 questions at window size 12 words overlap 3, k 1:" in out.stdout
 
 
 @pytest.mark.slow

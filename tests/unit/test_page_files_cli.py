@@ -73,8 +73,8 @@ def test_eval_takes_the_state_file_as_it_is(tmp_path):
     assert out.returncode == 0, out.stderr
     assert [q["id"] for q in json.loads(out.stdout)["questions"]] == ["1"]
     table = run_cli("eval", path).stdout
-    assert "1 questions at window size 8 overlap 2, k 1" in table  # the state's settings
-    assert "size 9 overlap 2" in run_cli("eval", path, "--size", "9").stdout  # an option overrides them
+    assert "1 questions at window size 8 words overlap 2, k 1" in table  # the state's settings
+    assert "size 9 words overlap 2" in run_cli("eval", path, "--size", "9").stdout  # an option overrides them
 
 
 @pytest.mark.slow

@@ -120,8 +120,8 @@ def test_eval_reads_a_directory_on_the_command_line(tmp_path):
     for p in COLLECTION:
         (tmp_path / "kb" / pathlib.Path(p).name).write_bytes(pathlib.Path(p).read_bytes())
     (tmp_path / "kb" / "logo.md").write_bytes(b"\x00PNG")
-    out = run_cli("eval", tmp_path / "kb", "--questions", tmp_path / "q.json", "--size", "60", "--overlap", "10", "--k", "3",
-                  "--json", "--quiet")
+    out = run_cli("eval", tmp_path / "kb", "--questions", tmp_path / "q.json", "--unit", "words", "--size", "60", "--overlap",
+                  "10", "--k", "3", "--json", "--quiet")
     assert out.returncode == 0, out.stderr
     assert "logo.md" in out.stderr and "looks binary" in out.stderr
     expected = one_request({"strategy": "window", "unit": "words", "size": 60, "overlap": 10}, 3, question_set())
@@ -154,8 +154,8 @@ def test_eval_streams_a_directorys_map_on_the_command_line(tmp_path):
     (tmp_path / "kb").mkdir()
     for p in COLLECTION:
         (tmp_path / "kb" / pathlib.Path(p).name).write_bytes(pathlib.Path(p).read_bytes())
-    out = run_cli("eval", tmp_path / "kb", "--questions", tmp_path / "q.json", "--size", "60", "--overlap", "10", "--k", "3",
-                  "--map-sizes", "40,60", "--map-overlaps", "0,10,50", "--quiet", timeout=300)
+    out = run_cli("eval", tmp_path / "kb", "--questions", tmp_path / "q.json", "--unit", "words", "--size", "60", "--overlap",
+                  "10", "--k", "3", "--map-sizes", "40,60", "--map-overlaps", "0,10,50", "--quiet", timeout=300)
     assert out.returncode == 0, out.stderr
     expected = one_request(MAP_CHUNKING, 3, question_set(), MAP)["map"]
     rows = [line for line in out.stdout.splitlines() if line.strip().startswith(("40 |", "60 |"))]

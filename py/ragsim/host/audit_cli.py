@@ -18,7 +18,8 @@ import sys
 import textwrap
 import time
 
-from ragsim.host.cli_common import Parser, add_chunking_arguments, chunking_for, read_chunking, read_text_file
+from ragsim.host.cli_common import DEFAULT_SIZE, DEFAULT_UNIT, Parser, add_chunking_arguments, chunking_for, picks_unit, \
+    read_chunking, read_text_file
 from ragsim.host.console import marked_fact, printable
 from ragsim.host import cli_retrieval, console, kb_cli, pdf
 from ragsim.host.embed_onnx import MODEL_ID
@@ -53,13 +54,13 @@ def check_settings(args) -> str | None:
             return f"Give the whole setting in --chunking, or {', '.join(named)} without it, not both."
         args.chunking_object = given
     else:
-        args.strategy, args.unit = args.strategy or "window", args.unit or "chars"
-        args.size = 900 if args.size is None else args.size
+        args.strategy, args.unit = args.strategy or "window", args.unit or DEFAULT_UNIT
+        args.size = DEFAULT_SIZE if args.size is None else args.size
         if args.size < 1:
             return f"--size must be at least 1 (got {args.size})."
         if args.strategy not in splitters.STRATEGIES:
             return f"--strategy must be one of {splitters.listed()} (got {shown(args.strategy)})."
-        if _picks_unit(args) and args.unit not in UNITS:
+        if picks_unit(args.strategy) and args.unit not in UNITS:
             return f"--unit must be one of {', '.join(UNITS)} (got {shown(args.unit)})."
         args.chunking_object = _chunking(args)
     try:  # anything else the splitter itself refuses, on an empty text at overlap 0
@@ -70,15 +71,10 @@ def check_settings(args) -> str | None:
     return None
 
 
-def _picks_unit(args) -> bool:
-    """Whether the splitter counts its size in the `unit` asked for (its registration says so)."""
-    return registry.BY_NAME[args.strategy].unit_field == "unit"
-
-
 def _chunking(args) -> dict:
     chunking = chunking_for(args.strategy, args.size)
     chunking.pop("overlap", None)  # each row sets its own
-    if _picks_unit(args):
+    if picks_unit(args.strategy):
         chunking["unit"] = args.unit
     return chunking
 

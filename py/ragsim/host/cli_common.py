@@ -62,8 +62,9 @@ def add_setting_arguments(parser: argparse.ArgumentParser) -> None:
                         "reads it (ids path#page=N, or path with --pdf-mode single)")
     parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode for PDFs")
     parser.add_argument("--strategy", default="window", help="splitter (default: window)")
-    parser.add_argument("--unit", default=None, help="words or chars (window and sentences; default words)")
-    parser.add_argument("--size", type=int, default=200, help="the chunk size, in the splitter's unit (default 200)")
+    parser.add_argument("--unit", default=None, help="words or chars (window and sentences; default chars, as audit)")
+    parser.add_argument("--size", type=int, default=DEFAULT_SIZE, help="the chunk size, in the splitter's unit "
+                        "(default 900, as audit)")
     parser.add_argument("--overlap", type=int, default=0, help="the overlap between chunks, in the same unit (default 0)")
     parser.add_argument("--k", type=int, default=5, help="how many chunks are retrieved for the question (default 5)")
     cli_retrieval.add_arguments(parser)
@@ -72,8 +73,8 @@ def add_setting_arguments(parser: argparse.ArgumentParser) -> None:
 def setting_fields(args) -> tuple[dict, dict]:
     """The request's `chunking` and `retrieval` for the arguments of `add_setting_arguments`."""
     chunking = {"strategy": args.strategy, "size": args.size, "overlap": args.overlap}
-    if args.unit is not None:
-        chunking["unit"] = args.unit
+    if args.unit is not None or picks_unit(args.strategy):
+        chunking["unit"] = args.unit or DEFAULT_UNIT
     return chunking, {"k": args.k, **cli_retrieval.retrieval_fields(args)}
 
 
@@ -117,6 +118,18 @@ def read_chunking(args) -> dict | None:
     if not isinstance(value, dict):
         raise ValueError(f"{where} must be a JSON object like {CHUNKING_EXAMPLE} (got {shown(value)}).")
     return value
+
+
+# The one setting every command starts from unless told (the study's 900-character windows): audit,
+# eval and ask alike.
+DEFAULT_UNIT = "chars"
+DEFAULT_SIZE = 900
+
+
+def picks_unit(strategy: str) -> bool:
+    """Whether the splitter counts its size in the `unit` asked for (its registration says so)."""
+    sp = registry.BY_NAME.get(strategy)
+    return sp is not None and sp.unit_field == "unit"
 
 
 def chunking_for(strategy: str, size: int, overlap: int = 0) -> dict:

@@ -18,7 +18,8 @@ import time
 import sys
 
 from ragsim.host import ask_cli, cli_retrieval, console, kb_cli, pdf
-from ragsim.host.cli_common import Parser, add_chunking_arguments, chunking_for, read_chunking, read_text_file
+from ragsim.host.cli_common import DEFAULT_SIZE, DEFAULT_UNIT, Parser, add_chunking_arguments, chunking_for, picks_unit, \
+    read_chunking, read_text_file
 from ragsim.split import registry
 from ragsim.wire import cost, state_file
 from ragsim.wire.api import simulate
@@ -30,7 +31,7 @@ from ragsim.judge.settings_map import read_map
 PROG = "ragsim eval"
 DESCRIPTION = ("Score a question set over text files at one setting (and, with --map-sizes and --map-overlaps, "
                "over a map of settings): each question's verdict, recall, precision and IoU, and their means.")
-DEFAULTS = {"strategy": "window", "size": 200, "overlap": 0, "k": 5}  # without a state file
+DEFAULTS = {"strategy": "window", "size": DEFAULT_SIZE, "overlap": 0, "k": 5}  # without a state file: audit's
 
 
 class _Refused(Exception):
@@ -62,8 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--questions", help="The question set: .json (ours) or .csv (Chroma's). Needed unless the "
                         "state file holds questions.")
     parser.add_argument("--strategy", help="The splitter (default: window).")
-    parser.add_argument("--unit", help="The unit of window and sentences: words, chars or tokens (default words).")
-    parser.add_argument("--size", type=int, help="The chunk size, in the splitter's unit (default 200).")
+    parser.add_argument("--unit", help="The unit of window and sentences: words, chars or tokens (default chars, "
+                        "as audit).")
+    parser.add_argument("--size", type=int, help="The chunk size, in the splitter's unit (default 900, as audit).")
     parser.add_argument("--overlap", type=int, help="The overlap, in the splitter's unit (default 0).")
     add_chunking_arguments(parser)
     parser.add_argument("--k", type=int, help="How many chunks are retrieved per question (default 5).")
@@ -127,6 +129,8 @@ def _chunking(args, base: dict | None) -> dict:
         base = given
     elif base is None or (args.strategy is not None and args.strategy != base.get("strategy", "window")):
         base = chunking_for(args.strategy or DEFAULTS["strategy"], DEFAULTS["size"], DEFAULTS["overlap"])
+        if picks_unit(base["strategy"]):
+            base["unit"] = DEFAULT_UNIT
     chunking = dict(base)
     for name in ("size", "overlap", "unit"):
         if getattr(args, name) is not None:
@@ -135,11 +139,22 @@ def _chunking(args, base: dict | None) -> dict:
 
 
 def setting_words(c: dict) -> str:
-    """`window size 200 overlap 0`, or a splitter without a size by its library call."""
+    """`window size 900 chars overlap 0`, or a splitter without a size by its library call."""
     sp = registry.of(c)
     if sp is not None and (sp.embeds or sp.field("size") is None):
         return sp.describe(c)
-    return f"{c.get('strategy', 'window')} size {c.get('size', '-')} overlap {c.get('overlap', 0)}"
+    unit = f" {c['unit']}" if "unit" in c else ""
+    return f"{c.get('strategy', 'window')} size {c.get('size', '-')}{unit} overlap {c.get('overlap', 0)}"
+
+
+QUESTION_WIDTH = 40  # characters of each question the table shows ("…" where it goes on)
+
+
+def _clip(text: str, width: int) -> str:
+    """Text as one line of a table column: white space and control characters made printable, cut to
+    `width` with "…" where it goes on."""
+    text = console.printable(str(text)).strip()
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _f(x) -> str:
@@ -149,10 +164,15 @@ def _f(x) -> str:
 def table(response: dict, request: dict) -> str:
     """The per-question table, the summary and (when asked) the map, as fixed-width text."""
     st = response["question_stats"]
-    lines = [f"{'question':<12} {'verdict':<10} {'needed_k':>8} {'recall':>7} {'precision':>9} {'iou':>6} "
-             f"{'prec_omega':>10}  retrieved"]
+    if "questions" in request:
+        asked = {q["id"]: q.get("query", "") for q in request["questions"]}
+    else:  # a streamed run's questions, in order (`eval_run` keeps each one's query in `asked`)
+        asked = {q["id"]: query for q, (query, _) in zip(response["questions"], response.get("asked", []))}
+    lines = [f"{'id':<8} {'question':<{QUESTION_WIDTH}} {'verdict':<10} {'needed_k':>8} {'recall':>7} {'precision':>9} "
+             f"{'iou':>6} {'prec_omega':>10}  retrieved"]
     for q in response["questions"]:
-        lines.append(f"{q['id'][:12]:<12} {q['verdict']:<10} {q['needed_k'] if q['needed_k'] is not None else '-':>8} "
+        lines.append(f"{_clip(q['id'], 8):<8} {_clip(asked.get(q['id'], ''), QUESTION_WIDTH):<{QUESTION_WIDTH}} "
+                     f"{q['verdict']:<10} {q['needed_k'] if q['needed_k'] is not None else '-':>8} "
                      f"{_f(q['recall']):>7} {_f(q['precision']):>9} {_f(q['iou']):>6} {_f(q['precision_omega']):>10}  "
                      f"{' '.join(map(str, q['retrieved']))}")
     lines.append("")
