@@ -7,8 +7,10 @@ settings. The page's "Download state" file may stand for the files: its document
 its question set are used as they are (an option given here overrides its setting). Plain output is
 a table, the questions numbered 1, 2, 3 as the page numbers them; --json prints the response
 (questions in input order). With --ask, each question's own context is also sent to a model
-(ragsim.host.ask_cli, the `ask` command's way). Exit status 0, 2 for input that breaks the contract (one line naming
-the question or field), 1 for files that cannot be read.
+(ragsim.host.ask_cli, the `ask` command's way). With a gate (--fail-on cut,ranked_out, --min-recall X:
+ragsim.host.gate, docs/ci.md) a summary and the gate's verdict follow on stderr. Exit status 0, 2 for
+input that breaks the contract (one line naming the question or field), 1 for files that cannot be
+read or a gate that failed.
 """
 
 import argparse
@@ -17,7 +19,7 @@ import pathlib
 import time
 import sys
 
-from ragsim.host import ask_cli, cli_retrieval, console, kb_cli, pdf
+from ragsim.host import ask_cli, cli_retrieval, console, gate, kb_cli, pdf
 from ragsim.host.cli_common import DEFAULT_SIZE, DEFAULT_UNIT, Parser, add_chunking_arguments, chunking_for, picks_unit, \
     read_chunking, read_text_file
 from ragsim.split import registry
@@ -32,6 +34,7 @@ PROG = "ragsim eval"
 DESCRIPTION = ("Score a question set over text files at one setting (and, with --map-sizes and --map-overlaps, "
                "over a map of settings): each question's verdict, recall, precision and IoU, and their means.")
 DEFAULTS = {"strategy": "window", "size": DEFAULT_SIZE, "overlap": 0, "k": 5}  # without a state file: audit's
+EVAL_KINDS = ("cut", "ranked_out")  # what --fail-on judges here: the questions' verdicts (no phrases)
 
 
 class _Refused(Exception):
@@ -79,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ask", action="store_true", help="Also ask a model every question, with the context it "
                         "retrieves (needs --endpoint and --model).")
     ask_cli.add_model_arguments(parser, required=False)
+    gate.add_arguments(parser)
     return parser
 
 
@@ -252,16 +256,31 @@ def map_grid(args, chunking: dict):
         raise _Refused(f"{e.field}: {e.message}") from None
 
 
+def _streamed(args, rules: gate.Gate) -> int:
+    """The files streamed (`kb_cli.run_eval`), the gate judged on the result."""
+    try:
+        chunking = _chunking(args, None)
+        grid = map_grid(args, chunking)
+    except _Refused as e:
+        console.say(f"{PROG}: {e}")
+        return 2
+
+    def finish(result):  # the streamed run keeps each question's query in `asked`, in order
+        queries = {q["id"]: query for q, (query, _) in zip(result["questions"], result.get("asked", []))}
+        return gate.finish(rules, PROG, result, queries)
+
+    return kb_cli.run_eval(args, chunking, table, grid, finish)
+
+
 def main(argv) -> int:
     args = _parser().parse_args(argv)
+    try:
+        rules = gate.read(args, EVAL_KINDS)
+    except ValueError as e:
+        console.say(f"{PROG}: {e}")
+        return 2
     if streams(args):
-        try:
-            chunking = _chunking(args, None)
-            grid = map_grid(args, chunking)
-        except _Refused as e:
-            console.say(f"{PROG}: {e}")
-            return 2
-        return kb_cli.run_eval(args, chunking, table, grid)
+        return _streamed(args, rules)
     try:
         documents, base = read_documents(args)
         questions_text = read_text_file(args.questions) if args.questions is not None else None
@@ -290,8 +309,10 @@ def main(argv) -> int:
         console.say(f"{PROG}: {response['error']['field']}: {response['error']['message']}")
         return 2
     response.pop("chunk_columns", None)  # the chunks themselves: ask `python -m ragsim` for them
+    queries = {q["id"]: q.get("query") for q in request["questions"]}
     if args.ask:
-        return ask_cli.ask_set(args, request, response, None if args.json else table(response, request))
+        code = ask_cli.ask_set(args, request, response, None if args.json else table(response, request))
+        return code or gate.finish(rules, PROG, response, queries)
     try:
         if args.json:
             console.out_json(response, indent=1)
@@ -299,4 +320,5 @@ def main(argv) -> int:
             console.out(table(response, request))
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
         sys.stderr.close()
-    return 0
+        return 0
+    return gate.finish(rules, PROG, response, queries)

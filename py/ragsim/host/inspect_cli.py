@@ -2,14 +2,16 @@
 [--phrase TEXT]... [--questions Q] [--method bm25|dense|hybrid] [--k N] [--json]` and
 `python -m ragsim export STORE -o chunks.jsonl`.
 
-Reads the chunks a real pipeline stored (STORE: chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR or
-a chunk file), places them in their source documents (given with --source, loaded as `eval` loads
+Reads the chunks a real pipeline stored (STORE: chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR,
+faiss:DIR or a chunk file), places them in their source documents (given with --source, loaded as `eval` loads
 them; else rebuilt from the chunks) and reports SPEC section 11's checks (`ragsim.wire.inspect`):
 which splitter made them, the chunk sizes and overlaps, each phrase present or absent with the
 boundaries that cut it, the facts this index destroyed, and a question set's verdicts and metrics.
 For a Chroma collection with Chroma's default embedding function, `--method dense` also ranks by the
 collection's own query, side by side. `export` writes the aligned chunks, one JSON object a line.
-Exit status 0; 2 for bad input (one line); progress on stderr when it is a terminal or with --progress.
+With a gate (--fail-on cut,ranked_out,absent, --min-recall X: ragsim.host.gate, docs/ci.md) a summary
+and the gate's verdict follow on stderr. Exit status 0; 1 when the gate failed; 2 for bad input (one
+line); progress on stderr when it is a terminal or with --progress.
 """
 
 import argparse
@@ -17,7 +19,7 @@ import contextlib
 import sys
 
 from ragsim.errors import RequestError
-from ragsim.host import console, pdf, sources as kb_sources, stores
+from ragsim.host import console, gate, pdf, sources as kb_sources, stores
 from ragsim.host.cli_common import Parser, add_chunking_arguments, read_chunking, read_documents, read_text_file
 from ragsim.wire import inspect as inspection
 from ragsim.wire.jsonio import dumps
@@ -30,9 +32,9 @@ class Refused(Exception):
 
 
 def _store_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("store", help="chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR, or a .jsonl, .json, "
-                        ".csv or .parquet file of chunks")
-    parser.add_argument("--collection", help="the Chroma or Qdrant collection, or LanceDB table")
+    parser.add_argument("store", help="chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR, faiss:DIR (LangChain's "
+                        "FAISS.save_local), or a .jsonl, .json, .csv or .parquet file of chunks")
+    parser.add_argument("--collection", help="the Chroma or Qdrant collection, LanceDB table, or FAISS index_name")
     parser.add_argument("--text-field", help="the field holding the chunk text")
     parser.add_argument("--doc-field", help="the metadata key naming each chunk's document")
     parser.add_argument("--source", nargs="+", action="extend", default=[], metavar="FILE",
@@ -61,7 +63,24 @@ def inspect_parser() -> argparse.ArgumentParser:
                         "store read in pages (default 1: this one)")
     parser.add_argument("--one-request", action="store_true", help="read the whole store into one request, as "
                         "--questions and --method hybrid do (within the limits of one request)")
+    gate.add_arguments(parser)
     return parser
+
+
+def read_gate(args) -> gate.Gate:
+    """The CI gate of --fail-on and --min-*; Refused when it has nothing to judge (a gate that checks
+    nothing would pass a CI job silently)."""
+    try:
+        rules = gate.read(args)
+    except ValueError as e:
+        raise Refused(str(e)) from None
+    if rules.needs_questions and not args.questions:
+        asked = ", ".join([f"--fail-on {k}" for k in rules.fail_on if gate.KINDS[k] == "question"] +
+                          [f"--min-{m}" for m, _ in rules.minimums])
+        raise Refused(f"{asked} judges a question set: give it with --questions FILE.")
+    if "absent" in rules.fail_on and not (args.phrase or args.questions):
+        raise Refused("--fail-on absent judges phrases: give them with --phrase TEXT, or a question set with --questions.")
+    return rules
 
 
 def export_parser() -> argparse.ArgumentParser:
@@ -176,11 +195,12 @@ def _streamed(args) -> dict:
 def run_inspect(argv) -> int:
     args = inspect_parser().parse_args(argv)
     try:
+        rules = read_gate(args)
         if args.k < 1:
             raise Refused(f"--k must be at least 1 (got {args.k}).")
         if streams(args):
             result = _streamed(args)
-            return _print(result, args)
+            return _print(result, args) or gate.finish(rules, "ragsim inspect", result)
         store, sources = read(args)
         request = _request(args, store, sources)
         result = inspection.inspect(request)
@@ -196,7 +216,7 @@ def run_inspect(argv) -> int:
         return refuse("inspect", e)
     except OSError as e:
         return refuse("inspect", Refused(f"{e.filename} cannot be written ({e.strerror})."))
-    return _print(result, args)
+    return _print(result, args) or gate.finish(rules, "ragsim inspect", result)
 
 
 def _print(result: dict, args) -> int:

@@ -123,9 +123,10 @@ def run_audit(args, chunking: dict, overlaps: list) -> tuple[int, dict | None]:
     return _status(plan, summary, facts)
 
 
-def run_eval(args, chunking: dict, table, grid=None) -> int:
+def run_eval(args, chunking: dict, table, grid=None, finish=None) -> int:
     """The streamed question set over files and directories, and over the map's settings when `grid`
-    (sizes, overlaps) asks: the table (or --json), exit status."""
+    (sizes, overlaps) asks: the table (or --json), exit status (`finish(result)`'s once it is shown:
+    a CI gate's, `host.gate`)."""
     from ragsim.host import cli_common, cli_retrieval, eval_run
 
     prog = "ragsim eval"
@@ -179,7 +180,8 @@ def run_eval(args, chunking: dict, table, grid=None) -> int:
     say_skipped(plan.skipped, prog)
     if result is None:
         return code
-    return _show_eval(args, result, asker, table, {"chunking": chunking, "retrieval": retrieval})
+    code = _show_eval(args, result, asker, table, {"chunking": chunking, "retrieval": retrieval})
+    return code or (finish(result) if finish is not None else 0)
 
 
 def _show_eval(args, result: dict, asker, table, request: dict) -> int:

@@ -1,6 +1,10 @@
 """The record rules every store reader shares live in the pure `ragsim.wire.chunk_records` (the page's
-worker parses chunk files with them too); this host module adds what needs pyarrow."""
+worker parses chunk files with them too); this host module adds what needs pyarrow, and which of a
+store's collections to read."""
 
+from pathlib import Path
+
+from ragsim.errors import RequestError
 from ragsim.wire.chunk_records import (  # noqa: F401  (the readers take them from here)
     DOC_FIELDS, MAX_CHUNKS, ONE_DOCUMENT, PAYLOAD_TEXT, check_count, document_of, from_chroma, from_row,
     node_content, offsets)
@@ -17,3 +21,18 @@ def vector_free(schema) -> list[str]:
             continue
         keep.append(field.name)
     return keep
+
+
+def pick_one(names: list[str], collection: str | None, path: Path, what: str) -> str:
+    """The collection (table, index) to read: the one named, or the only one; RequestError naming
+    those there are otherwise."""
+    listed = ", ".join(sorted(names))
+    if collection is not None:
+        if collection not in names:
+            raise RequestError("collection", f"{path} has no {what} {collection!r}; it has: {listed or 'none'}.")
+        return collection
+    if not names:
+        raise RequestError("collection", f"{path} holds no {what}: there are no chunks to read.")
+    if len(names) > 1:
+        raise RequestError("collection", f"{path} holds {len(names)} {what}s ({listed}): name one with --collection.")
+    return names[0]

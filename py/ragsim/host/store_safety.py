@@ -45,7 +45,7 @@ def _reason(exc) -> str:
 def guarded(kind: str, name: str, paged):
     """A store's pages (`paged(path, **options)`, a generator), any failure of its client library (a damaged or foreign file, metadata nested
     past Python's limit) said in one sentence naming the store, not as the library's traceback."""
-    package = {"chroma": "chromadb", "qdrant": "qdrant-client", "lancedb": "lancedb"}[kind]
+    package = {"chroma": "chromadb", "qdrant": "qdrant-client", "lancedb": "lancedb", "faiss": "langchain-community"}[kind]
 
     def pages(path, **options):
         try:

@@ -1,6 +1,6 @@
 """Read the chunks a real pipeline stored (SPEC section 11), each store through its own client library.
 
-    read_store("chroma:DIR" | "qdrant:DIR" | "lancedb:DIR" | "llamaindex:DIR" | FILE, ...) -> StoredChunks
+    read_store("chroma:DIR" | "qdrant:DIR" | "lancedb:DIR" | "faiss:DIR" | "llamaindex:DIR" | FILE, ...) -> StoredChunks
     StoredChunks = {"store": {"kind", "path", "collection", "chunks"},
                     "chunks": [{"id", "text", "doc", "metadata", "start", "end"}]}   (the store's order)
 
@@ -8,7 +8,8 @@ A host module: it reads files and imports chromadb, qdrant_client, lancedb or py
 that needs it, so the pure core (and Pyodide) never does. Texts are taken as stored, never changed;
 `start`/`end` are the offsets the store holds (LangChain's `start_index`, LlamaIndex's
 `start_char_idx`/`end_char_idx`), None when it holds none: placing chunks is alignment's job.
-Files and LlamaIndex's docstore.json are read in `store_files`.
+Files and LlamaIndex's docstore.json are read in `store_files`; LangChain's FAISS.save_local folder in
+`store_faiss`, without LangChain or faiss.
 """
 
 from __future__ import annotations
@@ -19,14 +20,15 @@ import os
 from pathlib import Path
 
 from ragsim.errors import RequestError
-from ragsim.host import store_files
+from ragsim.host import store_faiss, store_files
 from ragsim.host.cli_common import not_regular
 from ragsim.host.store_safety import guarded, read_only
-from ragsim.host.store_records import MAX_CHUNKS, PAYLOAD_TEXT, check_count, from_chroma, from_row, vector_free
+from ragsim.host.store_records import (MAX_CHUNKS, PAYLOAD_TEXT, check_count, from_chroma, from_row, pick_one,
+                                       vector_free)
 
-KINDS = ("chroma", "qdrant", "lancedb", "llamaindex")
-READS = ("chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR (a persist directory), "
-         "or a .jsonl, .json, .csv or .parquet file")
+KINDS = ("chroma", "qdrant", "lancedb", "llamaindex", "faiss")
+READS = ("chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR (a persist directory), faiss:DIR (LangChain's "
+         "FAISS.save_local), or a .jsonl, .json, .csv or .parquet file")
 PAGE = 1000  # records asked of a store per call: memory stays flat, progress can be reported
 
 
@@ -107,20 +109,26 @@ def parse_spec(spec: str) -> tuple[str, Path]:
         raise RequestError("store", f"{odd}: ragsim reads {READS}.")
     if path.name == "docstore.json":
         return "llamaindex", path
+    if store_faiss.looks_like(path):
+        return "faiss", path
     if path.suffix.lower() in store_files.SUFFIXES:
         return "file", path
     raise RequestError("store", f"{path} is no store ragsim reads: give {READS}.")
 
 
-_NAMES = {"chroma": "Chroma", "qdrant": "Qdrant local", "lancedb": "LanceDB", "llamaindex": "LlamaIndex persist"}
+_NAMES = {"chroma": "Chroma", "qdrant": "Qdrant local", "lancedb": "LanceDB", "llamaindex": "LlamaIndex persist",
+          "faiss": "LangChain FAISS"}
 _MARKS = {"chroma": "it has no chroma.sqlite3", "qdrant": "it has no meta.json and collection/ folder",
-          "lancedb": "it holds no .lance table", "llamaindex": "it has no docstore.json"}
+          "lancedb": "it holds no .lance table", "llamaindex": "it has no docstore.json",
+          "faiss": "it has no index.pkl beside index.faiss"}
 
 
 def _looks_like(kind: str, path: Path) -> bool:
     # Checked before any client opens the path: each client would create an empty store there.
     if kind == "llamaindex":
         return (path.is_file() and path.suffix == ".json") or (path / "docstore.json").is_file()
+    if kind == "faiss":
+        return store_faiss.looks_like(path)
     if not path.is_dir():
         return False
     if kind == "chroma":
@@ -128,20 +136,6 @@ def _looks_like(kind: str, path: Path) -> bool:
     if kind == "qdrant":
         return (path / "meta.json").is_file() and (path / "collection").is_dir()
     return any(child.suffix == ".lance" and child.is_dir() for child in path.iterdir())
-
-
-def _pick(names: list[str], collection: str | None, path: Path, what: str) -> str:
-    """The collection to read: the one named, or the only one."""
-    listed = ", ".join(sorted(names))
-    if collection is not None:
-        if collection not in names:
-            raise RequestError("collection", f"{path} has no {what} {collection!r}; it has: {listed or 'none'}.")
-        return collection
-    if not names:
-        raise RequestError("collection", f"{path} holds no {what}: there are no chunks to read.")
-    if len(names) > 1:
-        raise RequestError("collection", f"{path} holds {len(names)} {what}s ({listed}): name one with --collection.")
-    return names[0]
 
 
 def _import(module: str, package: str):
@@ -161,7 +155,7 @@ def _chroma_collection(path: Path, collection: str | None, shown_as: Path | None
     chromadb = _import("chromadb", "chromadb")
     client = chromadb.PersistentClient(path=str(path))
     names = [c if isinstance(c, str) else c.name for c in client.list_collections()]
-    name = _pick(names, collection, shown_as or path, "collection")
+    name = pick_one(names, collection, shown_as or path, "collection")
     # Chroma rebuilds the collection's embedding function from its configuration; reading ids,
     # documents and metadatas never calls it (only chroma_query does).
     return name, client.get_collection(name)
@@ -309,7 +303,7 @@ def _qdrant_pages(copy: Path, path: Path, collection, text_field, doc_field, pro
                                     f"time): close that one, or read a copy of the directory.") from None
     try:
         names = [c.name for c in client.get_collections().collections]
-        name = _pick(names, collection, path, "collection")
+        name = pick_one(names, collection, path, "collection")
         total = client.count(name, exact=True).count
         if limit:
             check_count(total, f"Qdrant collection {name!r}")
@@ -349,7 +343,7 @@ def lancedb_pages(path: Path, *, collection=None, text_field=None, doc_field=Non
     """The table's name, then its rows a page at a time (offset and limit, the vectors left out)."""
     lancedb = _import("lancedb", "lancedb")
     db = lancedb.connect(str(path))
-    name = _pick(_lance_tables(db), collection, path, "table")
+    name = pick_one(_lance_tables(db), collection, path, "table")
     table = db.open_table(name)
     total = table.count_rows()
     if limit:
@@ -365,7 +359,8 @@ def lancedb_pages(path: Path, *, collection=None, text_field=None, doc_field=Non
 
 
 PAGED = {kind: guarded(kind, _NAMES[kind], paged) for kind, paged in
-         (("chroma", chroma_pages), ("qdrant", qdrant_pages), ("lancedb", lancedb_pages))}
-read_chroma, read_qdrant, read_lancedb = (_gathered(PAGED[k]) for k in ("chroma", "qdrant", "lancedb"))
-READERS = {"chroma": read_chroma, "qdrant": read_qdrant, "lancedb": read_lancedb}
+         (("chroma", chroma_pages), ("qdrant", qdrant_pages), ("lancedb", lancedb_pages),
+          ("faiss", store_faiss.faiss_pages))}
+READERS = {kind: _gathered(PAGED[kind]) for kind in PAGED}
+read_chroma, read_qdrant, read_lancedb = (READERS[k] for k in ("chroma", "qdrant", "lancedb"))
 __all__ = ["read_store", "store_pages", "chroma_query", "place_chroma_model", "parse_spec", "MAX_CHUNKS", "KINDS"]

@@ -1,7 +1,9 @@
 """Chunk files from their text (SPEC section 11), pure, so the page's worker reads them as the command
 line does: JSON Lines of LangChain Documents, a JSON list, CSV with a text column, LlamaIndex's
-docstore.json as `StorageContext.persist()` writes it, and ragsim's own `export` (records with a
-top-level `doc`, `start`, `end` and `placement`, whose document and extent are taken as written).
+docstore.json as `StorageContext.persist()` writes it, the JSON of two in-memory stores (LangChain's
+`InMemoryVectorStore.dump`, Haystack's `InMemoryDocumentStore.save_to_disk`), and ragsim's own
+`export` (records with a top-level `doc`, `start`, `end` and `placement`, whose document and extent
+are taken as written).
 
     parse("chunks.jsonl", text) -> ("jsonl", [{"id", "text", "doc", "metadata", "start", "end"}])
 
@@ -53,13 +55,43 @@ def parse(name: str, text: str, *, text_field=None, doc_field=None, progress=Non
     data = load_json(name, text)
     if kind == "llamaindex" or (isinstance(data, dict) and "docstore/data" in data):
         return "llamaindex", read_docstore(data, name, doc_field=doc_field, progress=progress)
+    saved = saved_store(data, name) if isinstance(data, dict) else None
+    if saved is not None:
+        check_count(len(saved[1]), name)
+        return saved[0], _chunks(saved[1], text_field, doc_field, progress)
     if not isinstance(data, list):
         raise RequestError("store", f"{name} holds a JSON {type(data).__name__}, not a list of chunks "
-                                    f"(LangChain Documents or {{\"text\": ...}} objects) nor a LlamaIndex "
-                                    f"docstore.json.")
+                                    f"(LangChain Documents or {{\"text\": ...}} objects), a LlamaIndex "
+                                    f"docstore.json, LangChain's InMemoryVectorStore.dump nor Haystack's "
+                                    f"InMemoryDocumentStore.save_to_disk.")
     check_count(len(data), name)
     rows = [(f"Item {i} of {name}", row) for i, row in enumerate(data)]
     return "json", _chunks(rows, text_field, doc_field, progress)
+
+
+def saved_store(data: dict, name: str):
+    """(kind, rows) of an in-memory store saved as one JSON object, or None for another object:
+    LangChain's `InMemoryVectorStore.dump`, `{id: {"id", "vector", "text", "metadata"}}` (the vectors
+    left out), and Haystack's `InMemoryDocumentStore.save_to_disk`, `{"type", "init_parameters",
+    "documents": [{"id", "content", "meta", "embedding", ...}]}` (read as `{"id", "text", "metadata"}`)."""
+    documents = data.get("documents")
+    if isinstance(documents, list) and "init_parameters" in data:
+        return "haystack-inmemory", [(f"Document {i} of {name}", _haystack_row(d, f"Document {i} of {name}"))
+                                     for i, d in enumerate(documents)]
+    if data and all(isinstance(v, dict) and "vector" in v and "text" in v for v in data.values()):
+        return "langchain-inmemory", [(f"Entry {key!r} of {name}", {k: v for k, v in entry.items() if k != "vector"})
+                                      for key, entry in data.items()]
+    return None
+
+
+def _haystack_row(document, where: str):
+    if not isinstance(document, dict):
+        return document  # refused by `record`, in its words
+    if not isinstance(document.get("content"), str):
+        raise RequestError("store", f"{where} has no text content (Haystack keeps a blob or only an embedding "
+                                    f"there): ragsim reads text chunks.")
+    row = {"text": document["content"], "metadata": document.get("meta") if isinstance(document.get("meta"), dict) else {}}
+    return {**row, **({"id": document["id"]} if isinstance(document.get("id"), str) else {})}
 
 
 def _chunks(rows, text_field, doc_field, progress) -> list[dict]:

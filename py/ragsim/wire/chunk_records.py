@@ -41,12 +41,14 @@ def _offset(value) -> int | None:
 def offsets(text: str, metadata: dict, start=None, end=None) -> tuple[int | None, int | None]:
     """The extent the store holds for a chunk: its own start/end (a LlamaIndex node's), else metadata
     start_char_idx/end_char_idx, else LangChain's start_index (add_start_index=True: the chunk's
-    first character; -1 when LangChain could not find it). None when it holds none."""
+    first character; -1 when LangChain could not find it), else Haystack's split_idx_start (its
+    DocumentSplitter's). None when it holds none."""
     start, end = _offset(start), _offset(end)
     if start is None:
         start, end = _offset(metadata.get("start_char_idx")), _offset(metadata.get("end_char_idx"))
-    if start is None:
-        start, end = _offset(metadata.get("start_index")), None
+    for key in ("start_index", "split_idx_start"):
+        if start is None:
+            start, end = _offset(metadata.get(key)), None
     if start is None:
         return None, None
     return start, end if end is not None else start + len(text)
