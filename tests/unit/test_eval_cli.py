@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from helpers import CORE, run_cli
+from helpers import CORE, ROOT, run_cli
 
 TEXT = ("The lighthouse keeper logs the weather at dawn. Ships wait outside the harbour when fog rolls in. "
         "The pilot boat leaves at nine. Cargo is weighed on the north quay before noon. "
@@ -108,3 +108,19 @@ def test_unreadable_files_exit_1(files, tmp_path):
     assert out.returncode == 1 and "looks binary" in out.stderr
     out = run_eval(doc, "--questions", tmp_path / "nope.csv")
     assert out.returncode == 1
+
+
+@pytest.mark.slow
+def test_eval_reads_a_ragas_set_of_answers_as_text(tmp_path):
+    """A RAGAS EvaluationDataset as to_jsonl writes it: each answer found in the file; one that occurs
+    twice is refused naming both places, and counts at both with --every-occurrence."""
+    samples = [{"user_input": "When does the pilot boat leave?", "reference": "at nine in the morning",
+                "retrieved_contexts": [], "response": "nine"},
+               {"user_input": "Where do ships wait?", "reference": "berths"}]
+    qs = tmp_path / "ragas.jsonl"
+    qs.write_text("\n".join(json.dumps(s) for s in samples), encoding="utf-8")
+    out = run_eval(ROOT / "examples" / "harbour.md", "--questions", qs, "--json")
+    assert out.returncode == 2 and "the answer 'berths' occurs 2 times" in out.stderr, out.stderr
+    out = run_eval(ROOT / "examples" / "harbour.md", "--questions", qs, "--every-occurrence", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [q["verdict"] for q in json.loads(out.stdout)["questions"]] == ["intact", "intact"]

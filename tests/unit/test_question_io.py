@@ -85,7 +85,7 @@ def test_skip_mode_keeps_the_good_rows_and_names_each_bad_one():
 
 
 @pytest.mark.parametrize("text, words", [
-    ("question,refs\nx,[]\n", "needs the columns question, references and corpus_id; it lacks references, corpus_id"),
+    ("question,refs\nx,[]\n", "needs the columns question, references and corpus_id, or a question"),
     ('{"questions": [', "not valid JSON"),
     ('{"questions": 3}', '{"questions": ['),
     ("question,references,corpus_id\nq,not json,jobs\n", "references is not a JSON list"),
@@ -142,3 +142,91 @@ def test_the_page_entries_skip_and_report_and_export():
     text = export_questions({"questions": answer["questions"], "documents": DOCS, "format": "csv"})["text"]
     assert text.splitlines()[0] == "question,references,corpus_id" and len(text.splitlines()) == 3
     assert export_questions({"questions": [], "documents": DOCS})["error"]["field"] == "questions"
+
+
+# --- answers given as text (RAGAS, LlamaIndex, question and answer) -------------------------------------
+
+NEPTUNE = ("The three main rings are the narrow Adams Ring, 63,000 km from the centre of Neptune, the Le Verrier Ring,\n"
+           "at 53,000 km, and the broader, fainter Galle Ring, at 42,000 km. The Adams Ring has five arcs.")
+NDOCS = [{"id": "neptune.md", "title": "neptune.md", "text": NEPTUNE}, DOCS[1]]
+AT = NEPTUNE.index("Le Verrier Ring,\nat 53,000 km")
+
+
+def places(questions):
+    return [[(NDOCS[d]["id"], s, e) for d, s, e in q.refs] for q in questions]
+
+
+@pytest.mark.parametrize("text, fmt", [
+    # RAGAS EvaluationDataset.to_jsonl: a sample a line, the fields it writes
+    ("\n".join(json.dumps(s) for s in [
+        {"user_input": "How far out is the Le Verrier Ring?", "retrieved_contexts": ["unrelated"], "reference_contexts": None,
+         "response": "about 53,000 km", "reference": "Le Verrier Ring, at 53,000 km"},
+        {"user_input": "Which ring is the broader one?", "reference": "Galle Ring"}]), "auto"),
+    # the same as a JSON list (EvaluationDataset.to_list), with the passage instead of the answer
+    (json.dumps([{"user_input": "How far out is the Le Verrier Ring?", "reference": "53 thousand km",
+                  "reference_contexts": ["the Le Verrier Ring, at 53,000 km"]},
+                 {"user_input": "Which ring is the broader one?", "reference": "Galle Ring"}]), "json"),
+    # RAGAS to_csv (pandas writes a list column as its Python repr)
+    ('user_input,reference_contexts,reference\n"How far out is the Le Verrier Ring?","[\'Le Verrier Ring, at 53,000 km\']",x\n'
+     '"Which ring is the broader one?",,Galle Ring\n', "csv"),
+    # a CSV of question,answer
+    ("question,answer\nHow far out is the Le Verrier Ring?,\"Le Verrier Ring, at 53,000 km\"\n"
+     "Which ring is the broader one?,Galle Ring\n", "auto"),
+])
+def test_answers_given_as_text_are_placed_where_the_document_writes_them(text, fmt):
+    questions, problems = read_set(text, NDOCS, fmt)
+    assert problems == [] and [q.query for q in questions] == ["How far out is the Le Verrier Ring?",
+                                                                "Which ring is the broader one?"]
+    (le_verrier,), (galle,) = places(questions)
+    assert le_verrier[0] == "neptune.md" and NEPTUNE[le_verrier[1]:le_verrier[2]].split()[-2:] == ["53,000", "km"]
+    assert le_verrier[1] >= AT - 4 and NEPTUNE[galle[1]:galle[2]] == "Galle Ring"  # across the line break
+
+
+def test_llamaindexs_two_dataset_files_are_read_as_they_are_saved():
+    labelled = {"examples": [{"query": "How far out is the Galle Ring?", "query_by": {"model_name": "gpt-4", "type": "ai"},
+                              "reference_contexts": ["the broader, fainter Galle Ring, at 42,000 km."],
+                              "reference_answer": "42,000 km", "reference_answer_by": None}]}
+    finetune = {"queries": {"q-1": "How far out is the Galle Ring?"},
+                "corpus": {"node-7": "fainter Galle Ring, at 42,000 km. The Adams"}, "relevant_docs": {"q-1": ["node-7"]},
+                "mode": "text"}
+    (a,), _ = read_set(json.dumps(labelled), NDOCS)
+    (b,), _ = read_set(json.dumps(finetune), NDOCS)
+    assert NEPTUNE[a.refs[0][1]:a.refs[0][2]] == "the broader, fainter Galle Ring, at 42,000 km."
+    assert b.id == "q-1" and NEPTUNE[b.refs[0][1]:b.refs[0][2]] == "fainter Galle Ring, at 42,000 km. The Adams"
+
+
+def test_an_answer_in_several_places_needs_a_hint_or_every_occurrence():
+    item = {"query": "Which ring has arcs?", "answer": "Adams Ring"}
+    with pytest.raises(RequestError) as e:
+        read_set(json.dumps([item]), NDOCS)
+    assert e.value.message == (f"questions[0]: the answer 'Adams Ring' occurs 2 times ('neptune.md' at 36, 'neptune.md' at "
+                               f"{NEPTUNE.rindex('Adams Ring')}); give a hint (text near the right one), or take every "
+                               "occurrence.")
+    (q,), _ = read_set(json.dumps([{**item, "hint": "five arcs"}]), NDOCS)
+    assert [s for _, s, _ in q.refs] == [NEPTUNE.rindex("Adams Ring")]
+    (q,), _ = read_set(json.dumps([item]), NDOCS, every=True)
+    assert len(q.refs) == 2
+    assert read_set(json.dumps([{"query": "x", "answer": "Adams"}]), NDOCS, every=True)[0][0].refs[0][1] == 36
+
+
+@pytest.mark.parametrize("item, said", [
+    ({"query": "x", "answer": "a paraphrase of the answer"}, "is in none of the documents; give the words as the document"),
+    ({"query": "x", "answer": "Ring", "hint": "Jupiter"}, "the hint 'Jupiter' is in none of the documents"),
+    ({"query": "x", "answer": "Galle", "doc": "jobs"}, "is in none of the documents"),  # not in the document named
+    ({"query": "x", "reference_contexts": [3]}, "must be a list of passages"),
+    ({"query": "x", "answer": "ring"}, "is in none of the documents"),  # case kept; not inside "rings"
+])
+def test_an_answer_that_cannot_be_placed_is_one_sentence(item, said):
+    with pytest.raises(RequestError) as e:
+        read_set(json.dumps([item]), NDOCS)
+    assert e.value.field == "questions[0]" and said in e.value.message and e.value.message.count(". ") <= 1
+
+
+def test_the_page_imports_answer_text_keeping_the_rows_it_can_place():
+    text = "question,answer\nWhere?,Galle Ring\nWhat?,not written anywhere\nWhich?,Adams Ring\n"
+    out = import_questions({"text": text, "documents": NDOCS})
+    assert [q["query"] for q in out["questions"]] == ["Where?"]
+    assert [(p["row"], "none of the documents" in p["message"] or "occurs 2 times" in p["message"]) for p in out["skipped"]] \
+        == [(2, True), (3, True)]
+    every = import_questions({"text": text, "documents": NDOCS, "every_occurrence": True})
+    assert [q["query"] for q in every["questions"]] == ["Where?", "Which?"]

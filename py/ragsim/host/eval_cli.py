@@ -26,7 +26,7 @@ from ragsim.split import registry
 from ragsim.wire import cost, state_file
 from ragsim.wire.api import simulate
 from ragsim.errors import RequestError
-from ragsim.wire.question_io import read_set, to_request
+from ragsim.wire.question_io import format_of, read_set, to_request
 from ragsim.fields import shown
 from ragsim.judge.settings_map import read_map
 
@@ -63,8 +63,11 @@ def _parser() -> argparse.ArgumentParser:
                         "state file (ragsim-state.json), alone: its documents, settings and questions.")
     parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode for PDFs: a "
                         "document per page (the default) or one per file.")
-    parser.add_argument("--questions", help="The question set: .json (ours) or .csv (Chroma's). Needed unless the "
-                        "state file holds questions.")
+    parser.add_argument("--questions", help="The question set: .json (ours) or .csv (Chroma's), or questions with "
+                        "their answers as text (RAGAS .json/.jsonl/.csv, LlamaIndex's dataset files, a CSV of "
+                        "question,answer). Needed unless the state file holds questions.")
+    parser.add_argument("--every-occurrence", action="store_true", help="An answer given as text that occurs several "
+                        "times counts at every occurrence (without this, give a hint or it is refused).")
     parser.add_argument("--strategy", help="The splitter (default: window).")
     parser.add_argument("--unit", help="The unit of window and sentences: words, chars or tokens (default chars, "
                         "as audit).")
@@ -92,9 +95,9 @@ def build_request(args, documents: list[dict], questions_text: str | None, quest
     None); raises _Refused for bad input."""
     base = base or {}
     if questions_text is not None:
-        fmt = {".json": "json", ".csv": "csv"}.get(pathlib.Path(questions_path).suffix.lower(), "auto")
         try:
-            questions, _ = read_set(questions_text, documents, fmt, "strict")
+            questions, _ = read_set(questions_text, documents, format_of(questions_path), "strict",
+                                    getattr(args, "every_occurrence", False))
         except RequestError as e:
             raise _Refused(f"{questions_path}: {e.message}") from None
         asked = to_request(questions, documents)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from ragsim.host import audit_run, eval_dense, eval_stream, jsonl_out, pool as engines, sources, spill
 from ragsim.judge import questions as judged, settings_map
 from ragsim.split import registry
-from ragsim.wire.question_io import read_set
+from ragsim.wire.question_io import format_of, read_set
 from ragsim import split as splitters
 from ragsim.errors import RequestError
 from ragsim.split.session import Session
@@ -35,9 +35,11 @@ class Plan:
     batch_bytes: int = audit_run.BATCH_BYTES
     skipped: list = field(default_factory=list)
     stored: tuple | None = None  # (chunks, units stored) over the corpus, once the count pass has run
+    every_occurrence: bool = False  # an answer given as text counts wherever it occurs
 
     def fingerprint(self, contents: bool = True) -> str:
-        asked = hashlib.sha256(self.questions_text.encode("utf-8", "backslashreplace")).hexdigest()
+        asked = hashlib.sha256(self.questions_text.encode("utf-8", "backslashreplace")).hexdigest() \
+            + (" every occurrence" if self.every_occurrence else "")
         return audit_run.Plan(self.chunking, [asked], self.retrieval, 0, self.files, self.pdf_mode,
                               self.batch_bytes).fingerprint(contents)
 
@@ -153,8 +155,7 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
     docs, doc_base = _documents(plan, engine, batches, progress)
     if not docs:
         raise NothingRead("no document could be read; give text or Markdown files")
-    fmt = {"json": "json", "csv": "csv"}.get(plan.questions_name.rsplit(".", 1)[-1].lower(), "auto")
-    questions, _ = read_set(plan.questions_text, docs, fmt, "strict")
+    questions, _ = read_set(plan.questions_text, docs, format_of(plan.questions_name), "strict", plan.every_occurrence)
     analyzer = read_retrieval_options(plan.retrieval)["analyzer"]
     terms = [judged.query_terms(q, analyzer) for q in questions]
     with spill.directory("ragsim-eval-") as kept:

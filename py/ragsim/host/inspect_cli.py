@@ -51,7 +51,10 @@ def inspect_parser() -> argparse.ArgumentParser:
                     "and a question set's verdicts over those chunks.")
     _store_arguments(parser)
     parser.add_argument("--phrase", action="append", default=[], help="a phrase to look for whole (repeatable)")
-    parser.add_argument("--questions", help="a question set: .json (ours) or .csv (Chroma's chunking_evaluation)")
+    parser.add_argument("--questions", help="a question set: .json (ours) or .csv (Chroma's chunking_evaluation), or "
+                        "questions with their answers as text (RAGAS, LlamaIndex's dataset files, question,answer)")
+    parser.add_argument("--every-occurrence", action="store_true", help="an answer given as text that occurs several "
+                        "times counts at every occurrence (without this, give a hint or it is refused)")
     parser.add_argument("--method", default="bm25", choices=METHODS, help="the retriever (default bm25)")
     parser.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
     parser.add_argument("--tokenizer", default=None, help="count tokens with this tiktoken encoding (cl100k_base)")
@@ -135,7 +138,8 @@ def _request(args, store: dict, sources: list[dict]) -> dict:
         request["chunking"] = chunking
     if args.questions:
         try:
-            request["question_file"] = {"name": args.questions, "text": read_text_file(args.questions)}
+            request["question_file"] = {"name": args.questions, "text": read_text_file(args.questions),
+                                        "every_occurrence": args.every_occurrence}
         except (OSError, ValueError) as e:
             raise Refused(str(e).rstrip(".") + ".") from None
     return request

@@ -149,6 +149,7 @@ def run_eval(args, chunking: dict, table, grid=None, finish=None) -> int:
         console.say(f"{prog}: {problem}")
         return 2
     plan = eval_run.Plan(chunking=chunking, retrieval=retrieval, questions_text=text, questions_name=args.questions,
+                         every_occurrence=args.every_occurrence,
                          files=files, pdf_mode=args.pdf_mode, batch_bytes=args.batch_kb * 1024, skipped=skipped)
     if not files:
         return nothing_read(skipped, prog)

@@ -26,7 +26,7 @@ from ragsim.wire import chunk_files
 from ragsim.wire.api import simulate
 from ragsim.wire.inspect_compare import compare
 from ragsim.wire.jsonio import json_call
-from ragsim.wire.question_io import find_corpus, read_set, to_request
+from ragsim.wire.question_io import find_corpus, format_of, read_set, to_request
 from ragsim.text.index import DocIndex
 
 MAX_PHRASES = 100
@@ -191,9 +191,8 @@ def _questions(request: dict, documents: list[dict]):
     if not isinstance(file, dict) or not isinstance(file.get("text"), str):
         raise RequestError("question_file", "question_file must be {name, text}: a question set's file.")
     name = str(file.get("name") or "")
-    fmt = "csv" if name.lower().endswith(".csv") else "json" if name.lower().endswith(".json") else "auto"
     try:
-        found, _ = read_set(file["text"], documents, fmt, "strict")
+        found, _ = read_set(file["text"], documents, format_of(name), "strict", file.get("every_occurrence") is True)
     except RequestError as e:
         raise RequestError("questions", f"{name}: {e.message}" if name else e.message) from None
     return to_request(found, documents)

@@ -6,21 +6,31 @@ document by its id, its title, or its file's name, stem or path (Chroma's own se
 "state_of_the_union" for `state_of_the_union.md`). A reference whose `content` is not the text at
 its offsets is an error naming the row.
 
+Sets kept as a question and its answer as text are read too (`answered`): RAGAS' `user_input`,
+`reference` and `reference_contexts` (JSON, JSON Lines or CSV, as `EvaluationDataset` writes them),
+LlamaIndex's `LabelledRagDataset` (`examples`: `query`, `reference_contexts`, `reference_answer`)
+and `EmbeddingQAFinetuneDataset` (`queries`, `corpus`, `relevant_docs`), and any list or CSV of
+`question`/`query` with `answer`. The passages (`reference_contexts`) are placed where they are given,
+else the answer, each found in the documents as they write it (`judge.answers`); an answer that is
+in none of them, or in several without a `hint`, is a bad row with one sentence.
+
 Two modes: `strict` raises the first bad row (the command line exits 2 with it), `skip` keeps the
 good rows and reports every bad one (the page names them and keeps the rest).
 Pure: texts in, data out; reading files is the caller's business.
 """
 
+import ast
 import csv
 import io
 import json
 import pathlib
 
 from ragsim.errors import RequestError
+from ragsim.judge.answers import locate
 from ragsim.judge.questions import Question, read_question
 from ragsim.fields import shown
 
-FORMATS = ("json", "csv")
+FORMATS = ("json", "jsonl", "csv")
 MODES = ("strict", "skip")
 CSV_COLUMNS = ("question", "references", "corpus_id")
 
@@ -99,14 +109,16 @@ def _offset(value, where: str) -> int:
     return value
 
 
-def _csv_row(row: dict, docs: list[dict], n: int, line: int) -> Question:
+def _csv_row(row: dict, docs: list[dict], n: int, line: int, every: bool = False) -> Question:
     """CSV data row `n` (1-based, as the page numbers questions; its first line is `line` in the file)
     as question `n`; every error names the question and the line."""
     where = f"question {n} (line {line})"
-    return _as_row_error(lambda: _read_csv_row(row, docs, n, where), where)
+    return _as_row_error(lambda: _read_csv_row(row, docs, n, where, every), where)
 
 
-def _read_csv_row(row: dict, docs: list[dict], n: int, where: str) -> Question:
+def _read_csv_row(row: dict, docs: list[dict], n: int, where: str, every: bool = False) -> Question:
+    if "references" not in row and is_answered(row):
+        return read_question(answered(row, docs, where, n, every), docs, where, str(n))
     corpus_id = (row.get("corpus_id") or "").strip()
     if not corpus_id:
         raise RequestError(where, f"{where}: corpus_id is empty; name the question's document.")
@@ -144,9 +156,10 @@ def _csv_rows(text: str):
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline=""))
     columns = reader.fieldnames or []
     missing = [c for c in CSV_COLUMNS if c not in columns]
-    if missing:
-        raise RequestError("questions", f"The CSV needs the columns question, references and corpus_id; "
-                                        f"it lacks {', '.join(missing)}.")
+    if missing and not answered_columns(columns):
+        raise RequestError("questions", f"The CSV needs the columns question, references and corpus_id, or a question "
+                                        f"(question, query or user_input) and its answer (answer, reference or "
+                                        f"reference_contexts); it lacks {', '.join(missing)}.")
     while True:
         line = reader.line_num + 1
         try:
@@ -158,39 +171,122 @@ def _csv_rows(text: str):
         yield line, row
 
 
-def _json_items(text: str):
+def _json_items(text: str, lines: bool = False):
+    """The set's items: ours (`{"questions": [...]}` or a list), JSON Lines (one item a line, as RAGAS
+    writes them), or LlamaIndex's two dataset files, each turned into a list of items."""
     try:
-        data = json.loads(text)
+        data = [json.loads(line) for line in text.splitlines() if line.strip()] if lines else json.loads(text)
     except ValueError as e:
-        raise RequestError("questions", f"The question set is not valid JSON ({e}).") from None
+        raise RequestError("questions", f"The question set is not valid {'JSON Lines' if lines else 'JSON'} ({e}).") from None
     except RecursionError:
         raise RequestError("questions", "The question set is nested too deeply to read.") from None
     if isinstance(data, dict):
-        data = data.get("questions")
+        if isinstance(data.get("examples"), list):  # LlamaIndex LabelledRagDataset
+            data = [{k: v for k, v in ex.items() if k in ("query", "reference_contexts", "reference_answer")}
+                    if isinstance(ex, dict) else ex for ex in data["examples"]]
+        elif all(isinstance(data.get(k), dict) for k in ("queries", "corpus", "relevant_docs")):
+            data = _finetune_items(data)  # LlamaIndex EmbeddingQAFinetuneDataset
+        else:
+            data = data.get("questions")
     if not isinstance(data, list):
-        raise RequestError("questions", 'Give the question set as {"questions": [{id, query, references}, ...]}.')
+        raise RequestError("questions", 'Give the question set as {"questions": [{id, query, references}, ...]}, or '
+                                        "as questions and answers (RAGAS, LlamaIndex, question and answer).")
     return data
 
 
-def read_set(text: str, docs: list[dict], fmt: str = "auto", mode: str = "strict") -> tuple[list[Question], list[dict]]:
+def _finetune_items(data: dict) -> list:
+    """LlamaIndex's generated QA pairs: each query with the texts of its relevant nodes as passages."""
+    corpus = data["corpus"]
+    out = []
+    for qid, query in data["queries"].items():
+        nodes = data["relevant_docs"].get(qid) or []
+        out.append({"id": str(qid), "query": query,
+                    "reference_contexts": [corpus.get(n) for n in nodes] if isinstance(nodes, list) else nodes})
+    return out
+
+
+QUERY_KEYS = ("query", "question", "user_input")
+ANSWER_KEYS = ("answer", "reference", "reference_answer", "ground_truth", "expected_output")
+CONTEXT_KEYS = ("reference_contexts",)
+
+
+def answered_columns(columns) -> bool:
+    """Whether a CSV's columns hold a question and its answer as text."""
+    return any(c in columns for c in QUERY_KEYS) and any(c in columns for c in ANSWER_KEYS + CONTEXT_KEYS)
+
+
+def is_answered(item) -> bool:
+    """Whether an item gives its answer as text rather than as offsets (`references`)."""
+    return isinstance(item, dict) and "references" not in item and any(k in item for k in QUERY_KEYS) \
+        and any(item.get(k) not in (None, "", []) for k in ANSWER_KEYS + CONTEXT_KEYS)
+
+
+def _first(item: dict, keys: tuple):
+    return next((item[k] for k in keys if item.get(k) not in (None, "", [])), None)
+
+
+def _contexts(value, where: str) -> list:
+    """A list of passages: a list, or (a CSV cell) its JSON or Python literal text."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            try:
+                value = ast.literal_eval(value)  # pandas writes a list column as its Python repr; literals only
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                value = [value]  # one passage, as written
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RequestError(where, f"{where}.reference_contexts must be a list of passages (texts).")
+    return value
+
+
+def answered(item: dict, docs: list[dict], where: str, number: int, every: bool = False) -> dict:
+    """An item that gives its answer as text, as ours: `{id, query, references}` with each passage
+    (else the answer) placed in the documents (`judge.answers.locate`); a `doc` or `corpus_id` limits
+    the search to that document."""
+    query = _first(item, QUERY_KEYS)
+    named = item.get("doc", item.get("corpus_id"))
+    pool = docs if named in (None, "") else [docs[find_corpus(docs, str(named), where)]]
+    contexts = item.get("reference_contexts")
+    texts = _contexts(contexts, where) if contexts not in (None, "", []) else [_first(item, ANSWER_KEYS)]
+    label = "passage" if contexts not in (None, "", []) else "answer"
+    refs = []
+    for j, text in enumerate(texts):
+        at = f"{where}: the {label}" + (f" {j + 1}" if len(texts) > 1 else "")
+        try:
+            found = locate(pool, text, at, item.get("hint"), every)
+        except RequestError as e:
+            raise RequestError(where, e.message) from None  # the row is the field; the message says which text
+        refs += [{"doc": pool[d]["id"], "start": start, "end": end} for d, start, end in found]
+    return {"id": str(item.get("id", number)), "query": query if isinstance(query, str) else "", "references": refs}
+
+
+def read_set(text: str, docs: list[dict], fmt: str = "auto", mode: str = "strict",
+             every: bool = False) -> tuple[list[Question], list[dict]]:
     """A question set from its file's text -> (questions, problems).
 
-    `fmt` is "json", "csv" or "auto" (JSON when the text starts with `{` or `[`). In `strict` mode
+    `fmt` is "json", "jsonl", "csv" or "auto" (JSON when the text starts with `{` or `[`, JSON Lines
+    when its first two lines each hold an object). `every`: an answer given as text that occurs
+    several times is placed at every occurrence, not refused. In `strict` mode
     the first bad row raises RequestError; in `skip` mode bad rows are left out and each is reported
     as `{"row", "field", "message"}` (row: the question's 1-based position, CSV or JSON). A file that cannot be
     read at all (no CSV columns, not JSON) raises in both modes, as does an empty result.
     """
     if fmt == "auto":
         fmt = "json" if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[") else "csv"
+        if fmt == "json" and _json_lines(text):
+            fmt = "jsonl"
     if fmt not in FORMATS or mode not in MODES:
-        raise RequestError("format", f"Read question sets as 'json' or 'csv', strict or skip (got {shown(fmt)}, {shown(mode)}).")
+        raise RequestError("format", f"Read question sets as 'json', 'jsonl' or 'csv', strict or skip (got {shown(fmt)}, "
+                                      f"{shown(mode)}).")
     if fmt == "csv":
-        items = [(n, (lambda row=row, n=n, line=line: _csv_row(row, docs, n, line)))
+        items = [(n, (lambda row=row, n=n, line=line: _csv_row(row, docs, n, line, every)))
                  for n, (line, row) in enumerate(_csv_rows(text), 1)]
     else:
-        items = [(i + 1, (lambda q=q, i=i: read_question(resolve_references(q, docs, f"questions[{i}]"), docs,
-                                                          f"questions[{i}]", str(i + 1))))
-                 for i, q in enumerate(_json_items(text))]
+        items = [(i + 1, (lambda q=q, i=i: _json_question(q, docs, i, every)))
+                 for i, q in enumerate(_json_items(text.lstrip("\ufeff"), lines=fmt == "jsonl"))]
     questions, problems, seen = [], [], {}
     for row, read in items:
         try:
@@ -209,6 +305,29 @@ def read_set(text: str, docs: list[dict], fmt: str = "auto", mode: str = "strict
         detail = f" ({len(problems)} bad rows; the first: {problems[0]['message']})" if problems else ""
         raise RequestError("questions", f"The question set holds no usable question{detail}.")
     return questions, problems
+
+
+def format_of(name: str) -> str:
+    """The format a question file's name says: "json", "jsonl", "csv", else "auto" (read from the text)."""
+    return {"json": "json", "jsonl": "jsonl", "csv": "csv"}.get(str(name).rsplit(".", 1)[-1].lower(), "auto")
+
+
+def _json_lines(text: str) -> bool:
+    """Whether the text is JSON Lines: its first two non-empty lines each a whole JSON object."""
+    lines = [line for line in text.lstrip("\ufeff").splitlines()[:50] if line.strip()][:2]
+    if len(lines) < 2:
+        return False
+    try:
+        return all(isinstance(json.loads(line), dict) for line in lines)
+    except ValueError:
+        return False
+
+
+def _json_question(q, docs: list[dict], i: int, every: bool) -> Question:
+    where = f"questions[{i}]"
+    if is_answered(q):
+        return read_question(answered(q, docs, where, i + 1, every), docs, where, str(i + 1))
+    return read_question(resolve_references(q, docs, where), docs, where, str(i + 1))
 
 
 def _id(docs: list[dict], d: int) -> str:
@@ -256,7 +375,8 @@ def import_questions(payload: dict) -> dict:
         if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
             raise RequestError("text", "Give the question set's file content as text.")
         docs = read_documents(payload)
-        questions, problems = read_set(payload["text"], docs, payload.get("format", "auto"), "skip")
+        questions, problems = read_set(payload["text"], docs, payload.get("format", "auto"), "skip",
+                                       payload.get("every_occurrence") is True)
     except RequestError as e:
         return e.as_response()
     return {"questions": to_request(questions, docs), "skipped": problems}
@@ -273,7 +393,7 @@ def export_questions(payload: dict) -> dict:
         docs = read_documents(payload)
         questions = read_question_set(payload.get("questions"), docs)
         fmt = payload.get("format", "json")
-        if fmt not in FORMATS:
+        if fmt not in ("json", "csv"):
             raise RequestError("format", f"format must be 'json' or 'csv' (got {shown(fmt)}).")
         return {"text": write_json(questions, docs) if fmt == "json" else write_csv(questions, docs)}
     except RequestError as e:
