@@ -128,3 +128,14 @@ def test_inspect_takes_a_lone_surrogate_in_a_chunk_id_a_document_name_and_a_text
     assert [d["id"] for d in got["documents"]] == ["doc\ud800.md"] and "\ud800" in got["documents"][0]["text"]
     if "--one-request" not in options:
         assert got == json.loads(run(["inspect", str(path), "--json", "--one-request"])[1])
+
+
+def test_inspect_without_the_source_says_its_reading_is_of_rebuilt_text_and_how_to_make_it_exact():
+    bare = run_cli("inspect", "examples/chunks.jsonl")
+    assert bare.returncode == 0, bare.stderr
+    assert ("1 document rebuilt from chunks with gaps: the splitter, the cuts and the facts below are read from that "
+            "rebuilt text, not the original; give the source files with --source FILE for an exact reading.") in bare.stdout
+    assert "(over text rebuilt with gaps: --source would let the splitter be named)" in bare.stdout
+    assert "facts: 1 name-value fact found," in bare.stdout  # one fact, not "1 facts"
+    exact = run_cli("inspect", "examples/chunks.jsonl", "--source", "examples/harbour.md")
+    assert "rebuilt with gaps" not in exact.stdout and "rebuilt from chunks" not in exact.stdout

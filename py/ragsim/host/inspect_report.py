@@ -40,15 +40,27 @@ def store_lines(result: dict) -> list[str]:
         gaps = f", {len(d['gaps'])} gaps of unknown length" if d.get("gaps") else ""
         lines.append(f"  {d['id']}: {d['chunks']:,} chunks{' (' + how + ')' if how else ''}"
                      f"{' rebuilt' if d['rebuilt'] else ''}{gaps}")
+    rebuilt = [d for d in docs if d["rebuilt"]]
+    if rebuilt and any(d.get("gaps") for d in rebuilt):
+        lines.append(f"  {_count(len(rebuilt), 'document')} rebuilt from chunks with gaps: the splitter, the cuts and "
+                     "the facts below are read from that rebuilt text, not the original; give the source files with "
+                     "--source FILE for an exact reading.")
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    """"1 fact", "2 facts"."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def splitter_lines(result: dict) -> list[str]:
     lines = ["splitter:"]
+    guessed = {d["id"] for d in result["documents"] if d["rebuilt"] and d.get("gaps")}
     for s in result["splitter"]:
         moves = {True: "it moves its later cuts when only the overlap changes",
                  False: "its cuts stay where they are when only the overlap changes", None: ""}[s["moves_with_overlap"]]
-        lines.append(f"  {s['doc']}: {s['line']}" + (f"; {moves}" if moves else ""))
+        rebuilt = " (over text rebuilt with gaps: --source would let the splitter be named)" if s["doc"] in guessed else ""
+        lines.append(f"  {s['doc']}: {s['line']}" + (f"; {moves}" if moves else "") + rebuilt)
     return lines
 
 
@@ -82,7 +94,7 @@ def phrase_lines(result: dict) -> list[str]:
 
 def fact_lines(result: dict) -> list[str]:
     f = result["facts"]
-    lines = [f"facts: {f['count']:,} name-value facts found, {len(f['destroyed']):,} destroyed by this index"]
+    lines = [f"facts: {_count(f['count'], 'name-value fact')} found, {len(f['destroyed']):,} destroyed by this index"]
     for d in f["destroyed"][:LIST * 2]:
         lines.append(f"  destroyed: {printable(repr(d['name']))} = {printable(repr(d['value']))} in {printable(d['doc'])} "
                      f"{d['stretch'][0]:,}-{d['stretch'][1]:,}")
