@@ -72,6 +72,20 @@ def built(tmp_path_factory):
             "sources": [str(sources[n]) for n in NAMES], "questions": str(root / "questions.csv")}
 
 
+def least_keeping_overlap(built) -> int | None:
+    """The least overlap at which LangChain's RecursiveCharacterTextSplitter(1000, overlap) keeps the
+    cut phrase whole in its document, every overlap below the size tried."""
+    text = texts()["pydoc_topics.txt"]
+    a = text.index(built["phrase"])
+    b = a + len(built["phrase"])
+    for overlap in range(1000):
+        parts = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=overlap, add_start_index=True) \
+            .create_documents([text])
+        if any(d.metadata["start_index"] <= a and b <= d.metadata["start_index"] + len(d.page_content) for d in parts):
+            return overlap
+    return None
+
+
 def run(*argv):
     """`python -m ragsim ARGV`, with Chroma's telemetry off."""
     return run_cli(*argv, env=cli_env(ANONYMIZED_TELEMETRY="False"))
@@ -98,7 +112,9 @@ def test_inspect_json_names_the_splitter_the_cut_phrase_and_the_engine_s_verdict
     assert [c["id"] for c in out["chunks"]] == built["ids"] and {c["placement"] for c in out["chunks"]} == {"offsets"}
     phrase = [p for p in out["phrases"] if p["source"] == "phrase"]
     assert len(phrase) == 1 and phrase[0]["verdict"] == "absent" and phrase[0]["chunks"] == []
-    assert phrase[0]["overlap_needed"] == len(built["phrase"])
+    assert phrase[0]["overlap_needed"] == phrase[0]["overlap_advice"]["overlap"]
+    # the advice: the least overlap at which LangChain's own splitter, at the store's size, keeps it whole
+    assert phrase[0]["overlap_advice"]["overlap"] == least_keeping_overlap(built) and phrase[0]["overlap_advice"]["unit"] == "characters"
     assert [(c["end_of"], c["start_of"]) for c in phrase[0]["cut_by"]] == [built["cut_at"]]
     # the question set's verdicts are the engine's on the same stored extents
     documents = [{"id": p, "title": Path(p).name, "text": texts()[Path(p).name]} for p in built["sources"]]
@@ -125,7 +141,8 @@ def test_inspect_plain_report(built):
     assert f"{n} chunks placed, 0 unplaced" in text
     assert text.count(f"{LINE}:") == 2 and "moves its later cuts when only the overlap changes" in text
     pid, nid = built["cut_at"]
-    assert f"(end of {pid}, start of {nid}); an overlap of {len(built['phrase'])} characters would keep it whole" in text
+    least = least_keeping_overlap(built)
+    assert f"(end of {pid}, start of {nid}); an overlap of {least} characters keeps it whole with this splitter" in text
     assert "questions (bm25, k 3): 2 questions:" in text and "1 cut" in text
     assert got.stderr == ""  # progress only on a terminal or with --progress
 

@@ -108,7 +108,7 @@ function renderPhrases(phrases, numbers) {
     }
     const cuts = (p.cut_by || []).map((b) => `${chunk(b.end_of)} ends and ${chunk(b.start_of)} begins at character ${int(b.at)}`);
     li.textContent = `Absent: no chunk of your index holds ${quote(p.text)} whole${cuts.length ? `; ${cuts.join("; ")}` : ""}. `
-      + `An overlap of ${int(p.overlap_needed)} characters would have kept it: the answer was destroyed at chunking, before search.`;
+      + `The answer was destroyed at chunking, before search: ${p.advice || `an overlap of ${int(p.overlap_needed)} characters would keep it whole in fixed windows`}.`;
     return li;
   }));
 }

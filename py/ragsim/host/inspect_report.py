@@ -87,8 +87,9 @@ def phrase_lines(result: dict) -> list[str]:
             continue
         cuts = "; ".join(f"cut at {c['at']:,} (end of {c['end_of'] or '-'}, start of {c['start_of'] or '-'})"
                          for c in p["cut_by"]) or "no placed chunk reaches it"
-        lines.append(f"  ABSENT{said}: {text!r} in {where}: {cuts}; an overlap of {p['overlap_needed']:,} "
-                     f"characters would keep it whole")
+        advice = p.get("advice") or (f"an overlap of {p['overlap_needed']:,} characters would keep it whole in fixed "
+                                     "windows")
+        lines.append(f"  ABSENT{said}: {text!r} in {where}: {cuts}; {advice}")
     return ["phrases:", *lines] if lines else []
 
 

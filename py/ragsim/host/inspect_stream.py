@@ -163,6 +163,7 @@ def check(shared: dict, doc: str) -> dict:
     for i, p in enumerate(shared["phrases"]):
         if isinstance(p, str) and p.strip() and any(p.strip() in t for t in al.texts().values()):
             part["phrases"][i] = [{**e, "source": "phrase"} for e in phrase_check(al, p, f"phrases[{i}]")]
+            inspection.advise(part["phrases"][i], part["splitter"], al)
     documents = [{"id": d.id, "title": shared["titles"].get(d.id) or d.id, "text": d.text} for d in al.documents if d.text]
     part["facts"] = inspection.facts({"retrieval": {"k": shared["k"]}}, al, documents, rank=False)["facts"]
     if shared.get("chunking") is not None:  # --chunking: does that splitter make this document's chunks?

@@ -18,7 +18,7 @@ calls `inspect_json`.
 """
 
 from ragsim.errors import RequestError
-from ragsim.judge import fact_chunks, facts as fact_rules, stored_checks
+from ragsim.judge import fact_chunks, facts as fact_rules, overlap_advice, stored_checks
 from ragsim.judge.identify import identify
 from ragsim.judge.stored import Stored, align, read_chunks, to_splits
 from ragsim.wire import audit as corpus_audit
@@ -70,8 +70,35 @@ def _inspect(request) -> dict:
             d["text"] = rebuilt.get(d["id"], "")
     questions = _questions(request, documents)
     _judged(request, al, documents, questions, out)
+    advise(out["phrases"], out["splitter"], al)
     out["facts"] = facts(request, al, documents)
     return out
+
+
+ADVISED = 200  # cut phrases advised at most in one report (each may split its document up to 140 times)
+
+
+def advise(entries: list[dict], splitter_rows: list[dict], al) -> None:
+    """Each cut phrase's `advice`: the overlap that keeps it whole, found by running the splitter named
+    for its document at other overlaps (`judge.overlap_advice`), or, where none was named, the
+    phrase's length, said to hold for fixed windows only; `overlap_advice` the figures."""
+    named = {s["doc"]: s for s in splitter_rows
+             if s.get("strategy") and s.get("chunks") and 2 * (s.get("reproduced") or 0) >= s["chunks"]}
+    texts, advisors, advised = al.texts(), {}, 0
+    for e in entries:
+        if e["verdict"] != "absent":
+            continue
+        s, length = named.get(e["doc"]), e["end"] - e["start"]
+        if s is None or advised >= ADVISED:
+            e["advice"] = overlap_advice.sentence(None, length)
+            continue
+        if e["doc"] not in advisors:
+            advisors[e["doc"]] = overlap_advice.Advisor(texts[e["doc"]], {"strategy": s["strategy"], **s["fields"]})
+        e["overlap_advice"] = advice = advisors[e["doc"]].keeping(e["start"], e["end"])
+        e["advice"] = overlap_advice.sentence(advice, length, s["fields"].get("overlap"))
+        if advice is not None:  # SPEC 11: in the named splitter's unit, null when no overlap below the size keeps it
+            e["overlap_needed"] = advice["overlap"]
+        advised += 1
 
 
 def exported_placements(records: list, chunks: list[dict]) -> None:
