@@ -19,11 +19,21 @@ The model's name says how it behaves:
     crash    500 with the API's server_error body
     other    404 model_not_found, as the API says for a model it does not have
 With `key` set, a request without `Authorization: Bearer <key>` gets 401 invalid_api_key.
+
+`POST /v1/embeddings` answers as the API does (`{"object": "list", "data": [{"object": "embedding",
+"embedding", "index"}], "model", "usage"}`), the model's name saying which vectors:
+    minilm   all-MiniLM-L6-v2's, from the project's own ONNX model (ragsim.host.embed_onnx)
+    hashed   a hashed bag of words (64 dimensions, counts, not normalised): another model entirely
+    nan      a NaN in the first vector;   short  one vector fewer than texts;   ragged  dimensions vary
+    busy     429 with Retry-After: 0 for the first two requests, then as `hashed`
+    flood    429 always;   moved  302 to another host (127.0.0.2)
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -44,6 +54,7 @@ class FakeOpenAI:
     def __init__(self, answer: str = "", key: str | None = None, slow_s: float = 3.0):
         self.answer, self.key, self.slow_s = answer, key, slow_s
         self.requests: list[dict] = []  # {"method", "path", "body"} in arrival order
+        self.busy = 0  # requests the `busy` embedding model has had
         self.lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.httpd.daemon_threads = True
@@ -136,10 +147,52 @@ class FakeOpenAI:
                 self._record(body)
                 if not self._authorised():
                     return
+                if self.path == "/v1/embeddings" and isinstance(body, dict):
+                    self._embeddings(body)
+                    return
                 if self.path != "/v1/chat/completions" or not isinstance(body, dict):
                     self._json(404, error_body(f"Unknown request URL: POST {self.path}.", "invalid_request_error", None))
                     return
                 self._chat(body)
+
+            def _embeddings(self, body: dict):
+                model, texts = body.get("model"), body.get("input")
+                texts = [texts] if isinstance(texts, str) else texts
+                if model == "moved":
+                    self.send_response(302)
+                    self.send_header("Location", f"http://127.0.0.2:{self.server.server_address[1]}/v1/embeddings")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if model in ("busy", "flood"):
+                    with api.lock:
+                        api.busy += 1
+                        refuse = model == "flood" or api.busy <= 2
+                    if refuse:
+                        self.send_response(429)
+                        self.send_header("Retry-After", "0")
+                        data = json.dumps(error_body("Rate limit reached.", "requests", "rate_limit_exceeded")).encode()
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(data)))
+                        self.end_headers()
+                        self.wfile.write(data)
+                        return
+                if model == "minilm":
+                    vectors = [[float(x) for x in v] for v in minilm_vectors(texts)]
+                elif model in ("hashed", "busy", "nan", "short", "ragged"):
+                    vectors = [hashed_vector(t) for t in texts]
+                else:
+                    self._json(404, error_body(f"model '{model}' not found", "invalid_request_error", "model_not_found"))
+                    return
+                if model == "nan":
+                    vectors[0][0] = float("nan")
+                if model == "short":
+                    vectors = vectors[:-1]
+                if model == "ragged" and len(vectors) > 1:
+                    vectors[1] = vectors[1][:10]
+                data = [{"object": "embedding", "embedding": v, "index": i} for i, v in enumerate(vectors)]
+                self._json(200, {"object": "list", "data": data[::-1], "model": model,  # out of order, as index allows
+                                 "usage": {"prompt_tokens": 0, "total_tokens": 0}})
 
             def _chat(self, body: dict):
                 model = body.get("model")
@@ -164,6 +217,26 @@ class FakeOpenAI:
                                                "invalid_request_error", "model_not_found", "model"))
 
         return Handler
+
+
+HASHED_DIM = 64
+
+
+def hashed_vector(text: str) -> list[float]:
+    """A hashed bag of words: each lower-case word adds 1 to the dimension its SHA-1 names."""
+    v = [0.0] * HASHED_DIM
+    for word in re.findall(r"\w+", text.lower()):
+        v[int(hashlib.sha1(word.encode()).hexdigest(), 16) % HASHED_DIM] += 1.0
+    if not any(v):
+        v[0] = 1.0  # an empty text still has a direction
+    return v
+
+
+def minilm_vectors(texts: list[str]):
+    """all-MiniLM-L6-v2's unit vectors, as ragsim's own host computes them."""
+    from ragsim.host.embed_onnx import default_embedder
+
+    return default_embedder().embed(list(texts))
 
 
 def completion(model: str, content: str) -> dict:

@@ -62,7 +62,7 @@ def test_the_readme_commands_run():
 
 
 def test_the_sample_set_scores_every_question_of_the_sample_document():
-    out = run_cli("eval", "examples/harbour.md", "--questions", "examples/questions.json", "--size", "40", "--overlap", "10",
+    out = run_cli("eval", "examples/harbour.md", "--questions", "examples/questions.json", "--unit", "words", "--size", "40", "--overlap", "10",
               "--k", "2", "--json")
     stats = json.loads(out.stdout)["question_stats"]
     assert stats["count"] == 6 and stats["intact"] >= 4 and stats["cut"] >= 1  # the example shows a cut too

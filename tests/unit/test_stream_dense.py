@@ -89,7 +89,7 @@ def test_one_requests_cosines_give_the_same_text_the_same_bits_wherever_it_stand
 
 def test_streamed_dense_eval_on_two_workers_from_the_command_line(expected, tmp_path):
     (tmp_path / "q.json").write_text(json.dumps(questions()), encoding="utf-8")
-    out = run_cli("eval", *FILES, "--questions", tmp_path / "q.json", "--size", "100", "--overlap", "40", "--k", K,
+    out = run_cli("eval", *FILES, "--questions", tmp_path / "q.json", "--unit", "words", "--size", "100", "--overlap", "40", "--k", K,
                   "--method", "dense", "--workers", "2", "--batch-kb", "5", "--json", "--quiet", timeout=300)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)

@@ -16,17 +16,25 @@ def register() -> None:
     global _registered
     if _registered:
         return
-    from ragsim.host import embed_onnx, tokens_files
+    from ragsim.host import tokens_files
     from ragsim.rank import dense
     from ragsim.split import semantic_split
     from ragsim.text import tokens
 
     # looked up at each call, so a test (or a caller) may replace either function on its module
     tokens.add_finder(lambda name: tokens_files.find_rank_file(name), lambda name: tokens_files.missing_message(name))
-    dense.register_host(lambda: embed_onnx.default_embedder())
+    dense.register_host(embedder)
     # the semantic chunkers' sentence windows (SPEC section 12): the same model, embedded in batches
-    semantic_split.register_host(lambda: embed_onnx.default_embedder())
+    semantic_split.register_host(embedder)
     _registered = True
+
+
+def embedder():
+    """The embedding model of this run: the user's own endpoint when a command set one
+    (`embed_endpoint.use`, `--embed-endpoint`), else all-MiniLM-L6-v2 through onnxruntime."""
+    from ragsim.host import embed_endpoint, embed_onnx
+
+    return embed_endpoint.default() if embed_endpoint.configured() else embed_onnx.default_embedder()
 
 
 def registered() -> bool:

@@ -21,7 +21,7 @@ from ragsim.wire.api import Session, simulate
 from ragsim.errors import RequestError
 from ragsim.host.cli_common import Parser, add_setting_arguments, read_documents, read_text_file, setting_fields
 from ragsim.host.ask import DEFAULT_TIMEOUT, AskError, api_key, check_endpoint, sample
-from ragsim.host import console
+from ragsim.host import cli_retrieval, console
 
 PROG = "ragsim ask"
 RULE = "-" * 72
@@ -235,6 +235,10 @@ def _refuse(e: Exception, prog: str = PROG) -> int:
 
 def main(argv) -> int:
     args = _parser().parse_args(argv)
+    problem = cli_retrieval.endpoint_problem(args)
+    if problem:
+        console.say(f"{PROG}: {problem}")
+        return 2
     try:
         return run_ask(args)
     except AskError as e:

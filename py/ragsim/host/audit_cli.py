@@ -173,7 +173,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    problem = check_settings(args)
+    problem = cli_retrieval.endpoint_problem(args) or check_settings(args)
     if problem:
         console.say(f"ragsim audit: {problem}")
         return 2

@@ -158,13 +158,7 @@ class Embedder:
             batch = missing[i : i + BATCH]
             for text, vector in zip(batch, self._run(batch)):
                 self.cache[text] = vector
-        out = np.empty((len(texts), self.session.get_outputs()[0].shape[-1]), dtype=np.float32)
-        for row, text in enumerate(texts):
-            self.cache.move_to_end(text)
-            out[row] = self.cache[text]
-        while len(self.cache) > max(CACHE_LIMIT, len(texts)):
-            self.cache.popitem(last=False)
-        return out
+        return cached_rows(np, self.cache, texts, self.session.get_outputs()[0].shape[-1], CACHE_LIMIT)
 
     def similarities(self, query: str, texts: list[str], keys=None) -> list[float]:
         """Cosine similarity of each text with the query (their unit vectors' dot product); the
@@ -177,6 +171,18 @@ class Embedder:
             return []
         vectors = self.embed([query, *texts]).astype(self.np.float64)
         return [float(s) for s in (vectors[1:] * vectors[0]).sum(axis=1)]
+
+
+def cached_rows(np, cache: OrderedDict, texts: list[str], width: int, limit: int):
+    """The vectors of `texts` from `cache` (each there already) as a float32 array, the cache kept to
+    its `limit` most recently used texts (at least these)."""
+    out = np.empty((len(texts), width), dtype=np.float32)
+    for row, text in enumerate(texts):
+        cache.move_to_end(text)
+        out[row] = cache[text]
+    while len(cache) > max(limit, len(texts)):
+        cache.popitem(last=False)
+    return out
 
 
 @functools.cache

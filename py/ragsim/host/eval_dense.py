@@ -29,10 +29,12 @@ def shared_fields(questions, workers: int, cores: int) -> dict:
 
 @functools.cache
 def embedder(threads: int | None):
-    """This process's model (loaded once per process and thread count)."""
+    """This process's model (loaded once per process and thread count): the user's own endpoint
+    when the command set one (its environment reaches the workers), else all-MiniLM-L6-v2."""
+    from ragsim.host import embed_endpoint
     from ragsim.host.embed_onnx import Embedder
 
-    return Embedder(threads=threads)
+    return embed_endpoint.default() if embed_endpoint.configured() else Embedder(threads=threads)
 
 
 _QUERIES: dict = {}  # this process's query vectors, by (threads, queries)

@@ -19,7 +19,7 @@ import contextlib
 import sys
 
 from ragsim.errors import RequestError
-from ragsim.host import console, gate, pdf, sources as kb_sources, stores
+from ragsim.host import cli_retrieval, console, gate, pdf, sources as kb_sources, stores
 from ragsim.host.cli_common import Parser, add_chunking_arguments, read_chunking, read_documents, read_text_file
 from ragsim.wire import inspect as inspection
 from ragsim.wire.jsonio import dumps
@@ -56,6 +56,7 @@ def inspect_parser() -> argparse.ArgumentParser:
     parser.add_argument("--every-occurrence", action="store_true", help="an answer given as text that occurs several "
                         "times counts at every occurrence (without this, give a hint or it is refused)")
     parser.add_argument("--method", default="bm25", choices=METHODS, help="the retriever (default bm25)")
+    cli_retrieval.add_endpoint_arguments(parser)
     parser.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
     parser.add_argument("--tokenizer", default=None, help="count tokens with this tiktoken encoding (cl100k_base)")
     add_chunking_arguments(parser)  # a splitter to compare the stored chunks with (any, semantic ones too)
@@ -198,6 +199,10 @@ def _streamed(args) -> dict:
 
 def run_inspect(argv) -> int:
     args = inspect_parser().parse_args(argv)
+    problem = cli_retrieval.endpoint_problem(args)
+    if problem:
+        console.say(f"ragsim inspect: {problem}")
+        return 2
     try:
         rules = read_gate(args)
         if args.k < 1:

@@ -161,7 +161,8 @@ def rerank(options: Options, query: str, keys: list, texts: list[str], bm25_scor
     similarities lack some chunks, the ranking is BM25's for now and the report says `pending`."""
     host = options.given or getattr(session, "dense", None) or cpython_host()
     similarities = host.similarities(query, texts, keys)
-    ends = read_ends(texts)
+    # where all-MiniLM-L6-v2 stops reading; a host of another model (`truncates` False) has its own limit
+    ends = read_ends(texts) if getattr(host, "truncates", True) else [None] * len(texts)
     report = {"method": options.method, "pending": similarities is None, "read_ends": ends}
     if similarities is None:
         return bm25_scores, ranking.rank(bm25_scores), report
