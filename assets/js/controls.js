@@ -13,6 +13,13 @@ export class Controls {
       const control = makeControl(p);
       this.byName[p.name] = control;
       control.input.addEventListener(p.kind === "choice" || p.kind === "check" || p.kind === "json" ? "change" : "input", () => onInput(p));
+      if (control.box) { // a slider's number box: an exact value typed (900, 1000) moves the slider and counts as its input
+        control.box.addEventListener("input", () => {
+          if (control.box.value === "" || !Number.isFinite(Number(control.box.value))) return; // half typed: wait
+          control.input.value = control.box.value;
+          onInput(p);
+        });
+      }
       const home = p.group === "retrieval" ? "retrieval-controls" : p.kind === "textarea" || p.kind === "text" ? "text-controls" : "slider-controls";
       $(home).append(control.wrap);
     }
@@ -62,6 +69,11 @@ export class Controls {
         const max = String(bound(p.max, state)), min = String(p.min);
         if (input.max !== max) input.max = max;
         if (input.min !== min) input.min = min;
+        const { box } = this.byName[p.name];
+        if (box.max !== max) box.max = max;
+        if (box.min !== min) box.min = min;
+        // the box shows the value in force, except while the user is typing in it
+        if (document.activeElement !== box && box.value !== String(state[p.name])) box.value = String(state[p.name]);
       }
       const text = formatParam(p, state[p.name]);
       if (p.kind === "check") input.checked = Boolean(state[p.name]);
@@ -120,7 +132,7 @@ function makeControl(p) {
   const input = makeInput(p);
   input.id = id;
   input.name = p.name;
-  let output = null, libName = null;
+  let output = null, libName = null, box = null;
   if (p.kind === "range") {
     const head = document.createElement("div");
     head.className = "label";
@@ -138,7 +150,14 @@ function makeControl(p) {
     head.append(named, output);
     const row = document.createElement("div");
     row.className = "row";
-    row.append(input);
+    box = document.createElement("input"); // the exact value, typed: 1-4000 on a slider is 12 characters a pixel
+    box.type = "number";
+    box.className = "exact";
+    box.id = `${id}-exact`;
+    box.step = p.step;
+    box.inputMode = "numeric";
+    box.setAttribute("aria-label", `${p.label}, exact value`);
+    row.append(input, box);
     wrap.append(head, row);
   } else if (p.kind === "check") {
     wrap.classList.add("check");
@@ -153,7 +172,7 @@ function makeControl(p) {
     note.setAttribute("role", "status");
     wrap.append(note);
   }
-  return { input, output, wrap, libName, note };
+  return { input, output, wrap, libName, note, box };
 }
 
 function makeInput(p) {

@@ -39,7 +39,7 @@ def api_key(env_name: str) -> str | None:
     return os.environ.get(env_name) or None
 
 
-def _server_message(body: bytes) -> str:
+def server_message(body: bytes) -> str:
     """The server's own error text: OpenAI's {"error": {"message"}}, Ollama's {"error": "..."}, or the body."""
     text = body.decode("utf-8", "replace").strip()
     try:
@@ -82,7 +82,7 @@ def _exchange(url: str, key: str | None, timeout: float, payload: dict | None):
         raise AskError(str(e)) from None
     body = reply.body
     if not 200 <= reply.status < 300:
-        message = _server_message(body[:64 * 1024])
+        message = server_message(body[:64 * 1024])
         hint = {401: " (set the key in the environment variable --api-key-env names)",
                 404: " (check the model's name and that the endpoint ends in /v1)"}.get(reply.status, "")
         raise AskError(f"{url} answered HTTP {reply.status}{hint}: {message or reply.reason}")

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from ragsim.errors import RequestError
 from ragsim.host import http_client
 from ragsim.host.embed_onnx import cached_rows
-from ragsim.host.ask import _server_message
+from ragsim.host.ask import server_message
 
 KEY_ENV = ("RAGSIM_EMBED_API_KEY", "OPENAI_API_KEY")
 BATCH = 64  # texts per request
@@ -114,7 +114,7 @@ class EndpointEmbedder:
                 self.sleep(self._wait(reply, attempt))
                 continue
             if not 200 <= reply.status < 300:
-                message = self._masked(_server_message(reply.body[: 64 * 1024]), key) or reply.reason
+                message = self._masked(server_message(reply.body[: 64 * 1024]), key) or reply.reason
                 hint = {404: " (check the model's name, and that the endpoint is the base URL, e.g. ending in /v1)",
                         401: " (set the key in RAGSIM_EMBED_API_KEY)",
                         429: f" after {RETRIES} retries (the server asks for fewer requests; try again later)"}

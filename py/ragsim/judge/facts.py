@@ -31,10 +31,10 @@ bounded in words.
 
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 
-from ragsim.judge.fact_words import LABEL_WORDS, NUMBER, NUMBER_WORD, MONTHS, SENTENCE_OPENERS, names as find_names, \
-    values as find_values
+from ragsim.judge.fact_tables import LINE_ENDS, SPLIT_LINES, TABLE_ROW, Fact, is_header_row, plain_row_fact, \
+    plain_rows, reference_line, table_facts
+from ragsim.judge.fact_words import NUMBER_WORD, SENTENCE_OPENERS, names as find_names, values as find_values
 from ragsim.text.sentences import split_sentences
 
 # words between a name and its value that end the clause: the value belongs to something else
@@ -60,33 +60,11 @@ VERBS = frozenset(
 GAP_WORDS = 6  # lower-case words at most between a name and its value
 MAX_GAP_CHARS = 120  # and characters
 
-_SPLIT_LINES = re.compile(r"\n|\\n")
 WRAPPED_LINE = 40  # characters: a shorter line ends where it ends (a heading, a list item, a short row)
-_LINE_ENDS = frozenset(".!?:;|")
 _NEXT_LINE = re.compile(r"[ \t]*(.?)")
 _LIST_START = re.compile(r"[-*•#>|=]|\d+[.)]\s|[A-Za-z][.)]\s")
-# two authors of a reference, "Foley M, Tilley L" or "Bozdech Z  Llinás M" (initials, not a roman numeral)
-_AUTHOR = r"[A-Z][a-z'’-]+ (?!(?:I|II|III|IV|V|VI|VII|VIII|IX|X|XI|XII)\b)[A-Z]{1,3}\b"
-_AUTHORS = re.compile(_AUTHOR + r"(?:,\s?|\s{1,2})" + _AUTHOR)
-_REFERENCE_MARK = re.compile(r"\b(?:19|20)\d\d\b\W{0,3}\d+\s?(?:\(\d+\))?\s?[:;]?\s?\d+\s?[-–]\s?\d+")  # year, volume, pages
 _DIGIT = re.compile(r"\d")
-_DATE_CELL = re.compile(r"(?:[a-z]+\.?\s+\d{1,2},?\s+)?(?:19|20)\d\d|(?:[a-z ]+\s)?(?:19|20)\d\d", re.I)
-_MONTH_IN = re.compile(r"\b(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b", re.I)
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _CAPITAL = re.compile(r"[^\W\d_a-z]")  # a letter that may be a capital: a cheap test before the work
-_TABLE_ROW = re.compile(r"\S[^\S\n]*\|[^\S\n]*\S")
-
-
-@dataclass(frozen=True)
-class Fact:
-    name: tuple[int, int]
-    value: tuple[int, int]
-    sentence: tuple[int, int]
-
-    @property
-    def stretch(self) -> tuple[int, int]:
-        """From the earlier start to the later end: what one chunk must hold to answer the fact."""
-        return min(self.name[0], self.value[0]), max(self.name[1], self.value[1])
 
 
 def _lines(text: str, rows: dict):
@@ -94,7 +72,7 @@ def _lines(text: str, rows: dict):
     wrapped (the line runs on into the next: no sentence end, list marker, heading, table cell or
     table row (`rows`, by start) at the break, and a line long enough to have been wrapped)."""
     start = physical = 0
-    for m in _SPLIT_LINES.finditer(text):
+    for m in SPLIT_LINES.finditer(text):
         if m.group() == "\n" and physical not in rows and m.end() not in rows \
                 and _wrapped(text, physical, m.start(), m.end()):
             physical = m.end()
@@ -107,102 +85,15 @@ def _lines(text: str, rows: dict):
 def _wrapped(text: str, start: int, end: int, after: int) -> bool:
     """Whether the physical line `text[start:end]` runs on into the line at `after`."""
     line = text[start:end].rstrip()
-    if len(line) < WRAPPED_LINE or line[-1] in _LINE_ENDS or "|" in line:
+    if len(line) < WRAPPED_LINE or line[-1] in LINE_ENDS or "|" in line:
         return False
     nxt = _NEXT_LINE.match(text, after)
     return bool(nxt) and nxt.group(1) not in ("", "\n") and not _LIST_START.match(text, nxt.start(1))
 
 
-def _table_facts(text: str, s: int, e: int, header: bool) -> list[Fact]:
-    """A table row's facts: its label cell names each number cell."""
-    cells = []
-    pos = s
-    for part in text[s:e].split("|"):
-        a, b = pos, pos + len(part)
-        pos = b + 1
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
-        cells.append((a, b))
-    label = cells[0]
-    label_text = text[label[0] : label[1]]
-    if header or not re.search(r"[^\W\d_]{2}", label_text) or re.search(r"\bin (?:millions|thousands|billions)\b", label_text):
-        return []
-    years = _YEAR.findall(label_text)
-    if len(years) >= 2 or (years and len(re.findall(r"[^\W\d_]{2,}", label_text)) <= 1):
-        return []  # a row of years ("years 2012 2013 2016", "2007"): its cells are no one name's
-    out = []
-    for a, b in cells[1:]:
-        cell = text[a:b]
-        if len(cell) > 40:
-            continue
-        if re.fullmatch(r"(?:19|20)\d\d", cell):
-            continue  # a year, or a dash written as its code point ("2014" for "—")
-        if not re.fullmatch(r"[-–(]?\s?[$€£]?\s?\(?-?\d[\d,]*(?:\.\d+)?\)?\s?%?(?:\s?\(\s?-?\$?\s?[\d,.]+\s?%?\s?\))?", cell):
-            continue
-        out.append(Fact((label[0], label[1]), (a, b), (s, e)))
-    return out
-
-
-# a line of a table written without rules: a label, then one number ("Hall 's carbines 267")
-_PLAIN_ROW = re.compile(r"[^\S\n]*(?P<label>[^\s\d][^\n]*?)[^\S\n]+(?P<num>" + NUMBER + r")[^\S\n]*")
-PLAIN_ROW_CHARS = 80  # a longer line is prose
-PLAIN_ROWS = 3  # consecutive lines at least, so a wrapped line that happens to end on a number is no row
-
-
-def _plain_rows(text: str) -> dict:
-    """The rows of tables written as lines of "label number", by where each line starts: each row's
-    label and number, for runs of `PLAIN_ROWS` such lines or more."""
-    rows, run = {}, []
-    for ls, le in _physical_lines(text):
-        m = _PLAIN_ROW.fullmatch(text, ls, le) if le - ls <= PLAIN_ROW_CHARS else None
-        if m and not _LINE_ENDS.intersection(m.group("label")[-1:]):
-            run.append((ls, m.span("label"), m.span("num")))
-            continue
-        if len(run) >= PLAIN_ROWS:
-            rows.update((r[0], r[1:]) for r in run)
-        run = []
-    if len(run) >= PLAIN_ROWS:
-        rows.update((r[0], r[1:]) for r in run)
-    return rows
-
-
-def _physical_lines(text: str):
-    start = 0
-    for m in _SPLIT_LINES.finditer(text):
-        yield start, m.start()
-        start = m.end()
-    yield start, len(text)
-
-
-def _plain_row_fact(text: str, ls: int, le: int, label: tuple[int, int], num: tuple[int, int]) -> list[Fact]:
-    """A plain row's fact, unless its label is a year, a date, a figure or a reference, or its number
-    a year."""
-    label_text, num_text = text[label[0] : label[1]], text[num[0] : num[1]]
-    last = label_text.split()[-1].lower().rstrip(".:")
-    if not re.search(r"[^\W\d_]{2}", label_text) or _YEAR.search(label_text) or _MONTH_IN.search(label_text) or last in LABEL_WORDS \
-            or re.fullmatch(r"(?:1[0-9]|20)\d\d", num_text) or _reference_line(text, ls, le):
-        return []
-    return [Fact(label, num, (ls, le))]
-
-
-def _is_header_row(text: str, s: int, e: int) -> bool:
-    """A table row of years, dates or column titles: no facts."""
-    cells = [c.strip() for c in text[s:e].split("|")[1:]]
-    if not cells or any(len(c) > 80 for c in cells):
-        return True
-    return all(_DATE_CELL.fullmatch(c) or _MONTH_IN.search(c) or not _DIGIT.search(c) for c in cells)
-
-
 def _may_count(text: str, s: int, e: int) -> bool:
     """Whether `text[s:e]` may hold a quantity: a digit, or else a number word (the slower test)."""
     return bool(_DIGIT.search(text, s, e) or NUMBER_WORD.search(text, s, e))
-
-
-def _reference_line(text: str, s: int, e: int) -> bool:
-    """A line of a reference list: two authors written "Surname AB", or a year with volume and pages."""
-    return bool(_AUTHORS.search(text, s, e) or _REFERENCE_MARK.search(text, s, e))
 
 
 def _sentence_facts(text: str, s: int, e: int, named=None) -> list[Fact]:
@@ -260,15 +151,21 @@ def _sentence_facts(text: str, s: int, e: int, named=None) -> list[Fact]:
                     and _verb_gap(text[close : v[0]].split(), head=False):
                 pair(n, v)
     for v in values:  # "about 90% of Reykjavik", "1,000 billionaires in America": the value, then its name
-        if v in taken:
-            continue
-        m = _OF_NAME.match(text, v[1], e)
-        n = name_from(m.end()) if m else None
-        if n is not None and n[0] == m.end() and not _PLURAL_ACRONYM.fullmatch(text, *n) \
-                and not any(w in CLAUSE_BREAKS or w.endswith("ing") for w in m.group().split()) \
-                and not _modifies(text, n, e):
+        n = None if v in taken else _name_after(text, v, e, name_from)
+        if n is not None:
             pair(n, v)
     return sorted(facts, key=lambda f: f.value)
+
+
+def _name_after(text: str, v: tuple[int, int], e: int, name_from):
+    """The name a value is of, written after it ("90% of Reykjavik"): a few lower-case words at most,
+    then "of", "in", "at" or "among" and the name, which no noun follows and which is no plural
+    acronym; no clause break or participle between. None otherwise."""
+    m = _OF_NAME.match(text, v[1], e)
+    n = name_from(m.end()) if m else None
+    if n is None or n[0] != m.end() or _PLURAL_ACRONYM.fullmatch(text, *n) or _modifies(text, n, e):
+        return None
+    return None if any(w in CLAUSE_BREAKS or w.endswith("ing") for w in m.group().split()) else n
 
 
 def _modifies(text: str, name: tuple[int, int], e: int) -> bool:
@@ -394,15 +291,15 @@ def detect(text: str) -> list[Fact]:
             mid.append({m.group() for m in _MID_CAPITAL.finditer(text)})
         return word in mid[0]
 
-    rows = _plain_rows(text) if _DIGIT.search(text) else {}
+    rows = plain_rows(text) if _DIGIT.search(text) else {}
     for ls, le in _lines(text, rows):
         if ls in rows:
-            facts.extend(_plain_row_fact(text, ls, le, *rows[ls]))
+            facts.extend(plain_row_fact(text, ls, le, *rows[ls]))
             continue
-        if "|" in text[ls:le] and _TABLE_ROW.search(text, ls, le):
-            facts.extend(_table_facts(text, ls, le, _is_header_row(text, ls, le)))
+        if "|" in text[ls:le] and TABLE_ROW.search(text, ls, le):
+            facts.extend(table_facts(text, ls, le, is_header_row(text, ls, le)))
             continue
-        if not _CAPITAL.search(text, ls, le) or not _may_count(text, ls, le) or _reference_line(text, ls, le):
+        if not _CAPITAL.search(text, ls, le) or not _may_count(text, ls, le) or reference_line(text, ls, le):
             continue  # no name, no quantity, or a reference list
         for s, e in split_sentences(text[ls:le]):
             facts.extend(_sentence_facts(text, ls + s, ls + e, named))

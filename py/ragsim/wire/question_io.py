@@ -19,14 +19,13 @@ good rows and reports every bad one (the page names them and keeps the rest).
 Pure: texts in, data out; reading files is the caller's business.
 """
 
-import ast
 import csv
 import io
 import json
 import pathlib
 
 from ragsim.errors import RequestError
-from ragsim.judge.answers import locate
+from ragsim.wire.question_answers import answered, answered_columns, finetune_items, is_answered
 from ragsim.judge.questions import Question, read_question
 from ragsim.fields import shown
 
@@ -118,7 +117,7 @@ def _csv_row(row: dict, docs: list[dict], n: int, line: int, every: bool = False
 
 def _read_csv_row(row: dict, docs: list[dict], n: int, where: str, every: bool = False) -> Question:
     if "references" not in row and is_answered(row):
-        return read_question(answered(row, docs, where, n, every), docs, where, str(n))
+        return read_question(answered(row, docs, where, n, every, find_corpus), docs, where, str(n))
     corpus_id = (row.get("corpus_id") or "").strip()
     if not corpus_id:
         raise RequestError(where, f"{where}: corpus_id is empty; name the question's document.")
@@ -185,82 +184,13 @@ def _json_items(text: str, lines: bool = False):
             data = [{k: v for k, v in ex.items() if k in ("query", "reference_contexts", "reference_answer")}
                     if isinstance(ex, dict) else ex for ex in data["examples"]]
         elif all(isinstance(data.get(k), dict) for k in ("queries", "corpus", "relevant_docs")):
-            data = _finetune_items(data)  # LlamaIndex EmbeddingQAFinetuneDataset
+            data = finetune_items(data)  # LlamaIndex EmbeddingQAFinetuneDataset
         else:
             data = data.get("questions")
     if not isinstance(data, list):
         raise RequestError("questions", 'Give the question set as {"questions": [{id, query, references}, ...]}, or '
                                         "as questions and answers (RAGAS, LlamaIndex, question and answer).")
     return data
-
-
-def _finetune_items(data: dict) -> list:
-    """LlamaIndex's generated QA pairs: each query with the texts of its relevant nodes as passages."""
-    corpus = data["corpus"]
-    out = []
-    for qid, query in data["queries"].items():
-        nodes = data["relevant_docs"].get(qid) or []
-        out.append({"id": str(qid), "query": query,
-                    "reference_contexts": [corpus.get(n) for n in nodes] if isinstance(nodes, list) else nodes})
-    return out
-
-
-QUERY_KEYS = ("query", "question", "user_input")
-ANSWER_KEYS = ("answer", "reference", "reference_answer", "ground_truth", "expected_output")
-CONTEXT_KEYS = ("reference_contexts",)
-
-
-def answered_columns(columns) -> bool:
-    """Whether a CSV's columns hold a question and its answer as text."""
-    return any(c in columns for c in QUERY_KEYS) and any(c in columns for c in ANSWER_KEYS + CONTEXT_KEYS)
-
-
-def is_answered(item) -> bool:
-    """Whether an item gives its answer as text rather than as offsets (`references`)."""
-    return isinstance(item, dict) and "references" not in item and any(k in item for k in QUERY_KEYS) \
-        and any(item.get(k) not in (None, "", []) for k in ANSWER_KEYS + CONTEXT_KEYS)
-
-
-def _first(item: dict, keys: tuple):
-    return next((item[k] for k in keys if item.get(k) not in (None, "", [])), None)
-
-
-def _contexts(value, where: str) -> list:
-    """A list of passages: a list, or (a CSV cell) its JSON or Python literal text."""
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            try:
-                value = ast.literal_eval(value)  # pandas writes a list column as its Python repr; literals only
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                value = [value]  # one passage, as written
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise RequestError(where, f"{where}.reference_contexts must be a list of passages (texts).")
-    return value
-
-
-def answered(item: dict, docs: list[dict], where: str, number: int, every: bool = False) -> dict:
-    """An item that gives its answer as text, as ours: `{id, query, references}` with each passage
-    (else the answer) placed in the documents (`judge.answers.locate`); a `doc` or `corpus_id` limits
-    the search to that document."""
-    query = _first(item, QUERY_KEYS)
-    named = item.get("doc", item.get("corpus_id"))
-    pool = docs if named in (None, "") else [docs[find_corpus(docs, str(named), where)]]
-    contexts = item.get("reference_contexts")
-    texts = _contexts(contexts, where) if contexts not in (None, "", []) else [_first(item, ANSWER_KEYS)]
-    label = "passage" if contexts not in (None, "", []) else "answer"
-    refs = []
-    for j, text in enumerate(texts):
-        at = f"{where}: the {label}" + (f" {j + 1}" if len(texts) > 1 else "")
-        try:
-            found = locate(pool, text, at, item.get("hint"), every)
-        except RequestError as e:
-            raise RequestError(where, e.message) from None  # the row is the field; the message says which text
-        refs += [{"doc": pool[d]["id"], "start": start, "end": end} for d, start, end in found]
-    return {"id": str(item.get("id", number)), "query": query if isinstance(query, str) else "", "references": refs}
 
 
 def read_set(text: str, docs: list[dict], fmt: str = "auto", mode: str = "strict",
@@ -326,7 +256,7 @@ def _json_lines(text: str) -> bool:
 def _json_question(q, docs: list[dict], i: int, every: bool) -> Question:
     where = f"questions[{i}]"
     if is_answered(q):
-        return read_question(answered(q, docs, where, i + 1, every), docs, where, str(i + 1))
+        return read_question(answered(q, docs, where, i + 1, every, find_corpus), docs, where, str(i + 1))
     return read_question(resolve_references(q, docs, where), docs, where, str(i + 1))
 
 
