@@ -2,16 +2,22 @@
 
 Each reader bounds a line, a record and its parse before the work (item 6); limits are lowered here so
 that the files stay small, and the memory a refusal takes is measured (tracemalloc), so a reader that
-parsed first and counted after would fail.
+parsed first and counted after would fail. Every file a command writes is written beside its place
+and moved in whole, and an existing one is replaced only when asked (item 8).
 """
 
 import json
+import pathlib
+import resource
+import signal
+import subprocess
 import tracemalloc
 
 import pytest
 
+from helpers import bare_env, cli_env, one_line, ragsim_argv, run_cli
 from ragsim.errors import RequestError
-from ragsim.host import store_files
+from ragsim.host import jsonl_out, store_files
 from ragsim.wire import chunk_files, chunk_records
 
 
@@ -100,3 +106,88 @@ def test_a_jsonl_line_or_a_serialised_node_of_millions_of_values_is_refused(tmp_
     row = json.dumps({"page_content": "a", "metadata": {"_node_content": node}})
     with pytest.raises(RequestError, match=r"Line 1 of n\.jsonl's _node_content holds about"):
         chunk_files.parse("n.jsonl", row)
+
+
+# --- item 8: every output written beside its place and moved in whole; an existing one replaced only when asked
+
+def no_litter(folder: pathlib.Path, *kept: str) -> None:
+    """Only the files `kept` in `folder`: no temporary file, no checkpoint left behind."""
+    assert sorted(p.name for p in folder.iterdir()) == sorted(kept)
+
+
+def test_a_block_that_fails_leaves_the_old_file_and_no_temporary_one(tmp_path):
+    keep = tmp_path / "keep.jsonl"
+    keep.write_text("a user's lines\n", encoding="utf-8")
+    keep.chmod(0o640)
+    with pytest.raises(TypeError):
+        with jsonl_out.replaced(str(keep)) as out:
+            out.write("half of it\n")
+            json.dumps({"when": object()})  # what a datetime column did to export
+    assert keep.read_text(encoding="utf-8") == "a user's lines\n"
+    no_litter(tmp_path, "keep.jsonl")
+    with jsonl_out.replaced(str(keep)) as out:
+        out.write("the new lines\n")
+    assert keep.read_text(encoding="utf-8") == "the new lines\n" and keep.stat().st_mode & 0o777 == 0o640
+    no_litter(tmp_path, "keep.jsonl")
+
+
+def test_an_existing_file_is_refused_naming_it_and_force():
+    with pytest.raises(ValueError, match=r"^/etc/hostname exists already; give --force to replace it$"):
+        jsonl_out.refuse_existing("/etc/hostname", force=False)
+    with pytest.raises(ValueError, match=r"give --force to replace it, or --resume to go on from it$"):
+        jsonl_out.refuse_existing("/etc/hostname", force=False, resume=False)
+    for allowed in ({"force": True}, {"force": False, "resume": True}):
+        jsonl_out.refuse_existing("/etc/hostname", **allowed)
+    jsonl_out.refuse_existing("-", force=False)  # standard output is never a file to keep
+
+
+@pytest.mark.slow
+def test_inspect_and_export_never_touch_a_file_they_were_not_asked_to_replace(tmp_path):
+    """`inspect nope.jsonl --jsonl keep.txt` emptied keep.txt before finding no store; `export -o`
+    overwrote without a word. Now: refused naming the file and --force; with --force, a store that
+    does not exist still leaves the file as it was; a good one replaces it whole."""
+    keep = tmp_path / "keep.txt"
+    keep.write_text("notes\n", encoding="utf-8")
+    chunks = tmp_path / "c.jsonl"
+    chunks.write_text(json.dumps({"text": "The pilot boat leaves at nine.", "metadata": {"source": "a.md"}}) + "\n")
+    for args in (["inspect", tmp_path / "nope.jsonl", "--jsonl", keep], ["export", chunks, "-o", keep]):
+        out = run_cli(*args, env=bare_env())
+        assert out.returncode == 2 and one_line(out.stderr) == f"ragsim {args[0]}: {keep} exists already; give --force to replace it.\n"
+        assert keep.read_text(encoding="utf-8") == "notes\n"
+    for args in (["inspect", tmp_path / "nope.jsonl", "--jsonl", keep, "--force"],
+                 ["export", tmp_path / "nope.jsonl", "-o", keep, "--force"]):
+        out = run_cli(*args, env=bare_env())
+        assert out.returncode == 2 and "nope.jsonl does not exist" in one_line(out.stderr)
+        assert keep.read_text(encoding="utf-8") == "notes\n"
+    no_litter(tmp_path, "keep.txt", "c.jsonl")
+    out = run_cli("export", chunks, "-o", keep, "--force", env=bare_env())
+    assert out.returncode == 0 and json.loads(keep.read_text(encoding="utf-8"))["text"] == "The pilot boat leaves at nine."
+    out = run_cli("inspect", chunks, "--jsonl", keep, "--force", env=bare_env())
+    assert out.returncode == 0 and json.loads(keep.read_text(encoding="utf-8").splitlines()[-1])["type"] == "summary"
+    no_litter(tmp_path, "keep.txt", "c.jsonl")
+
+
+def small_files():
+    """A child process that may write 300 bytes a file at most, and is told so (EFBIG), not killed."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+
+
+@pytest.mark.slow
+def test_a_failed_write_leaves_the_old_file_and_one_sentence(tmp_path):
+    """A write that fails (here a file size limit: a full disk alike) left a cut-off file, and audit a
+    double OSError traceback; now the old file is as it was, nothing is left beside it, one sentence."""
+    for i in range(3):
+        (tmp_path / f"a{i}.md").write_text(f"The Galle Ring station {i} orbits at 42,000 km. The fee is 40 dollars.\n")
+    chunks = tmp_path / "c.jsonl"
+    chunks.write_text("".join(json.dumps({"text": f"Chunk {i} of the harbour's notes."}) + "\n" for i in range(20)))
+    keep = tmp_path / "keep.jsonl"
+    for args in (["audit", tmp_path, "--glob", "*.md", "--size", "100", "-o", keep, "--workers", "1", "--quiet"],
+                 ["export", chunks, "-o", keep]):
+        keep.write_text("the old output\n", encoding="utf-8")
+        done = subprocess.run(ragsim_argv(*args, "--force"), capture_output=True, text=True, env=cli_env(),
+                              preexec_fn=small_files, timeout=120)
+        assert done.returncode in (1, 2)
+        assert one_line(done.stderr) == f"ragsim {args[0]}: {keep} cannot be written (File too large); it was left as it was.\n"
+        assert keep.read_text(encoding="utf-8") == "the old output\n"
+        no_litter(tmp_path, "a0.md", "a1.md", "a2.md", "c.jsonl", "keep.jsonl")
