@@ -6,6 +6,8 @@ parsed first and counted after would fail. Every file a command writes is writte
 and moved in whole, and an existing one is replaced only when asked (item 8).
 """
 
+import datetime
+import decimal
 import json
 import pathlib
 import resource
@@ -17,7 +19,7 @@ import pytest
 
 from helpers import bare_env, cli_env, one_line, ragsim_argv, run_cli
 from ragsim.errors import RequestError
-from ragsim.host import jsonl_out, store_files
+from ragsim.host import ask, http_client, jsonl_out, store_files, store_records
 from ragsim.wire import chunk_files, chunk_records
 
 
@@ -191,3 +193,93 @@ def test_a_failed_write_leaves_the_old_file_and_one_sentence(tmp_path):
         assert one_line(done.stderr) == f"ragsim {args[0]}: {keep} cannot be written (File too large); it was left as it was.\n"
         assert keep.read_text(encoding="utf-8") == "the old output\n"
         no_litter(tmp_path, "a0.md", "a1.md", "a2.md", "c.jsonl", "keep.jsonl")
+
+
+# --- item 10: a sentence where a traceback was -----------------------------------------------------------
+
+TYPED = {  # a column of each type JSON has no value for, and what the export writes for it (docs/stores.md)
+    "when": ([datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc), None],
+             ["2024-01-02T03:04:05+00:00", None]),
+    "day": ([datetime.date(2024, 1, 2), datetime.date(1999, 12, 31)], ["2024-01-02", "1999-12-31"]),
+    "price": ([decimal.Decimal("12.50"), decimal.Decimal("-0.01")], ["12.50", "-0.01"]),
+    "blob": ([b"\x00\xffab", b""], ["AP9hYg==", ""]),
+    "ratio": ([float("nan"), 1.5], [None, 1.5]),
+    "took": ([datetime.timedelta(seconds=90), datetime.timedelta(milliseconds=5)], [90.0, 0.005]),
+}
+
+
+def typed_table():
+    pa = pytest.importorskip("pyarrow")
+    columns = {"text": ["The harbour opens at dawn.", "Ships wait outside when fog rolls in."]}
+    columns.update({name: pa.array(values) for name, (values, _) in TYPED.items()})
+    columns["price"] = pa.array(TYPED["price"][0], pa.decimal128(10, 2))
+    return pa.table(columns)
+
+
+@pytest.mark.slow
+def test_export_of_parquet_and_lancedb_with_dates_decimals_and_bytes(tmp_path):
+    """`export ts.parquet -o keep.jsonl` was a TypeError (a datetime is not JSON serializable) after
+    emptying keep.jsonl; each type now has its stated JSON value, in LanceDB's tables too."""
+    import pyarrow.parquet as pq
+
+    table = typed_table()
+    pq.write_table(table, tmp_path / "ts.parquet")
+    lancedb = pytest.importorskip("lancedb")
+    lancedb.connect(str(tmp_path / "lance")).create_table("chunks", data=table)
+    for store in (tmp_path / "ts.parquet", f"lancedb:{tmp_path / 'lance'}"):
+        out = run_cli("export", store, "-o", "-", env=bare_env())
+        assert out.returncode == 0, out.stderr
+        rows = [json.loads(line) for line in out.stdout.splitlines()]
+        for name, (_, written) in TYPED.items():
+            assert [r["metadata"][name] for r in rows] == written, (store, name)
+
+
+def nested(depth: int) -> dict:
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return {"source": "h.md", "x": value}
+
+
+def test_metadata_nested_too_deeply_is_one_sentence_in_every_reader():
+    """500 levels of metadata ended in a RecursionError (pickled to a worker, written with indents);
+    past MAX_DEPTH every reader refuses the chunk, naming it, and a chunk at the limit is read."""
+    row = {"text": "The harbour opens at dawn.", "metadata": nested(chunk_records.MAX_DEPTH)}
+    assert chunk_files.parse("ok.jsonl", json.dumps(row))[1][0]["metadata"] == row["metadata"]
+    deep = {"text": "The harbour opens at dawn.", "metadata": nested(500)}
+    refusal = r"^store: Line 1 of deep\.jsonl's metadata is nested more than 100 levels deep"
+    with pytest.raises(RequestError, match=refusal):
+        chunk_files.parse("deep.jsonl", json.dumps(deep))
+    docstore = {"docstore/data": {"n1": {"__type__": "1", "__data__": {"text": "a", "metadata": nested(500)}}}}
+    with pytest.raises(RequestError, match=r"^store: Node 'n1' in docstore\.json's metadata is nested more"):
+        chunk_files.parse("docstore.json", json.dumps(docstore))
+    with pytest.raises(RequestError, match=r"^store: Row 3 of t\.parquet's metadata is nested more"):
+        store_records.plain({"text": "a", "m": nested(500)}, "Row 3 of t.parquet")
+    with pytest.raises(RequestError, match=r"^store: Chroma id 'c1''s metadata is nested more"):
+        chunk_records.from_chroma("c1", "a", {"m": nested(500)}, where="Chroma id 'c1'")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("depth", [500, 5_000])
+def test_a_deep_chunking_object_and_deep_metadata_on_the_command_line(tmp_path, depth):
+    (tmp_path / "h.md").write_text("The harbour opens at dawn.\n", encoding="utf-8")
+    deep = "[" * depth + "]" * depth
+    (tmp_path / "chunking.json").write_text('{"strategy": "window", "size": 5, "x": ' + deep + "}", encoding="utf-8")
+    out = run_cli("audit", tmp_path / "h.md", "--chunking-file", tmp_path / "chunking.json", env=bare_env())
+    said = one_line(out.stderr)
+    assert out.returncode == 2 and ("nested too deeply" in said if depth > 900 else "chunking.x" in said), said
+    metadata = '{"source": "h.md", "x": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"  # json.dumps would recurse
+    (tmp_path / "c.jsonl").write_text('{"text": "The harbour opens at dawn.", "metadata": ' + metadata + "}\n")
+    for args in (["inspect", tmp_path / "c.jsonl"], ["export", tmp_path / "c.jsonl", "-o", "-"]):
+        out = run_cli(*args, env=bare_env())
+        assert out.returncode == 2 and "nested" in one_line(out.stderr), out.stderr
+
+
+@pytest.mark.parametrize("body", [b"[" * 100_000 + b"]" * 100_000, b'{"choices": ' + b"[" * 5_000 + b"]" * 5_000 + b"}"])
+def test_a_model_reply_nested_too_deeply_is_one_sentence(monkeypatch, body):
+    for status in (200, 500):  # the reply, and an error's body the server's sentence is read from
+        monkeypatch.setattr(http_client, "fetch", lambda *a, **k: http_client.Reply(status, "OK", {}, body))
+        with pytest.raises(ask.AskError) as caught:
+            ask.complete("http://127.0.0.1:9/v1", "reader", [{"role": "user", "content": "hi"}])
+        said = str(caught.value)
+        assert "\n" not in said and ("nested too deeply" in said if status == 200 else "HTTP 500" in said), said

@@ -112,6 +112,8 @@ def read_chunking(args) -> dict | None:
         return None
     try:
         value = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{where} is nested too deeply to be a chunking object; write it like {CHUNKING_EXAMPLE}.") from None
     except ValueError as e:
         raise ValueError(f"{where} is not JSON ({e.msg} at column {e.colno}); write it like {CHUNKING_EXAMPLE}.") from None
     if not isinstance(value, dict):

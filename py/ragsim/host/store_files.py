@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragsim.errors import RequestError
-from ragsim.host.store_records import check_count, from_row, vector_free
+from ragsim.host.store_records import check_count, from_row, plain, vector_free
 from ragsim.wire import chunk_records
 from ragsim.wire.chunk_records import too_long
 from ragsim.wire import chunk_files
@@ -110,4 +110,5 @@ def _parquet_rows(path: Path, limit: bool = True):
     for batch in parquet.iter_batches(batch_size=1000, columns=columns):
         for row in batch.to_pylist():
             number += 1
-            yield f"Row {number} of {path.name}", row
+            where = f"Row {number} of {path.name}"
+            yield where, plain(row, where)

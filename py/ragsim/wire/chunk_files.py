@@ -15,7 +15,7 @@ import re
 from ragsim.errors import RequestError
 from ragsim.wire import chunk_records as records  # its limits read when used (a test may lower them)
 from ragsim.wire.chunk_records import (
-    check_count, check_json, document_of, from_row, loads_or_none, loads_record, offsets, too_long)
+    check_count, check_depth, check_json, document_of, from_row, loads_or_none, loads_record, offsets, too_long)
 
 MAX_FILE_BYTES = 200_000_000
 KINDS = ("jsonl", "json", "csv")
@@ -93,7 +93,10 @@ def jsonl_row(name: str, number: int, line: str):
         return loads_record(line, f"Line {number} of {name}")
     except RequestError:
         raise
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        raise RequestError("store", f"Line {number} of {name} is nested too deeply to be a chunk: each line "
+                                    f"of a .jsonl file is one chunk object, its metadata a few levels deep.") from None
+    except ValueError as exc:
         raise RequestError("store", f"Line {number} of {name} is not JSON ({exc}): each line "
                                     f"of a .jsonl file is one chunk object.") from None
 
@@ -204,5 +207,6 @@ def _node_chunk(node_id: str, node: dict, name: str, doc_field) -> dict:
     ref_doc = source.get("node_id") if isinstance(source, dict) else None
     start, end = offsets(text, metadata, node.get("start_char_idx"), node.get("end_char_idx"))
     where = f"Node {node_id!r} in {name.replace(chr(92), '/').rsplit('/', 1)[-1]}"
+    check_depth(metadata, where)
     return {"id": node_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
             "metadata": metadata, "start": start, "end": end}

@@ -24,6 +24,10 @@ MAX_RECORD_VALUES = 1_000_000
 # about 10, LlamaIndex's docstore node about 100, so 128 per chunk at the chunk limit. A 200 MB
 # `[{}, {}, ...]` would build 50 million objects (5 GB); at this limit the worst is about 1 GB.
 MAX_JSON_VALUES = 128 * MAX_CHUNKS
+# Metadata nested deeper than this is refused: real metadata is a few levels deep, and the copies a
+# store's chunks go through (pickled to the workers, written as JSON with indents) recurse a level or
+# more per level, so 500 levels ended in a RecursionError.
+MAX_DEPTH = 100
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string, escapes included
 # Payload fields holding the chunk text, first found wins: LangChain's vector stores (page_content),
 # LlamaIndex's and LangChain's LanceDB (text), LlamaIndex's serialised node (a JSON string whose
@@ -87,6 +91,22 @@ def loads_or_none(text: str, where: str):
         raise
     except (ValueError, RecursionError):
         return None
+
+
+def too_deep(where: str) -> RequestError:
+    return RequestError("store", f"{where}'s metadata is nested more than {MAX_DEPTH} levels deep, deeper than "
+                                 f"ragsim reads: flatten it, or leave that field out of the chunks you give.")
+
+
+def check_depth(metadata, where: str) -> None:
+    """Refuse metadata whose dicts and lists nest more than MAX_DEPTH deep (walked without recursion)."""
+    stack = [(metadata, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+        if children and depth > MAX_DEPTH:
+            raise too_deep(where)
+        stack.extend((child, depth + 1) for child in children)
 
 
 def _offset(value) -> int | None:
@@ -181,6 +201,7 @@ def from_row(row: dict, position: str, *, candidates, text_field=None, doc_field
         else:
             if node is not None and isinstance(node.get("id_"), str):
                 chunk_id = node["id_"]
+    check_depth(metadata, where)
     holder = node if node is not None else row
     start, end = offsets(text, metadata, holder.get("start_char_idx"), holder.get("end_char_idx"))
     ref_doc = _source_of(node) or _source_of(row)
@@ -203,6 +224,7 @@ def from_chroma(chunk_id, document, metadata, *, text_field=None, doc_field=None
     user = {k: v for k, v in metadata.items() if k not in _NODE_KEYS and k != text_field}
     if node is not None:
         user = {**(node.get("metadata") or {}), **user}
+    check_depth(user, where)
     holder = node or {}
     start, end = offsets(text, user, holder.get("start_char_idx"), holder.get("end_char_idx"))
     return {"id": str(chunk_id), "text": text, "doc": document_of(user, doc_field, _source_of(node), where),
