@@ -3,12 +3,16 @@
 Each reader bounds a line, a record and its parse before the work (item 6); limits are lowered here so
 that the files stay small, and the memory a refusal takes is measured (tracemalloc), so a reader that
 parsed first and counted after would fail. Every file a command writes is written beside its place
-and moved in whole, and an existing one is replaced only when asked (item 8).
+and moved in whole, and an existing one is replaced only when asked (item 8); every failure that was
+a traceback is a sentence (item 10), and each sentence says what happened (item 11).
 """
 
+import builtins
 import datetime
 import decimal
+import io
 import json
+import os
 import pathlib
 import resource
 import signal
@@ -19,7 +23,7 @@ import pytest
 
 from helpers import bare_env, cli_env, one_line, ragsim_argv, run_cli
 from ragsim.errors import RequestError
-from ragsim.host import ask, http_client, jsonl_out, store_files, store_records
+from ragsim.host import ask, eval_cli, http_client, inspect_cli, jsonl_out, sources, store_files, store_records
 from ragsim.wire import chunk_files, chunk_records
 
 
@@ -283,3 +287,57 @@ def test_a_model_reply_nested_too_deeply_is_one_sentence(monkeypatch, body):
             ask.complete("http://127.0.0.1:9/v1", "reader", [{"role": "user", "content": "hi"}])
         said = str(caught.value)
         assert "\n" not in said and ("nested too deeply" in said if status == 200 else "HTTP 500" in said), said
+
+
+# --- item 11: the right words -----------------------------------------------------------------------------
+# Permissions are simulated (open and scandir raising PermissionError), so the tests hold as root too.
+
+def deny(monkeypatch, *paths):
+    """Opening, reading or listing any of `paths` (or what lies under them) raises PermissionError."""
+    denied = [os.path.abspath(p) for p in paths]
+
+    def guard(path):
+        if isinstance(path, (str, os.PathLike)) and any(os.path.abspath(path).startswith(d) for d in denied):
+            raise PermissionError(13, "Permission denied", str(path))
+
+    for module, name in ((os, "open"), (os, "scandir"), (builtins, "open"), (io, "open")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda path=".", *a, _real=real, **k: guard(path) or _real(path, *a, **k))
+
+
+def test_an_unreadable_store_cannot_be_read_not_written(tmp_path, monkeypatch, capfd):
+    chunks = tmp_path / "c.jsonl"
+    chunks.write_text(json.dumps({"text": "The pilot boat leaves at nine."}) + "\n", encoding="utf-8")
+    deny(monkeypatch, chunks)
+    for command, argv in ((inspect_cli.run_inspect, [str(chunks)]),
+                          (inspect_cli.run_export, [str(chunks), "-o", str(tmp_path / "out.jsonl")])):
+        assert command(argv) == 2
+        said = capfd.readouterr().err
+        assert said.endswith(f"{chunks} cannot be read (Permission denied); check its permissions, or give a copy "
+                             "you can read.\n") and "written" not in said, said
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_eval_names_the_file_it_may_not_read(tmp_path, monkeypatch, capfd):
+    (tmp_path / "h.md").write_text("The harbour opens at dawn.\n", encoding="utf-8")
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps({"questions": []}), encoding="utf-8")
+    deny(monkeypatch, questions)
+    for method in ("bm25", "hybrid"):  # streamed, and one request
+        assert eval_cli.main([str(tmp_path / "h.md"), "--questions", str(questions), "--method", method]) == 1
+        assert capfd.readouterr().err == f"ragsim eval: {questions} cannot be read (Permission denied).\n"
+
+
+def test_a_folder_that_cannot_be_read_is_said_not_passed_over(tmp_path, monkeypatch):
+    kb = tmp_path / "kb"
+    (kb / "closed").mkdir(parents=True)
+    (kb / "a.md").write_text("The harbour opens at dawn.\n", encoding="utf-8")
+    (kb / "closed" / "b.md").write_text("Ships wait outside.\n", encoding="utf-8")
+    deny(monkeypatch, kb / "closed")
+    found, skipped = sources.walk([str(kb)])
+    assert [s.path for s in found] == [str(kb / "a.md")]
+    assert skipped == [(str(kb / "closed"), "is a folder that cannot be read (Permission denied), so its files "
+                                            "were not read")]
+    deny(monkeypatch, kb)
+    assert sources.walk([str(kb)]) == ([], [(str(kb), "is a folder that cannot be read (Permission denied), so its "
+                                                      "files were not read")])

@@ -18,7 +18,8 @@ import sys
 
 from ragsim.errors import RequestError
 from ragsim.host import console, pdf, sources as kb_sources, stores
-from ragsim.host.cli_common import Parser, add_chunking_arguments, read_chunking, read_documents, read_text_file
+from ragsim.host.cli_common import (
+    Parser, add_chunking_arguments, read_chunking, read_documents, read_text_file, unreadable)
 from ragsim.wire import inspect as inspection
 from ragsim.wire.jsonio import dumps
 
@@ -122,7 +123,7 @@ def _request(args, store: dict, sources: list[dict]) -> dict:
         try:
             request["question_file"] = {"name": args.questions, "text": read_text_file(args.questions)}
         except (OSError, ValueError) as e:
-            raise Refused(str(e).rstrip(".") + ".") from None
+            raise Refused(f"{unreadable(e)}.") from None
     return request
 
 
@@ -186,7 +187,7 @@ def unreachable(e: OSError, outputs) -> Refused:
         if not files:
             return Refused(f"The output cannot be written ({reason}).")
         return Refused(f"{files[0]} cannot be written ({reason}); it was left as it was.")
-    return Refused(f"{e.filename} cannot be read ({reason}); check its permissions, or give a copy you can read.")
+    return Refused(f"{unreadable(e)}; check its permissions, or give a copy you can read.")
 
 
 def refuse_existing(path, force: bool) -> None:

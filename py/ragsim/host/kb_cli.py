@@ -147,8 +147,7 @@ def run_eval(args, chunking: dict, table, grid=None) -> int:
         missing_named(skipped)
         text = cli_common.read_text_file(args.questions)
     except (OSError, ValueError) as e:
-        said = f"{e.filename} cannot be read ({e.strerror})" if isinstance(e, OSError) and e.filename else str(e)
-        console.say(f"{prog}: {said.rstrip('.')}.")
+        console.say(f"{prog}: {cli_common.unreadable(e)}.")
         return 2 if isinstance(e, ValueError) and args.questions is None else 1
     retrieval = {"k": args.k if args.k is not None else 5, **cli_retrieval.retrieval_fields(args)}
     problem = eval_run.check_setting(chunking, retrieval)
