@@ -17,6 +17,7 @@ The model's name says how it behaves:
     shape    200 with JSON of another shape ({"result": ...})
     broken   promises more bytes than it sends, then closes the connection
     crash    500 with the API's server_error body
+    redirect 307 to http://example.com/v1/chat/completions (another host: the page's policy blocks it)
     other    404 model_not_found, as the API says for a model it does not have
 With `key` set, a request without `Authorization: Bearer <key>` gets 401 invalid_api_key.
 
@@ -205,6 +206,12 @@ class FakeOpenAI:
                 elif model == "broken":
                     self._send(200, b'{"id": "chatcmpl-1", "choi', length=4096)
                     self.close_connection = True
+                elif model == "redirect":
+                    self.send_response(307)
+                    self._cors()
+                    self.send_header("Location", "http://example.com/v1/chat/completions")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                 elif model == "crash":
                     self._json(500, error_body("The server had an error while processing your request. Sorry about that!",
                                                "server_error", None))

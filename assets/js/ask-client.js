@@ -68,13 +68,19 @@ export async function chatOnce({ url, model, messages, temperature, signal, time
   const stop = () => own.abort("stopped");
   if (signal) { if (signal.aborted) stop(); else signal.addEventListener("abort", stop, { once: true }); }
   const timer = setTimeout(() => own.abort("timeout"), timeoutS * 1000);
+  const policy = policyWatch();
   try {
     let res;
     try {
       res = await fetch(target, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
         signal: own.signal, credentials: "omit", referrerPolicy: "no-referrer", cache: "no-store" });
     } catch (err) {
-      return failed(own, err, target, timeoutS) || { problem: `Nothing answered at ${target}, or it did not allow this page to read it (CORS): start the model's server and let it accept this page's origin (for Ollama, OLLAMA_ORIGINS; README, “Ask your own model”).` };
+      const stopped = failed(own, err, target, timeoutS);
+      if (stopped) return stopped;
+      // the endpoint itself is on this computer (localEndpoint), so a connection the policy blocked
+      // is where it redirected the request (the browser names only the first address)
+      if (await policy.blocked()) return { problem: `${target} redirected the request to another address, which this page's policy does not let it reach (the page asks models on this computer only, so your documents never leave it); give the endpoint the server redirects to if that is on this computer, or ask from the command line (python -m ragsim ask).` };
+      return { problem: `Nothing answered at ${target}, or it did not allow this page to read it (CORS): start the model's server and let it accept this page's origin (for Ollama, OLLAMA_ORIGINS; README, “Ask your own model”).` };
     }
     let text;
     try { text = await res.text(); } catch (err) {
@@ -93,8 +99,33 @@ export async function chatOnce({ url, model, messages, temperature, signal, time
     return { text: content };
   } finally {
     clearTimeout(timer);
+    policy.stop();
     if (signal) signal.removeEventListener("abort", stop);
   }
+}
+
+/** The page's policy watched while one request runs: `blocked()` is the address the browser names
+ * for a connection the policy kept from leaving (a redirect to another host: fetch itself only says
+ * "Failed to fetch"), or null. The event may come just after the fetch fails, so `blocked()` waits
+ * for it a moment (where there is a page). */
+function policyWatch() {
+  const seen = [];
+  let wake = null;
+  const listen = (e) => {
+    if (String(e.effectiveDirective || e.violatedDirective || "").startsWith("connect-src")) {
+      seen.push(e.blockedURI);
+      if (wake) wake();
+    }
+  };
+  const page = typeof globalThis.addEventListener === "function";
+  if (page) globalThis.addEventListener("securitypolicyviolation", listen);
+  return {
+    async blocked(waitMs = 300) {
+      if (!seen.length && page) await new Promise((resolve) => { wake = resolve; setTimeout(resolve, waitMs); });
+      return seen[0] || null;
+    },
+    stop() { if (page) globalThis.removeEventListener("securitypolicyviolation", listen); },
+  };
 }
 
 /** The answer for an aborted request: stopped by the user, or out of time; null for another failure. */

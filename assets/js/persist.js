@@ -18,7 +18,7 @@
 import { PARAMS, settle } from "./params.js";
 import { downloadFile } from "./dom.js";
 import { defaultState } from "./state.js";
-import { readSavedIndex } from "./your-index.js";
+import { readSavedIndex } from "./saved-index.js";
 import { MAX_DOCUMENTS } from "./collection.js";
 import { settingsFromParams } from "./url-state.js";
 import { MAX_CHARS, totalChars } from "./limits.js";

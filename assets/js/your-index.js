@@ -201,24 +201,3 @@ export function splitterFor(result, doc) {
   const list = result.splitter || [];
   return list.find((x) => x.doc === doc && x.strategy) || list.find((x) => x.strategy) || list.find((x) => x.doc === doc) || list[0] || null;
 }
-
-/** Your index as a saved state holds it, checked before the page draws it (a state file is a
- * user's file): {index, indexMode} for the state, else null with a note. */
-export function readSavedIndex(saved, docs, notes) {
-  const index = saved.index;
-  if (index == null) return null;
-  const lengths = Object.fromEntries(docs.map((d) => [d.id, offsetMap(d.text).cpLength]));
-  const r = index && index.result;
-  const pairOk = (n) => (x) => Array.isArray(x) && x.length === 2 && Number.isInteger(x[0]) && Number.isInteger(x[1]) && x[0] >= 0 && x[0] < x[1] && x[1] <= n;
-  const chunkOk = (c) => c && typeof c.id === "string" && typeof c.doc === "string" && typeof c.placement === "string"
-    && (c.placement === "unplaced" || (c.doc in lengths && pairOk(lengths[c.doc])([c.start, c.end])));
-  const ok = index && typeof index.name === "string" && index.extents && typeof index.extents === "object"
-    && Object.entries(index.extents).every(([doc, pairs]) => doc in lengths && Array.isArray(pairs) && pairs.every(pairOk(lengths[doc])))
-    && r && ["chunks", "documents", "splitter", "phrases"].every((k) => Array.isArray(r[k])) && r.chunks.every(chunkOk);
-  if (!ok) {
-    notes.push("The saved chunks of your index do not fit the saved documents, so they are left out; open them again.");
-    return null;
-  }
-  return { index: { name: index.name, extents: index.extents, result: r, rebuiltAll: Boolean(index.rebuiltAll) },
-    indexMode: saved.indexMode === "index" ? "index" : "simulated" };
-}

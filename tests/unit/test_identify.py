@@ -4,8 +4,10 @@ Chunks come from the real libraries where one is mirrored (LangChain, Haystack) 
 splitters otherwise; each is placed in the document where the splitter made it.
 """
 
+import gc
 import logging
 import os
+import time
 
 import pydoc_data.topics
 import pytest
@@ -196,3 +198,47 @@ def test_a_size_whose_first_chunk_breaks_the_monotone_search_is_still_found():
     r = ident.identify(text, placed(text, chunks), chunks)
     assert r["strategy"] == "llamaindex-sentence" and r["reproduced"] == r["chunks"] == len(chunks) > 40
     assert ours(text, {"strategy": "llamaindex-sentence", **r["fields"]})[1] == chunks
+
+
+LARGE = {  # one chunk, the whole text: each ends in a space no LangChain splitter keeps, so the
+    # splitters that strip it never reproduce the chunk and search every size they may
+    "words": lambda n: ("word " * n)[:n],
+    "sentences": lambda n: ("The cat sat. " * n)[:n],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(LARGE))
+def test_one_large_chunk_is_searched_in_work_linear_in_its_length(monkeypatch, name):
+    """Issue 43 item 5: a chunk of 1 MB took over 300 s (the sizes tried grew with the chunk, each split
+    the whole text). Each splitter's search now has a budget linear in the document (the floor set to
+    0 here so that it governs at every length), and the splitters after one that spent it are still
+    tried: at 8x the text, linear work splits 8x the characters and takes about 8x the time,
+    quadratic 64x."""
+    monkeypatch.setattr(ident, "FAMILY_FLOOR", 0)
+    split, work = ident._split, {"chars": 0}
+
+    def counted(doc, chunking):
+        work["chars"] += len(doc.text)
+        return split(doc, chunking)
+
+    monkeypatch.setattr(ident, "_split", counted)
+
+    def cost(n):
+        text, best = LARGE[name](n), float("inf")
+        gc.disable()  # the collector's passes grow with the heap: identify's own work is what is held
+        try:
+            for _ in range(3):
+                work["chars"] = 0
+                t = time.process_time()
+                r = ident.identify(text, [(0, n)], [text], tokenizers=())
+                best = min(best, time.process_time() - t)
+        finally:
+            gc.enable()
+        return best, work["chars"], r
+
+    (small, small_chars, _), (large, large_chars, r) = cost(125_000), cost(1_000_000)
+    assert (r["strategy"], r["fields"], r["reproduced"]) == ("window", {"unit": "chars", "size": 1_000_000, "overlap": 0}, 1)
+    assert "Not every setting of LangChain RecursiveCharacterTextSplitter" in r["skipped"][-1]
+    assert large_chars <= 8 * small_chars
+    assert large <= 24 * max(small, 0.002)

@@ -1,6 +1,6 @@
 """The page's pure JavaScript modules under Node's own test runner: `node --test tests/js/` runs
 tests/js/*.test.mjs, each importing its module from assets/js as the page does (ES modules, no DOM,
-no build): format.js, offsets.js, spans.js, limits.js and question-wire.js."""
+no build): format.js, offsets.js, spans.js, limits.js, question-wire.js and saved-index.js."""
 
 import pathlib
 import re

@@ -316,14 +316,16 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_output(tmp_path):
     whole = tmp_path / "whole.jsonl"
     streamed(COLLECTION, chunking, overlaps, pool.Local(1), out_path=str(whole))
     part = tmp_path / "part.jsonl"
-    with pytest.raises(audit_run.Interrupted, match="--resume"):
+    with pytest.raises(audit_run.Interrupted, match="part.jsonl.part holds them.*--resume"):
         streamed(COLLECTION, chunking, overlaps, pool.Local(1), out_path=str(part), progress=StopAfter(2))
-    written = _lines(part)
+    assert not part.exists()  # the output is moved into place whole: till then its lines are beside it
+    written = _lines(pathlib.Path(f"{part}.part"))
     assert written and all(line["type"] == "document" for line in written)
     assert len(written) < len(COLLECTION)
     streamed(COLLECTION, chunking, overlaps, pool.Local(1), out_path=str(part), resume=True)
     assert part.read_bytes() == whole.read_bytes()
-    assert _lines(whole)[-1]["type"] == "summary" and not pathlib.Path(str(part) + ".resume").exists()
+    assert _lines(whole)[-1]["type"] == "summary"
+    assert not pathlib.Path(f"{part}.resume").exists() and not pathlib.Path(f"{part}.part").exists()
 
 
 def test_ctrl_c_leaves_a_valid_partial_output_and_says_how_to_resume(tmp_path):
@@ -339,13 +341,15 @@ def test_ctrl_c_leaves_a_valid_partial_output_and_says_how_to_resume(tmp_path):
     run = subprocess.Popen(ragsim_argv(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
                            preexec_fn=ctrl_c_as_a_terminal)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 200):
+    lines = pathlib.Path(f"{out}.part")  # the output's lines until it is whole
+    while time.monotonic() < deadline and (not lines.exists() or lines.stat().st_size < 200):
         time.sleep(0.05)
     run.send_signal(signal.SIGINT)
     _, err = run.communicate(timeout=60)
     assert run.returncode == 130, err
     assert "Traceback" not in err and err.count("\n") == 1 and "--resume" in err
-    partial = _lines(out)
+    assert not out.exists()
+    partial = _lines(lines)
     assert partial and all(line["type"] == "document" for line in partial)
     resumed = run_cli(*args, "--resume", timeout=300)
     assert resumed.returncode == 0, resumed.stderr
@@ -416,22 +420,23 @@ def test_resume_trusts_no_damaged_checkpoint_nor_an_edited_file(tmp_path):
     chunking, overlaps = {"unit": "chars", "size": 900}, [0, 50]
     part = tmp_path / "part.jsonl"
     mark = pathlib.Path(str(part) + ".resume")
+    lines = pathlib.Path(f"{part}.part")
 
     def interrupted():
-        for p in (part, mark):
+        for p in (lines, mark):
             p.unlink(missing_ok=True)
         with pytest.raises(audit_run.Interrupted):
             streamed(files, chunking, overlaps, pool.Local(1), out_path=str(part), progress=StopAfter(2))
         return json.loads(mark.read_text(encoding="utf-8"))
 
     state = interrupted()
-    size = part.stat().st_size
+    size = lines.stat().st_size
     for damaged in (json.dumps({**state, "offset": size + 5_000_000}), json.dumps(state)[:40], "[1, 2]",
                     json.dumps({**state, "best": None}), "[" * 100_000):
         mark.write_text(damaged, encoding="utf-8")
         with pytest.raises(jsonl_out.ResumeError, match="not a checkpoint"):
             streamed(files, chunking, overlaps, pool.Local(1), out_path=str(part), resume=True)
-        assert part.stat().st_size == size  # nothing padded, nothing cut
+        assert lines.stat().st_size == size  # nothing padded, nothing cut
     interrupted()
     first = pathlib.Path(files[0])
     text = first.read_text(encoding="utf-8")

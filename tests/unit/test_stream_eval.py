@@ -106,7 +106,7 @@ def test_an_interrupted_question_set_resumes_to_the_uninterrupted_output(tmp_pat
     whole = run(tmp_path / "whole.jsonl", Progress(1, 1, quiet=True))
     with pytest.raises(audit_run.Interrupted, match="--resume"):
         run(tmp_path / "part.jsonl", StopAfter(2))
-    lines = (tmp_path / "part.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (tmp_path / "part.jsonl.part").read_text(encoding="utf-8").splitlines()  # moved into place when whole
     assert lines and all(json.loads(line)["type"] == "document" for line in lines)
     run(tmp_path / "part.jsonl", Progress(1, 1, quiet=True), resume=True)
     assert (tmp_path / "part.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()

@@ -44,7 +44,7 @@ def server_message(body: bytes) -> str:
     text = body.decode("utf-8", "replace").strip()
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         data = None
     if isinstance(data, dict):
         err = data.get("error", data.get("detail", data.get("message")))
@@ -90,6 +90,8 @@ def _exchange(url: str, key: str | None, timeout: float, payload: dict | None):
         raise AskError(f"{url} sent more than {MAX_REPLY_BYTES // 2**20} MB, which is no chat reply; check the endpoint.")
     try:
         return json.loads(body.decode("utf-8"))
+    except RecursionError:
+        raise AskError(f"{url} answered with JSON nested too deeply to be a chat reply; check the endpoint.") from None
     except ValueError:
         raise AskError(f"{url} did not answer with JSON (it sent {len(body):,} bytes of something else); "
                        "is the endpoint an OpenAI-compatible API (a streaming one is not asked for)?") from None

@@ -19,7 +19,8 @@ import sys
 from ragsim.wire import ask_checks
 from ragsim.wire.api import Session, simulate
 from ragsim.errors import RequestError
-from ragsim.host.cli_common import Parser, add_setting_arguments, read_documents, read_text_file, setting_fields
+from ragsim.host.cli_common import (
+    Parser, add_setting_arguments, read_documents, read_text_file, setting_fields, unreadable)
 from ragsim.host.ask import DEFAULT_TIMEOUT, AskError, api_key, check_endpoint, sample
 from ragsim.host import cli_retrieval, console
 
@@ -70,7 +71,7 @@ class Asker:
             try:
                 self.template = read_text_file(args.prompt_file)
             except (OSError, ValueError) as e:
-                raise AskError(f"The prompt file cannot be read: {e}.") from None
+                raise AskError(f"The prompt file cannot be read: {unreadable(e)}.") from None
         try:
             ask_checks.prompt(self.template, "", "")  # refused now, not after the context is built
         except RequestError as e:
@@ -146,7 +147,7 @@ def run_ask(args) -> int:
     try:
         documents = read_documents(args)
     except (OSError, ValueError) as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
+        print(f"{PROG}: {unreadable(e)}.", file=sys.stderr)
         return 1
     span = _locate(documents, args.answer)
     response = simulate(_context_request(args, documents, args.question, span))

@@ -19,7 +19,7 @@ import textwrap
 import time
 
 from ragsim.host.cli_common import DEFAULT_SIZE, DEFAULT_UNIT, Parser, add_chunking_arguments, chunking_for, picks_unit, \
-    read_chunking, read_text_file
+    read_chunking, read_text_file, unreadable
 from ragsim.host.console import marked_fact, printable
 from ragsim.host import cli_retrieval, console, kb_cli, pdf
 from ragsim.host.embed_onnx import MODEL_ID
@@ -229,7 +229,7 @@ def _one_request(args, overlaps) -> int:
             docs = (pdf.load(path, args.pdf_mode, limits.MAX_FILE_BYTES) if pdf.is_pdf(path)
                     else [{"id": path, "title": pathlib.Path(path).name, "text": read_text_file(path)}])
         except (OSError, ValueError) as e:
-            console.say(f"ragsim audit: {str(e).rstrip('.')}.")
+            console.say(f"ragsim audit: {unreadable(e)}.")
             return 1
         total += sum(len(d["text"]) for d in docs)
         if total > limits.MAX_CHARS:

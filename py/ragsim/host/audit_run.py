@@ -173,8 +173,8 @@ def _judge(plan, engine, batches, keys, counted, state, out, progress) -> None:
             state["batches_done"] = first + j + 1
             out.checkpoint(state)
     except KeyboardInterrupt:
-        out.checkpoint(state, force=True)
-        raise Interrupted(f"interrupted after {state['documents']:,} documents; the output holds them, and "
+        where = out.interrupted(state)
+        raise Interrupted(f"interrupted after {state['documents']:,} documents; {where}, and "
                           "the same command with --resume goes on from there") from None
 
 

@@ -40,6 +40,15 @@ def open_regular(path):
         raise
 
 
+def unreadable(e: Exception) -> str:
+    """A failure to read a file as one sentence (no final stop) naming the file: an OSError as `PATH
+    cannot be read (Permission denied)` (not Python's `[Errno 13] ...`), a ValueError as it says."""
+    if isinstance(e, OSError):
+        reason = e.strerror or type(e).__name__
+        return f"{e.filename} cannot be read ({reason})" if e.filename else f"a file cannot be read ({reason})"
+    return str(e).rstrip(".")
+
+
 def read_text_file(path: str) -> str:
     """A file's text, read no further than MAX_FILE_BYTES; ValueError with one sentence otherwise."""
     with open_regular(path) as f:
@@ -113,6 +122,8 @@ def read_chunking(args) -> dict | None:
         return None
     try:
         value = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{where} is nested too deeply to be a chunking object; write it like {CHUNKING_EXAMPLE}.") from None
     except ValueError as e:
         raise ValueError(f"{where} is not JSON ({e.msg} at column {e.colno}); write it like {CHUNKING_EXAMPLE}.") from None
     if not isinstance(value, dict):

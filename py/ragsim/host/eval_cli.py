@@ -21,7 +21,7 @@ import sys
 
 from ragsim.host import ask_cli, cli_retrieval, console, gate, kb_cli, pdf
 from ragsim.host.cli_common import DEFAULT_SIZE, DEFAULT_UNIT, Parser, add_chunking_arguments, chunking_for, picks_unit, \
-    read_chunking, read_text_file
+    read_chunking, read_text_file, unreadable
 from ragsim.split import registry
 from ragsim.wire import cost, state_file
 from ragsim.wire.api import simulate
@@ -292,7 +292,7 @@ def main(argv) -> int:
         documents, base = read_documents(args)
         questions_text = read_text_file(args.questions) if args.questions is not None else None
     except (OSError, ValueError) as e:
-        console.say(f"{PROG}: {e}")
+        console.say(f"{PROG}: {unreadable(e)}.")
         return 1
     except _Refused as e:
         print(f"{PROG}: {e}", file=sys.stderr)

@@ -275,8 +275,8 @@ def _rank(plan, engine, batches, starts, shared, state, out, progress) -> None:
             state["batches_done"] = first + j + 1
             out.checkpoint(state)
     except KeyboardInterrupt:
-        out.checkpoint(state, force=True)
-        raise audit_run.Interrupted(f"interrupted after {state['documents']:,} documents; the output holds them, "
+        where = out.interrupted(state)
+        raise audit_run.Interrupted(f"interrupted after {state['documents']:,} documents; {where}, "
                                     "and the same command with --resume goes on from there") from None
 
 

@@ -20,7 +20,8 @@ import sys
 
 from ragsim.errors import RequestError
 from ragsim.host import cli_retrieval, console, gate, pdf, sources as kb_sources, stores
-from ragsim.host.cli_common import Parser, add_chunking_arguments, read_chunking, read_documents, read_text_file
+from ragsim.host.cli_common import (
+    Parser, add_chunking_arguments, read_chunking, read_documents, read_text_file, unreadable)
 from ragsim.wire import inspect as inspection
 from ragsim.wire.jsonio import dumps
 
@@ -63,6 +64,8 @@ def inspect_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print SPEC section 11's object as JSON")
     parser.add_argument("--jsonl", metavar="OUT.jsonl", help="also write a line per document as it is checked, then "
                         "the summary (the object without its chunks)")
+    parser.add_argument("--force", action="store_true", help="replace the --jsonl file when it exists already "
+                        "(without it, an existing file is never overwritten)")
     parser.add_argument("--workers", type=int, default=1, help="processes placing and checking the documents of a "
                         "store read in pages (default 1: this one)")
     parser.add_argument("--one-request", action="store_true", help="read the whole store into one request, as "
@@ -92,6 +95,8 @@ def export_parser() -> argparse.ArgumentParser:
                                      description="Write a store's chunks, placed in their documents, as JSON Lines.")
     _store_arguments(parser)
     parser.add_argument("-o", "--output", required=True, help="the .jsonl file to write (- for standard output)")
+    parser.add_argument("--force", action="store_true", help="replace the -o file when it exists already "
+                        "(without it, an existing file is never overwritten)")
     return parser
 
 
@@ -142,7 +147,7 @@ def _request(args, store: dict, sources: list[dict]) -> dict:
             request["question_file"] = {"name": args.questions, "text": read_text_file(args.questions),
                                         "every_occurrence": args.every_occurrence}
         except (OSError, ValueError) as e:
-            raise Refused(str(e).rstrip(".") + ".") from None
+            raise Refused(f"{unreadable(e)}.") from None
     return request
 
 
@@ -197,6 +202,28 @@ def _streamed(args) -> dict:
             out.close()
 
 
+def unreachable(e: OSError, outputs) -> Refused:
+    """An OSError as one sentence: a file of `outputs` (or one the error does not name: a write)
+    cannot be written and was left as it was, any other cannot be read."""
+    reason = e.strerror or str(e)
+    files = [o for o in outputs if o and o != "-"]
+    if e.filename is None or any(e.filename in (o, f"{o}.part", f"{o}.resume") for o in files):
+        if not files:
+            return Refused(f"The output cannot be written ({reason}).")
+        return Refused(f"{files[0]} cannot be written ({reason}); it was left as it was.")
+    return Refused(f"{unreadable(e)}; check its permissions, or give a copy you can read.")
+
+
+def refuse_existing(path, force: bool) -> None:
+    """Refused when `path` exists and --force does not say to replace it."""
+    from ragsim.host.jsonl_out import refuse_existing as check
+
+    try:
+        check(path, force)
+    except ValueError as e:
+        raise Refused(f"{e}.") from None
+
+
 def run_inspect(argv) -> int:
     args = inspect_parser().parse_args(argv)
     problem = cli_retrieval.endpoint_problem(args)
@@ -205,6 +232,7 @@ def run_inspect(argv) -> int:
         return 2
     try:
         rules = read_gate(args)
+        refuse_existing(args.jsonl, args.force)
         if args.k < 1:
             raise Refused(f"--k must be at least 1 (got {args.k}).")
         if streams(args):
@@ -224,7 +252,7 @@ def run_inspect(argv) -> int:
     except (Refused, RequestError) as e:
         return refuse("inspect", e)
     except OSError as e:
-        return refuse("inspect", Refused(f"{e.filename} cannot be written ({e.strerror})."))
+        return refuse("inspect", unreachable(e, [args.jsonl]))
     return _print(result, args) or gate.finish(rules, "ragsim inspect", result)
 
 
@@ -242,18 +270,21 @@ def _print(result: dict, args) -> int:
 
 
 def run_export(argv) -> int:
+    from ragsim.host.jsonl_out import replaced
+
     args = export_parser().parse_args(argv)
     try:
+        refuse_existing(args.output, args.force)
         store, sources = read(args)
         request = {"chunks": store["chunks"], **({"documents": sources} if sources else {})}
         records = inspection.export_records(request)
-        with (contextlib.nullcontext(sys.stdout) if args.output == "-" else open(args.output, "w", encoding="utf-8")) as out:
+        with (contextlib.nullcontext(sys.stdout) if args.output == "-" else replaced(args.output)) as out:
             for r in records:
                 out.write(console.json_safe(dumps(r)) + "\n")
     except (Refused, RequestError) as e:
         return refuse("export", e)
     except OSError as e:
-        return refuse("export", Refused(f"{args.output} cannot be written ({e.strerror})."))
+        return refuse("export", unreachable(e, [args.output]))
     placed = sum(r["start"] is not None for r in records)
     print(f"wrote {len(records):,} chunks ({placed:,} placed) to {args.output}", file=sys.stderr)
     return 0

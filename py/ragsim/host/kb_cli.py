@@ -39,6 +39,17 @@ def _go(prog, args, plan, job):
         progress.end()
         console.say(f"{prog}: {str(e).rstrip('.')}.")
         return 2, None
+    except OSError as e:  # the output could not be written (a full disk, a file size limit)
+        progress.end()
+        reason = e.strerror or str(e)
+        if e.filename not in (None, out.work, out.mark, out.mark + ".tmp"):
+            console.say(f"{prog}: {e.filename}: {reason}.")
+        elif out.temporary:
+            console.say(f"{prog}: the run's temporary file {out.path} cannot be written ({reason}); free some space "
+                        "there, or give --jsonl OUT.jsonl on another disk.")
+        else:
+            console.say(f"{prog}: {out.path} cannot be written ({reason}); it was left as it was.")
+        return 1, None
     finally:
         progress.end()
         out.close()
@@ -49,10 +60,7 @@ def _go(prog, args, plan, job):
 def check_output(args) -> None:
     """An existing output is replaced only when asked (`--force`) or gone on with (`--resume`); else
     ValueError with one sentence, before anything is read or written."""
-    path = getattr(args, "jsonl", None)
-    if path and path != "-" and not args.resume and not getattr(args, "force", False) and os.path.lexists(path) \
-            and (not os.path.isfile(path) or os.path.getsize(path) > 0):
-        raise ValueError(f"{path} exists already; give --force to replace it, or --resume to go on from it")
+    jsonl_out.refuse_existing(getattr(args, "jsonl", None), getattr(args, "force", False), bool(args.resume))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -140,8 +148,7 @@ def run_eval(args, chunking: dict, table, grid=None, finish=None) -> int:
         missing_named(skipped)
         text = cli_common.read_text_file(args.questions)
     except (OSError, ValueError) as e:
-        said = f"{e.filename} cannot be read ({e.strerror})" if isinstance(e, OSError) and e.filename else str(e)
-        console.say(f"{prog}: {said.rstrip('.')}.")
+        console.say(f"{prog}: {cli_common.unreadable(e)}.")
         return 2 if isinstance(e, ValueError) and args.questions is None else 1
     retrieval = {"k": args.k if args.k is not None else 5, **cli_retrieval.retrieval_fields(args)}
     problem = eval_run.check_setting(chunking, retrieval)

@@ -30,8 +30,9 @@ def walk(paths: list[str], pattern: str | None = None) -> tuple[list[Source], li
     found, skipped, seen = [], [], set()
     for given in paths:
         if os.path.isdir(given):
-            inside = sorted(_files_under(given, pattern))
-            if not inside:
+            unread = len(skipped)
+            inside = sorted(_files_under(given, pattern, skipped))
+            if not inside and not any(path == given for path, _ in skipped[unread:]):
                 skipped.append((given, f"holds no file{' matching ' + repr(pattern) if pattern else ''}"))
             candidates = inside
         elif os.path.exists(given):
@@ -56,8 +57,14 @@ def walk(paths: list[str], pattern: str | None = None) -> tuple[list[Source], li
     return found, skipped
 
 
-def _files_under(root: str, pattern: str | None):
-    for base, dirs, files in os.walk(root):
+def _files_under(root: str, pattern: str | None, skipped: list):
+    """The files under `root` (hidden ones left out) matching `pattern`; a folder that cannot be read
+    is put in `skipped` with why (os.walk would pass over it without a word)."""
+
+    def unread(e: OSError) -> None:
+        skipped.append((e.filename, f"is a folder that cannot be read ({e.strerror}), so its files were not read"))
+
+    for base, dirs, files in os.walk(root, onerror=unread):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
             if name.startswith("."):

@@ -11,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragsim.errors import RequestError
-from ragsim.host.store_records import check_count, from_row, vector_free
+from ragsim.host.store_records import check_count, from_row, plain, vector_free
+from ragsim.wire import chunk_records
+from ragsim.wire.chunk_records import too_long
 from ragsim.wire import chunk_files
 from ragsim.wire.chunk_files import MAX_FILE_BYTES, RECORD_TEXT  # noqa: F401  (the limit is the same)
 
@@ -49,9 +51,14 @@ def pages(kind: str, path: Path, *, text_field=None, doc_field=None, progress=No
 
 
 def _jsonl_lines(path: Path):
+    """The rows of a .jsonl file a line at a time, each read no further than one record may hold (a
+    line of gigabytes is refused, not read)."""
     with open(path, encoding="utf-8", newline="") as f:  # a JSON string holds no raw line break
         try:
-            for number, line in enumerate(f, start=1):
+            most = chunk_records.MAX_RECORD_CHARS
+            for number, line in enumerate(iter(lambda: f.readline(most + 1), ""), start=1):
+                if len(line) > most:
+                    raise too_long(f"Line {number} of {path.name}")
                 if line.strip():
                     yield f"Line {number} of {path.name}", chunk_files.jsonl_row(path.name, number, line)
         except UnicodeDecodeError:
@@ -103,4 +110,5 @@ def _parquet_rows(path: Path, limit: bool = True):
     for batch in parquet.iter_batches(batch_size=1000, columns=columns):
         for row in batch.to_pylist():
             number += 1
-            yield f"Row {number} of {path.name}", row
+            where = f"Row {number} of {path.name}"
+            yield where, plain(row, where)

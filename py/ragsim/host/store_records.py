@@ -1,13 +1,45 @@
 """The record rules every store reader shares live in the pure `ragsim.wire.chunk_records` (the page's
-worker parses chunk files with them too); this host module adds what needs pyarrow, and which of a
-store's collections to read."""
+worker parses chunk files with them too); this host module adds what needs pyarrow: the columns worth
+reading, and a row's values as JSON has them; and which of a store's collections to read."""
+
+import base64
+import datetime
+import decimal
+import math
+import uuid
 
 from pathlib import Path
 
 from ragsim.errors import RequestError
 from ragsim.wire.chunk_records import (  # noqa: F401  (the readers take them from here)
-    DOC_FIELDS, MAX_CHUNKS, ONE_DOCUMENT, PAYLOAD_TEXT, check_count, document_of, from_chroma, from_row,
-    node_content, offsets)
+    DOC_FIELDS, MAX_CHUNKS, MAX_DEPTH, ONE_DOCUMENT, PAYLOAD_TEXT, check_count, document_of, from_chroma, from_row,
+    node_content, offsets, too_deep)
+
+
+def plain(value, where: str, depth: int = 0):
+    """A Parquet or LanceDB value (pyarrow's Python objects) as JSON holds it (docs/stores.md, "Column
+    types"): a datetime, date or time as its ISO 8601 text, a duration as seconds, a Decimal as its
+    exact digits in a string, bytes as base64, a UUID as its text, a NaN or infinity as null; dicts and
+    lists (and a map's pairs) inside, no deeper than MAX_DEPTH."""
+    if isinstance(value, (dict, list, tuple)):
+        if depth >= MAX_DEPTH:
+            raise too_deep(where)
+        if isinstance(value, dict):
+            return {str(k): plain(v, where, depth + 1) for k, v in value.items()}
+        return [plain(v, where, depth + 1) for v in value]
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def vector_free(schema) -> list[str]:

@@ -23,8 +23,8 @@ from ragsim.errors import RequestError
 from ragsim.host import store_faiss, store_files
 from ragsim.host.cli_common import not_regular
 from ragsim.host.store_safety import guarded, read_only
-from ragsim.host.store_records import (MAX_CHUNKS, PAYLOAD_TEXT, check_count, from_chroma, from_row, pick_one,
-                                       vector_free)
+from ragsim.host.store_records import (
+    MAX_CHUNKS, PAYLOAD_TEXT, check_count, from_chroma, from_row, pick_one, plain, vector_free)
 
 KINDS = ("chroma", "qdrant", "lancedb", "llamaindex", "faiss")
 READS = ("chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR (a persist directory), faiss:DIR (LangChain's "
@@ -352,8 +352,12 @@ def lancedb_pages(path: Path, *, collection=None, text_field=None, doc_field=Non
     yield name
     for offset in range(0, total, PAGE):
         rows = table.search().select(columns).offset(offset).limit(PAGE).to_list()
-        yield [from_row(row, str(i), candidates=PAYLOAD_TEXT, text_field=text_field, doc_field=doc_field,
-                        where=f"Row {i} of LanceDB table {name!r}") for i, row in enumerate(rows, start=offset)]
+        page = []
+        for i, row in enumerate(rows, start=offset):
+            where = f"Row {i} of LanceDB table {name!r}"
+            page.append(from_row(plain(row, where), str(i), candidates=PAYLOAD_TEXT, text_field=text_field,
+                                 doc_field=doc_field, where=where))
+        yield page
         if progress is not None:
             progress(min(offset + PAGE, total), total)
 

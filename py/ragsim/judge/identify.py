@@ -20,18 +20,22 @@ chunk's length is measured both by the document's tokens and by its words' token
 
 When nothing reproduces every chunk, a looser pass scores candidates by how many of the prefix's
 chunks they reproduce, anywhere, so the nearest one can be named with the first chunk that differs.
+
+Each splitter's search has a budget (issue 43 item 5): the candidates grow with the longest chunk
+and each split costs the text's length, so one chunk of a megabyte took hours. The characters one
+splitter's strict search, and its looser pass, may split are FAMILY_FLOOR or FAMILY_PER_CHAR times
+the document, whichever is more: linear in the document, and the splitters after one that spent its
+budget are still tried. Which were cut short is said in `skipped`.
 """
 
-from bisect import bisect_left, bisect_right
 from collections import Counter
 from typing import NamedTuple
 
 from ragsim import split as splitters
-from ragsim.text import tokens
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
-from ragsim.text.tokens import document_tokens
 from ragsim.judge.identify_families import TOKENIZERS, Family, families  # noqa: F401 (re-exported)
+from ragsim.judge.identify_families import measure_in, overlap_candidates, size_candidates
 from ragsim.judge.identify_report import Loadable, describe, moves_with_overlap, report  # noqa: F401 (re-exported)
 
 PREFIX_CHUNKS = 6  # the prefix holds this many stored chunks, and a margin after them
@@ -40,6 +44,16 @@ PREFIX_CHUNKS = 6  # the prefix holds this many stored chunks, and a margin afte
 MAX_FULL = 200
 MAX_FULL_PER_SIZE = 6
 LOOSE_SIZES = 16  # sizes the looser pass tries per splitter, spread over the candidates
+# Characters one splitter's search may split, the text's length charged per split: the floor holds
+# every search of a document of tens of kilobytes (the conformance texts split under 20 million per
+# splitter, a second or two); past it the work grows with the document, linearly.
+FAMILY_FLOOR = 50_000_000
+FAMILY_PER_CHAR = 8
+
+
+class OutOfWork(Exception):
+    """One splitter's search spent its budget: what it found so far stays in `Context.best`."""
+
 
 class Found(NamedTuple):
     reproduced: int
@@ -60,6 +74,10 @@ class Context:
         self.ok = [text[a:b] == t for (a, b), t in placed]
         self.achievable = sum(self.ok)
         self._measures: dict = {}
+        self.share = max(FAMILY_FLOOR, FAMILY_PER_CHAR * len(text))  # characters one search may split
+        self.spent, self.budget = 0, self.share
+        self.cut: list[str] = []  # the splitters whose search spent its budget
+        self.best: Found | None = None  # the best found so far: it survives the budget running out
         self.first = self._prefix(1)[0]  # where the first chunk is checked
         self.prefix, self.k = self._prefix(PREFIX_CHUNKS)
 
@@ -87,11 +105,37 @@ class Context:
             return self.index, len(self.placed)
         return DocIndex.build(self.text[:cut]), k
 
+    def split(self, doc: DocIndex, chunking: dict) -> list | None:
+        """`_split`, its length charged to the budget (OutOfWork once that is spent)."""
+        self.spent += len(doc.text)
+        if self.spent > self.budget:
+            raise OutOfWork
+        return _split(doc, chunking)
+
+    def within_budget(self, search, family: Family) -> None:
+        """`search(self, family)` with a budget of its own; a search that spends it is named in `cut`."""
+        self.budget = self.spent + self.share
+        try:
+            search(self, family)
+        except OutOfWork:
+            name = describe({"strategy": family.strategy, **family.fixed, "size": "…", "overlap": "…"}).split("(")[0]
+            if name not in self.cut:
+                self.cut.append(name)
+
+    def offer(self, found: Found) -> None:
+        """Keep `found` if it is better than the best so far."""
+        if better(found, self.best):
+            self.best = found
+
+    def done(self) -> bool:
+        """Whether the best so far reproduces every chunk (the search stops)."""
+        return self.best is not None and complete(self, self.best)
+
     def measure(self, unit):
         """The length of an extent `(a, b)` in `unit`, counting the units wholly inside it."""
         got = self._measures.get(unit)
         if got is None:
-            got = self._measures[unit] = _measure(self.index, unit)
+            got = self._measures[unit] = measure_in(self.index, unit)
         return got
 
     def reproduced(self, sim: list) -> int:
@@ -110,39 +154,6 @@ class Context:
         return sum(1 for e, ok in zip(self.placed[: self.k], self.ok) if ok and e in have)
 
 
-def _measure(index: DocIndex, unit):
-    if unit == "chars":
-        return lambda a, b: b - a
-    if unit == "words":
-        ws, we = index.word_starts, index.word_ends
-        return lambda a, b: bisect_right(we, b) - bisect_left(ws, a)
-    kind, arg = unit
-    if kind == "pieces":  # tokens of the words, each counted with the space before it
-        count, text, seen = tokens.get(arg).count, index.text, {}
-
-        def words(a: int, b: int) -> int:
-            total = 0
-            for piece in text[a:b].replace(" ", "\0 ").split("\0"):
-                n = seen.get(piece)
-                if n is None:
-                    n = seen[piece] = count(piece) if piece else 0
-                total += n
-            return total
-
-        return words
-    if kind == "tokens":
-        _, ts, te = document_tokens(index, arg)
-        return lambda a, b: bisect_right(te, b) - bisect_left(ts, a)
-    bounds = [0]  # haystack: unit i is text[bounds[i]:bounds[i + 1]], the delimiter on the unit before
-    at = index.text.find(arg)
-    while at != -1:
-        bounds.append(at + len(arg))
-        at = index.text.find(arg, at + len(arg))
-    bounds.append(len(index.text))
-    n = len(bounds) - 1
-    return lambda a, b: bisect_left(bounds, b, 0, n) - bisect_right(bounds, a, 1, n + 1) + 1
-
-
 def _split(doc: DocIndex, chunking: dict) -> list | None:
     """The extents `chunking` makes of `doc`, or None where the splitter refuses the setting."""
     try:
@@ -150,33 +161,6 @@ def _split(doc: DocIndex, chunking: dict) -> list | None:
     except RequestError:
         return None
     return list(zip(s.starts, s.ends))
-
-
-def _ordered(first, lo: int, hi: int) -> list[int]:
-    """`first` (the defaults), then round numbers in [lo, hi], then every number in [lo, hi]."""
-    rounds = [x for x in range(max(lo, 1), hi + 1) if x % 50 == 0 or (x & (x - 1) == 0 and x >= 8)]
-    seen, out = set(), []
-    for x in [*first, *rounds, *range(lo, hi + 1)]:
-        if x >= 0 and x not in seen:
-            seen.add(x)
-            out.append(x)
-    return out
-
-
-def size_candidates(family: Family, longest: tuple[int, int]) -> list[int]:
-    """Sizes at least the longest chunk (less a little: units counted at the edges may differ)."""
-    lo, hi = longest
-    span = 4 if family.exact else max(16, hi // 8)
-    lo = max(1, lo - 3)
-    return [s for s in _ordered([d for d in family.sizes if d >= lo], lo, hi + span) if s >= 1]
-
-
-def overlap_candidates(family: Family, seen: tuple[int, int]) -> list[int]:
-    """Overlaps near the longest one seen between neighbours (a packer carries at most `overlap`);
-    each size takes those it allows."""
-    lo, hi = seen
-    span = 3 if family.exact else max(16, hi // 4)
-    return _ordered(family.overlaps, max(0, lo - 3), hi + span)
 
 
 def _shape(ctx: Context, family: Family) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -237,60 +221,68 @@ def first_chunk_sizes(ctx: Context, family: Family, base: dict, candidates: list
     """The candidates whose first chunk (on the short prefix, overlap 0) is the stored first chunk.
 
     Packing more almost never ends the first chunk earlier, so the sizes that end it where it ends
-    are found by bisection over the sorted candidates and a walk over their neighbours, the
-    defaults checked one by one as well; where that finds none, every candidate is tried."""
+    are found by two bisections over the sorted candidates (the first size ending it there, the first
+    ending it later), the defaults checked one by one as well; where that finds none, every
+    candidate is tried, the nearest to where the bisection ended first, as the budget allows."""
     cache: dict = {}
 
     def first(size: int):
         if size not in cache:
-            sim = _split(ctx.first, {**base, "size": size, "overlap": 0})
+            sim = ctx.split(ctx.first, {**base, "size": size, "overlap": 0})
             cache[size] = sim[0] if sim else None
         return cache[size]
 
+    def bisect(lo: int, past) -> int:
+        """The first index from `lo` whose first chunk's end satisfies `past` (a refused size's never does)."""
+        hi = len(ordered)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            got = first(ordered[mid])
+            lo, hi = (mid + 1, hi) if got is None or not past(got[1]) else (lo, mid)
+        return lo
+
     ordered, target = sorted(candidates), ctx.placed[0]
-    lo, hi = 0, len(ordered)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        got = first(ordered[mid])
-        lo, hi = (mid + 1, hi) if got is None or got[1] < target[1] else (lo, mid)
+    lo = bisect(0, lambda end: end >= target[1])
+    upto = bisect(lo, lambda end: end > target[1])
     matching = set()
-    for step in (1, -1):
-        i = lo if step == 1 else lo - 1
-        while 0 <= i < len(ordered) and first(ordered[i]) == target:
-            matching.add(ordered[i])
-            i += step
+    if lo < upto and first(ordered[lo]) == target and first(ordered[upto - 1]) == target:
+        matching.update(ordered[lo:upto])  # every size between ends the first chunk where they do
+    if lo > 0 and first(ordered[lo - 1]) == target:  # not monotone: one below may end it there too
+        matching.add(ordered[lo - 1])
     matching.update(d for d in family.sizes if d in candidates and first(d) == target)
     if not matching:  # not monotone after all (LlamaIndex re-splits sentences longer than the size:
-        # at 28 tokens its first chunk ends later than at 29): every candidate, on the short prefix
-        matching.update(s for s in candidates if first(s) == target)
+        # at 28 tokens its first chunk ends later than at 29): every candidate, on the short prefix,
+        # the nearest to where the bisection ended first (the budget may end the walk)
+        near = sorted(range(len(ordered)), key=lambda i: abs(i - lo))
+        matching.update(ordered[i] for i in near if first(ordered[i]) == target)
     return [s for s in candidates if s in matching]
 
 
-def search_family(ctx: Context, family: Family, best: Found | None) -> Found | None:
+def search_family(ctx: Context, family: Family) -> None:
     """The strict search: sizes whose first chunk is the stored first chunk, then overlaps whose
-    prefix chunks are the stored ones, then the whole document. Returns the best found so far."""
+    prefix chunks are the stored ones, then the whole document; each found is offered to `ctx.best`."""
     if not ctx.ok or not ctx.ok[0]:
-        return best  # the first chunk was edited: only the looser pass can say
+        return  # the first chunk was edited: only the looser pass can say
     longest, seen = _shape(ctx, family)
     base = {"strategy": family.strategy, **family.fixed}
     overlaps = overlap_candidates(family, seen)
     full_splits = 0
     for size in first_chunk_sizes(ctx, family, base, size_candidates(family, longest)):
-        first = _split(ctx.prefix, {**base, "size": size, "overlap": 0})
+        first = ctx.split(ctx.prefix, {**base, "size": size, "overlap": 0})
         above, below = -1, size + 1  # the overlap lies strictly between, as far as is known
         blind = 0  # full splits of this size that told nothing about the overlap
         for overlap in overlaps:
             if not above < overlap < below:
                 continue
             chunking = {**base, "size": size, "overlap": overlap}
-            sim = first if overlap == 0 else _split(ctx.prefix, chunking)
+            sim = first if overlap == 0 else ctx.split(ctx.prefix, chunking)
             kind = "overlap" if sim is None else first_difference_kind(ctx, sim, ctx.k)
             if kind == "same":
-                full = sim if ctx.prefix is ctx.index else _split(ctx.index, chunking)
+                full = sim if ctx.prefix is ctx.index else ctx.split(ctx.index, chunking)
                 found = Found(ctx.reproduced(full), chunking, full)
-                best = found if better(found, best) else best
+                ctx.offer(found)
                 if complete(ctx, found):
-                    return best
+                    return
                 full_splits += 1
                 kind = first_difference_kind(ctx, full, len(ctx.placed))
                 blind += kind == "overlap"
@@ -304,12 +296,12 @@ def search_family(ctx: Context, family: Family, best: Found | None) -> Found | N
                 below = overlap
         if full_splits >= MAX_FULL:
             break
-    return best
 
 
-def loose_family(ctx: Context, family: Family) -> Found | None:
-    """The nearest setting of one family: the size that, with the overlap seen, reproduces most of
-    the prefix's stored chunks, then every overlap with that size on the whole document."""
+def loose_family(ctx: Context, family: Family) -> None:
+    """The nearest setting of one family, offered to `ctx.best`: the size that, with the overlap seen,
+    reproduces most of the prefix's stored chunks, then every overlap with that size on the whole
+    document."""
     longest, seen = _shape(ctx, family)
     base = {"strategy": family.strategy, **family.fixed}
     top = (-1, None)
@@ -319,18 +311,16 @@ def loose_family(ctx: Context, family: Family) -> Found | None:
     defaults = [d for d in family.sizes if d in sizes]  # first, so that they win ties
     for pick in (lambda: defaults + sizes[::stride], lambda: sizes[max(0, top[2] - stride) : top[2] + stride + 1]):
         for size in pick():
-            sim = _split(ctx.prefix, {**base, "size": size, "overlap": min(seen[1], size - 1)})
+            sim = ctx.split(ctx.prefix, {**base, "size": size, "overlap": min(seen[1], size - 1)})
             if sim is not None and ctx.prefix_score(sim) > top[0]:
                 top = (ctx.prefix_score(sim), size, sizes.index(size))
         if top[1] is None:
-            return None
-    best = None
+            return
     for overlap in overlap_candidates(family, seen):
         chunking = {**base, "size": top[1], "overlap": overlap}
-        full = _split(ctx.index, chunking) if overlap <= top[1] else None
-        if full is not None and better(found := Found(ctx.reproduced(full), chunking, full), best):
-            best = found
-    return best
+        full = ctx.split(ctx.index, chunking) if overlap <= top[1] else None
+        if full is not None:
+            ctx.offer(Found(ctx.reproduced(full), chunking, full))
 
 
 def identify(text: str, extents, texts, doc=None, tokenizers=None) -> dict:
@@ -345,22 +335,29 @@ def identify(text: str, extents, texts, doc=None, tokenizers=None) -> dict:
         raise RequestError("chunks", f"Give one extent per chunk text (got {len(extents)} extents and {len(texts)} texts).")
     loadable = Loadable()
     ctx = Context(text, extents, texts)
-    best = None
     if ctx.achievable:
         # token-counted splitters last, their rank files loaded only when one is reached
         searched = families(text, TOKENIZERS if tokenizers is None else tuple(tokenizers))
-        for family in searched:
-            if loadable(family):
-                best = search_family(ctx, family, best)
-                if best is not None and complete(ctx, best):
-                    break
-        if best is None or not complete(ctx, best):
-            sections = _split(ctx.index, {"strategy": "llamaindex-markdown"})
-            found = Found(ctx.reproduced(sections), {"strategy": "llamaindex-markdown"}, sections)
-            best = found if better(found, best) else best
-        if not complete(ctx, best):
-            for family in searched:
-                found = loose_family(ctx, family) if loadable(family) else None
-                if found is not None and better(found, best):
-                    best = found
-    return report(ctx, doc, best, loadable.skipped)
+        _search(ctx, searched, loadable)
+    if ctx.cut:
+        loadable.skipped.append(f"Not every setting of {'; '.join(ctx.cut)} was tried: one splitter's search "
+                                f"stops after splitting {ctx.share:,} characters ({FAMILY_PER_CHAR} times the "
+                                f"document, at least {FAMILY_FLOOR:,}).")
+    return report(ctx, doc, ctx.best, loadable.skipped)
+
+
+def _search(ctx: Context, searched: list, loadable: Loadable) -> None:
+    """The strict search over `searched`, then the Markdown sections, then the looser pass, until a
+    setting reproduces every chunk; what is found goes to `ctx.best`."""
+    for family in searched:
+        if loadable(family):
+            ctx.within_budget(search_family, family)
+            if ctx.done():
+                return
+    sections = _split(ctx.index, {"strategy": "llamaindex-markdown"})
+    ctx.offer(Found(ctx.reproduced(sections), {"strategy": "llamaindex-markdown"}, sections))
+    if ctx.done():
+        return
+    for family in searched:
+        if loadable(family):
+            ctx.within_budget(loose_family, family)

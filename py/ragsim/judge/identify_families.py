@@ -1,9 +1,14 @@
 """The splitters `identify` searches, each with its other fields fixed, the unit its size is
-counted in, and the settings people most often leave or pick (tried first)."""
+counted in (and how a stretch of the text is measured in it), the settings people most often leave
+or pick (tried first), and the sizes and overlaps worth trying given the chunks' lengths."""
 
+from bisect import bisect_left, bisect_right
 from typing import NamedTuple
 
 from ragsim import split as splitters
+from ragsim.text import tokens
+from ragsim.text.index import DocIndex
+from ragsim.text.tokens import document_tokens
 
 TOKENIZERS = ("cl100k_base", "o200k_base")
 
@@ -56,3 +61,64 @@ def families(text: str, tokenizers: tuple) -> list[Family]:
         unit = ("tokens", "cl100k_base")
         out.append(Family("sentences", {"unit": "tokens"}, unit, False, TOKEN_SIZES, TOKEN_OVERLAPS))
     return out
+
+
+def measure_in(index: DocIndex, unit):
+    """The length of an extent `(a, b)` of `index`'s text in `unit`, counting the units wholly inside it."""
+    if unit == "chars":
+        return lambda a, b: b - a
+    if unit == "words":
+        ws, we = index.word_starts, index.word_ends
+        return lambda a, b: bisect_right(we, b) - bisect_left(ws, a)
+    kind, arg = unit
+    if kind == "pieces":  # tokens of the words, each counted with the space before it
+        count, text, seen = tokens.get(arg).count, index.text, {}
+
+        def words(a: int, b: int) -> int:
+            total = 0
+            for piece in text[a:b].replace(" ", "\0 ").split("\0"):
+                n = seen.get(piece)
+                if n is None:
+                    n = seen[piece] = count(piece) if piece else 0
+                total += n
+            return total
+
+        return words
+    if kind == "tokens":
+        _, ts, te = document_tokens(index, arg)
+        return lambda a, b: bisect_right(te, b) - bisect_left(ts, a)
+    bounds = [0]  # haystack: unit i is text[bounds[i]:bounds[i + 1]], the delimiter on the unit before
+    at = index.text.find(arg)
+    while at != -1:
+        bounds.append(at + len(arg))
+        at = index.text.find(arg, at + len(arg))
+    bounds.append(len(index.text))
+    n = len(bounds) - 1
+    return lambda a, b: bisect_left(bounds, b, 0, n) - bisect_right(bounds, a, 1, n + 1) + 1
+
+
+def _ordered(first, lo: int, hi: int) -> list[int]:
+    """`first` (the defaults), then round numbers in [lo, hi], then every number in [lo, hi]."""
+    rounds = [x for x in range(max(lo, 1), hi + 1) if x % 50 == 0 or (x & (x - 1) == 0 and x >= 8)]
+    seen, out = set(), []
+    for x in [*first, *rounds, *range(lo, hi + 1)]:
+        if x >= 0 and x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+def size_candidates(family: Family, longest: tuple[int, int]) -> list[int]:
+    """Sizes at least the longest chunk (less a little: units counted at the edges may differ)."""
+    lo, hi = longest
+    span = 4 if family.exact else max(16, hi // 8)
+    lo = max(1, lo - 3)
+    return [s for s in _ordered([d for d in family.sizes if d >= lo], lo, hi + span) if s >= 1]
+
+
+def overlap_candidates(family: Family, seen: tuple[int, int]) -> list[int]:
+    """Overlaps near the longest one seen between neighbours (a packer carries at most `overlap`);
+    each size takes those it allows."""
+    lo, hi = seen
+    span = 3 if family.exact else max(16, hi // 4)
+    return _ordered(family.overlaps, max(0, lo - 3), hi + span)

@@ -11,11 +11,13 @@ No file I/O: `host.store_files` reads the file (and Parquet, which needs pyarrow
 """
 
 import csv
-import io
 import json
+import re
 
 from ragsim.errors import RequestError
-from ragsim.wire.chunk_records import check_count, document_of, from_row, offsets
+from ragsim.wire import chunk_records as records  # its limits read when used (a test may lower them)
+from ragsim.wire.chunk_records import (
+    check_count, check_depth, check_json, document_of, from_row, loads_or_none, loads_record, offsets, too_long)
 
 MAX_FILE_BYTES = 200_000_000
 KINDS = ("jsonl", "json", "csv")
@@ -26,6 +28,7 @@ OFFSET_COLUMNS = ("start_index", "start_char_idx", "end_char_idx", "start", "end
 # A KVDocumentStore persisted by SimpleDocumentStore: {"docstore/data": {node id: {"__type__": ...,
 # "__data__": node}}, ...}. Type "4" is a whole Document (an ingestion pipeline keeps them), not a chunk.
 DOCUMENT_TYPE = "4"
+_LINE_END = re.compile(r"\r\n?|\n")
 
 
 def kind_of(name: str) -> str | None:
@@ -116,10 +119,16 @@ def record(row, position: int, text_field, doc_field, where: str) -> dict:
 
 
 def jsonl_row(name: str, number: int, line: str):
-    """Line `number` of a .jsonl file as JSON (RequestError when it is not)."""
+    """Line `number` of a .jsonl file as JSON (RequestError when it is not, or is longer or holds more
+    than one chunk's record may)."""
     try:
-        return json.loads(line)
-    except (ValueError, RecursionError) as exc:
+        return loads_record(line, f"Line {number} of {name}")
+    except RequestError:
+        raise
+    except RecursionError:
+        raise RequestError("store", f"Line {number} of {name} is nested too deeply to be a chunk: each line "
+                                    f"of a .jsonl file is one chunk object, its metadata a few levels deep.") from None
+    except ValueError as exc:
         raise RequestError("store", f"Line {number} of {name} is not JSON ({exc}): each line "
                                     f"of a .jsonl file is one chunk object.") from None
 
@@ -135,6 +144,8 @@ def exported(row: dict, chunk: dict) -> dict:
 
 
 def load_json(name: str, text: str):
+    """A whole JSON file parsed, refused first when it holds more values than MAX_JSON_VALUES."""
+    check_json(text, name, records.MAX_JSON_VALUES)
     try:
         return json.loads(text)
     except RecursionError:
@@ -146,6 +157,7 @@ def load_json(name: str, text: str):
 def _jsonl_rows(name: str, text: str):
     lines = text.split("\n")  # not splitlines: a JSON string may hold U+2028 unescaped
     check_count(sum(1 for line in lines if line.strip()), name)  # refused before any is parsed
+    check_json(text, name, records.MAX_JSON_VALUES)
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -156,20 +168,42 @@ def _number(value):
     return int(value) if isinstance(value, str) and value.strip().lstrip("-").isdigit() else value
 
 
+class _Lines:
+    """A CSV text's lines, each with its end (\\n, \\r\\n or a lone \\r, as a file opened with newline=""
+    gives them), the characters of the record being read counted: a record longer than
+    MAX_RECORD_CHARS is refused before the csv module gathers it (it holds a field at four bytes a
+    character: a 200 MB field took 3 GB). `held` is set back to 0 after each record."""
+
+    def __init__(self, name: str, text: str):
+        self.name, self.text, self.at, self.held = name, text, 0, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        if self.at >= len(self.text):
+            raise StopIteration
+        found = _LINE_END.search(self.text, self.at)
+        end = found.end() if found else len(self.text)
+        self.held += end - self.at
+        if self.held > records.MAX_RECORD_CHARS:
+            raise too_long(f"A row of {self.name}")
+        line, self.at = self.text[self.at:end], end
+        return line
+
+
 def _csv_rows(name: str, text: str):
-    csv.field_size_limit(MAX_FILE_BYTES)
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    for number, row in enumerate(reader, start=2):  # line 1 is the header
+    csv.field_size_limit(records.MAX_RECORD_CHARS)  # never reached: a longer row is refused by _Lines
+    lines = _Lines(name, text[1:] if text.startswith("\ufeff") else text)
+    for number, row in enumerate(csv.DictReader(lines), start=2):  # line 1 is the header
+        lines.held = 0
         for key in OFFSET_COLUMNS:
             if key in row:
                 row[key] = _number(row[key])
         if "placement" in row and "metadata" in row and isinstance(row["metadata"], str):
-            try:  # an export written as CSV keeps its metadata as JSON text
-                row["metadata"] = json.loads(row["metadata"])
-            except ValueError:
-                pass
+            # an export written as CSV keeps its metadata as JSON text
+            parsed = loads_or_none(row["metadata"], f"Row {number} of {name}'s metadata")
+            row["metadata"] = row["metadata"] if parsed is None else parsed
         yield f"Row {number} of {name}", {k: v for k, v in row.items() if k is not None}
 
 
@@ -188,10 +222,7 @@ def read_docstore(data, name: str, *, doc_field=None, progress=None) -> list[dic
     for key, entry in nodes:
         node = entry.get("__data__")
         if isinstance(node, str):  # older LlamaIndex wrote the node as a JSON string
-            try:
-                node = json.loads(node)
-            except ValueError:
-                node = None
+            node = loads_or_none(node, f"Node {key!r} in {name}")
         if not isinstance(node, dict) or not isinstance(node.get("text"), str):
             raise RequestError("store", f"Node {key!r} in {name} has no text (\"__data__\": {{\"text\": ...}}): "
                                         f"this is not a docstore.json of LlamaIndex's layout; persist the index again.")
@@ -208,5 +239,6 @@ def _node_chunk(node_id: str, node: dict, name: str, doc_field) -> dict:
     ref_doc = source.get("node_id") if isinstance(source, dict) else None
     start, end = offsets(text, metadata, node.get("start_char_idx"), node.get("end_char_idx"))
     where = f"Node {node_id!r} in {name.replace(chr(92), '/').rsplit('/', 1)[-1]}"
+    check_depth(metadata, where)
     return {"id": node_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
             "metadata": metadata, "start": start, "end": end}

@@ -9,10 +9,26 @@ worker (`wire.chunk_files`) hand it plain dicts.
 from __future__ import annotations
 
 import json
+import re
 
+from ragsim import limits
 from ragsim.errors import RequestError
 
 MAX_CHUNKS = 200_000
+# One chunk's record (a line of JSON Lines, a row of CSV, a serialised node) holds at most this many
+# characters, twice what a request's documents may hold (its text and its metadata), and this many
+# JSON values; a record over either is refused before it is parsed (a 200 MB CSV field took 3 GB).
+MAX_RECORD_CHARS = 2 * limits.MAX_CHARS
+MAX_RECORD_VALUES = 1_000_000
+# JSON values one file may hold, counted before json.loads builds them: LangChain's Document makes
+# about 10, LlamaIndex's docstore node about 100, so 128 per chunk at the chunk limit. A 200 MB
+# `[{}, {}, ...]` would build 50 million objects (5 GB); at this limit the worst is about 1 GB.
+MAX_JSON_VALUES = 128 * MAX_CHUNKS
+# Metadata nested deeper than this is refused: real metadata is a few levels deep, and the copies a
+# store's chunks go through (pickled to the workers, written as JSON with indents) recurse a level or
+# more per level, so 500 levels ended in a RecursionError.
+MAX_DEPTH = 100
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string, escapes included
 # Payload fields holding the chunk text, first found wins: LangChain's vector stores (page_content),
 # LlamaIndex's and LangChain's LanceDB (text), LlamaIndex's serialised node (a JSON string whose
 # "text" is the chunk, and which carries its offsets and metadata).
@@ -32,6 +48,65 @@ def check_count(total: int, what: str, counted_so_far: bool = False) -> None:
         raise RequestError("store", f"{what} holds {held} chunks, over the {MAX_CHUNKS:,} ragsim reads "
                                     f"at once: name a smaller collection with --collection, or export one "
                                     f"document's chunks to a file and read that.")
+
+
+def json_values(text: str) -> int:
+    """At most how many values `json.loads(text)` builds: its commas, colons and opening brackets
+    (each value, member and container adds one). Strings are taken out first only where the quick
+    count, which counts those inside them too, is over a limit."""
+    return sum(text.count(c) for c in ",:[{") + 1
+
+
+def check_json(text: str, where: str, most: int | None = None) -> None:
+    """Refuse JSON text that would build more than `most` values (one record's, by default) before it
+    is parsed."""
+    most = MAX_RECORD_VALUES if most is None else most
+    if json_values(text) <= most:
+        return
+    values = json_values(_STRING.sub('""', text))
+    if values > most:
+        raise RequestError("store", f"{where} holds about {values:,} JSON values, over the {most:,} ragsim parses "
+                                    f"at once: split it, or export fewer chunks, with less metadata, to a file.")
+
+
+def too_long(where: str) -> RequestError:
+    """The refusal of a record longer than MAX_RECORD_CHARS."""
+    return RequestError("store", f"{where} holds more than {MAX_RECORD_CHARS:,} characters, more than one chunk's "
+                                 f"record may hold: split the chunk, or leave its metadata out.")
+
+
+def loads_record(text: str, where: str):
+    """A record's JSON text parsed, refused first when it is longer than a record may be."""
+    if len(text) > MAX_RECORD_CHARS:
+        raise too_long(where)
+    check_json(text, where)
+    return json.loads(text)
+
+
+def loads_or_none(text: str, where: str):
+    """`loads_record`, or None where the text is not JSON (a field that may hold JSON, or not)."""
+    try:
+        return loads_record(text, where)
+    except RequestError:
+        raise
+    except (ValueError, RecursionError):
+        return None
+
+
+def too_deep(where: str) -> RequestError:
+    return RequestError("store", f"{where}'s metadata is nested more than {MAX_DEPTH} levels deep, deeper than "
+                                 f"ragsim reads: flatten it, or leave that field out of the chunks you give.")
+
+
+def check_depth(metadata, where: str) -> None:
+    """Refuse metadata whose dicts and lists nest more than MAX_DEPTH deep (walked without recursion)."""
+    stack = [(metadata, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+        if children and depth > MAX_DEPTH:
+            raise too_deep(where)
+        stack.extend((child, depth + 1) for child in children)
 
 
 def _offset(value) -> int | None:
@@ -69,16 +144,13 @@ def document_of(metadata: dict, doc_field: str | None, ref_doc: str | None, wher
     return str(ref_doc) if ref_doc else ONE_DOCUMENT
 
 
-def node_content(row: dict) -> dict | None:
+def node_content(row: dict, where: str = "A record") -> dict | None:
     """LlamaIndex's serialised node (`node_to_metadata_dict`): `_node_content` at the top of a payload
     or inside its `metadata` (LanceDB's metadata column)."""
     for holder in (row, row.get("metadata") if isinstance(row.get("metadata"), dict) else {}):
         raw = holder.get("_node_content")
         if isinstance(raw, str):
-            try:
-                node = json.loads(raw)
-            except ValueError:
-                continue
+            node = loads_or_none(raw, f"{where}'s _node_content")  # None: the payload read as it is
             if isinstance(node, dict):
                 return node
     return None
@@ -113,7 +185,7 @@ def from_row(row: dict, position: str, *, candidates, text_field=None, doc_field
     """A chunk from a flat record: a Qdrant payload, a LanceDB/CSV/Parquet row, a JSON object.
     Its id is the record's `id` (or LlamaIndex's `id_`), else `position`; with own_id, `position`
     is the store's own id (a Qdrant point's)."""
-    node = node_content(row)
+    node = node_content(row, where)
     text, key = _text(row, node, candidates, text_field, where)
     if isinstance(row.get("metadata"), dict):
         metadata = {k: v for k, v in row["metadata"].items() if k not in _NODE_KEYS}
@@ -131,6 +203,7 @@ def from_row(row: dict, position: str, *, candidates, text_field=None, doc_field
         else:
             if node is not None and isinstance(node.get("id_"), str):
                 chunk_id = node["id_"]
+    check_depth(metadata, where)
     holder = node if node is not None else row
     start, end = offsets(text, metadata, holder.get("start_char_idx"), holder.get("end_char_idx"))
     ref_doc = _source_of(node) or _source_of(row)
@@ -142,7 +215,7 @@ def from_chroma(chunk_id, document, metadata, *, text_field=None, doc_field=None
     """A chunk from Chroma's ids/documents/metadatas: the document is the text (or a metadata key the
     user names); LlamaIndex's ChromaVectorStore adds its serialised node to the metadata."""
     metadata = dict(metadata or {})
-    node = node_content(metadata)
+    node = node_content(metadata, where)
     if text_field is not None:
         text, _ = _text(metadata, node, (), text_field, where)
     elif isinstance(document, str):
@@ -153,6 +226,7 @@ def from_chroma(chunk_id, document, metadata, *, text_field=None, doc_field=None
     user = {k: v for k, v in metadata.items() if k not in _NODE_KEYS and k != text_field}
     if node is not None:
         user = {**(node.get("metadata") or {}), **user}
+    check_depth(user, where)
     holder = node or {}
     start, end = offsets(text, user, holder.get("start_char_idx"), holder.get("end_char_idx"))
     return {"id": str(chunk_id), "text": text, "doc": document_of(user, doc_field, _source_of(node), where),
