@@ -22,7 +22,9 @@ from ragsim.errors import RequestError
 from ragsim.host import cli_common
 from ragsim.pyapi import inputs, splitters, stores
 from ragsim.pyapi.results import Audit, Evaluation, Inspection, Simulation
+from ragsim.judge.fact_chunks import stretch_units
 from ragsim.split import registry
+from ragsim.text.index import DocIndex
 from ragsim.wire import api as wire_api, audit as wire_audit, cost, inspect as inspection
 
 
@@ -129,8 +131,21 @@ def audit(documents, *, splitter=None, strategy=None, size=None, unit=None, chun
     result = _checked(wire_audit.audit(request, budget=cost.BATCH))
     if result["rows"] and all(row.get("error") for row in result["rows"]):
         raise RequestError("overlaps", f"every overlap was refused; the first: {result['rows'][0]['error']}")
-    sentence = wire_audit.corpus_sentence(result["rows"], len(result["facts"]), len(docs), None, None)
-    return Audit({**result, "sentence": sentence, "skipped": []})
+    return Audit({**result, "sentence": _audit_sentence(result, docs, chunking), "skipped": []})
+
+
+def _audit_sentence(result: dict, docs: list[dict], chunking: dict) -> str:
+    """The audit's sentence as the streamed command says it, with the longest name-to-value stretch
+    of a fact in the split's unit (`audit_stream` measures it with the same `stretch_units`)."""
+    unit = next((r["unit"] for r in result["rows"] if not r.get("error")), None)
+    texts = {d["id"]: d["text"] for d in docs}
+    indexes: dict = {}
+    sizes = [stretch_units(indexes.setdefault(f["doc"], DocIndex.build(texts[f["doc"]])), unit, *f["stretch"], chunking)
+             for f in result["facts"]] if unit is not None else []
+    gap = max((n for n in sizes if n is not None), default=None)
+    size = chunking.get("size") if isinstance(chunking.get("size"), int) else None
+    return wire_audit.corpus_sentence(result["rows"], len(result["facts"]), len(docs), gap, unit,
+                                      chunking.get("strategy", "window") == "window", size)
 
 
 @public

@@ -129,7 +129,8 @@ OWN_SPLIT = ("split_text", "_split_text", "_parse_nodes", "run")  # a class defi
 
 
 def mirrored(splitter):
-    """(the mirrored class's reader, the class it reads as) for a splitter object, or (None, None)."""
+    """(the reader of the mirrored class it is, that class, the subclass between them that splits
+    its own way or None); (None, None, None) for a class ragsim does not mirror."""
     mro = type(splitter).__mro__
     for depth, cls in enumerate(mro):
         read = MIRRORED.get((_library(cls), cls.__name__))
@@ -137,18 +138,18 @@ def mirrored(splitter):
             read = MIRRORED.get(("langchain_text_splitters", cls.__name__))
         if read is not None:
             own = [c for c in mro[:depth] if any(name in vars(c) for name in OWN_SPLIT)]
-            return (None, own[0]) if own else (read, cls)
-    return None, None
+            return read, cls, own[0] if own else None
+    return None, None, None
 
 
 def chunking_of(splitter, field: str = "splitter") -> dict:
     """The request's `chunking` for a library's splitter object (RequestError naming it otherwise)."""
     if isinstance(splitter, dict):
         return dict(splitter)
-    read, cls = mirrored(splitter)
-    if read is None and cls is not None:
-        raise RequestError(field, f"{field} is {kind_of(splitter)}, whose {cls.__name__} splits text its own way; "
-                                  f"ragsim mirrors {LISTED}.")
+    read, cls, own = mirrored(splitter)
+    if own is not None:
+        raise RequestError(field, f"{field} is {kind_of(splitter)}, a {cls.__name__} whose subclass {own.__name__} "
+                                  f"splits text its own way; ragsim mirrors {LISTED}.")
     if read is None:
         raise RequestError(field, f"{field} is {kind_of(splitter)}, which ragsim does not mirror; give one of "
                                   f"{LISTED}, or a chunking dict.")
