@@ -4,6 +4,7 @@ nodes and index, a real Chroma vector store), draws its picture as escaped inlin
 object it does not know in one sentence raised from the call itself, and needs nothing imported first
 for dense retrieval, exact tokens and PDFs."""
 
+import io
 import json
 import pathlib
 import subprocess
@@ -13,7 +14,7 @@ import traceback
 import pytest
 
 import ragsim
-from helpers import cli_env, run_cli
+from helpers import cli_env
 from pdf_maker import make_pdf
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -31,15 +32,27 @@ def _from_the_root(monkeypatch):
 @pytest.fixture
 def tiktoken_files(monkeypatch):
     """tiktoken's cl100k_base from LlamaIndex's own cache (no network), for the libraries' token splitters."""
-    import llama_index.core
+    import importlib.util
 
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(pathlib.Path(llama_index.core.__file__).parent / "_static/tiktoken_cache"))
+    package = pathlib.Path(importlib.util.find_spec("llama_index.core").origin).parent  # found, not imported
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(package / "_static" / "tiktoken_cache"))
 
 
-def cli_json(*args) -> dict:
-    out = run_cli(*args, "--json")
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """`python -m ragsim ARGS` run in this process (its `main`, as the console script runs it): what
+    it prints on stdout, as JSON; `stdin` is what it reads there."""
+    from ragsim.__main__ import main
+
+    def run(*args, stdin: str = "") -> dict:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8"))))
+        capsys.readouterr()
+        code = main(list(args))
+        out = capsys.readouterr()
+        assert code == 0, out.err
+        return json.loads(out.out)
+
+    return run
 
 
 def plain(result) -> dict:
@@ -48,6 +61,7 @@ def plain(result) -> dict:
 
 # --- plain values: the same JSON as the command line ----------------------------------------------
 
+@pytest.mark.slow
 def test_import_ragsim_loads_nothing_above_the_core_until_a_call_is_named():
     code = ("import sys, ragsim; a = [m in sys.modules for m in ('ragsim.pyapi', 'ragsim.host')]; ragsim.simulate; "
             "print(a, 'ragsim.pyapi' in sys.modules)")
@@ -55,14 +69,13 @@ def test_import_ragsim_loads_nothing_above_the_core_until_a_call_is_named():
     assert out.stdout.strip() == "[False, False] True", out.stderr
 
 
-def test_simulate_gives_the_response_of_python_m_ragsim():
+def test_simulate_gives_the_response_of_python_m_ragsim(cli):
     r = ragsim.simulate(HARBOUR, QUERY, PILOT, unit="words", size=40, overlap=10, k=2)
     at = TEXT.index(PILOT)
     request = {"documents": [{"id": HARBOUR, "title": "harbour.md", "text": TEXT}], "query": QUERY,
                "chunking": {"strategy": "window", "unit": "words", "size": 40, "overlap": 10}, "retrieval": {"k": 2},
                "span": {"doc": HARBOUR, "start": at, "end": at + len(PILOT)}}
-    out = run_cli(stdin=json.dumps(request))
-    assert out.returncode == 0 and plain(r) == json.loads(out.stdout)
+    assert plain(r) == cli(stdin=json.dumps(request))
     assert r.verdict == r["verdict"]["kind"] == "intact"
     assert repr(r).startswith("Present and intact: Chunk ")
 
@@ -74,10 +87,10 @@ def test_simulate_defaults_are_the_commands_and_a_cut_answer_says_which_chunks()
     assert "Cut in half: No chunk holds the whole sentence: it is split across chunks 1 and 2" in repr(r)
 
 
-def test_evaluate_gives_what_eval_json_prints():
+def test_evaluate_gives_what_eval_json_prints(cli):
     e = ragsim.evaluate(HARBOUR, "examples/questions.json", unit="words", size=40, overlap=10, k=2)
-    assert plain(e) == cli_json("eval", HARBOUR, "--questions", "examples/questions.json", "--unit", "words",
-                                "--size", "40", "--overlap", "10", "--k", "2")
+    assert plain(e) == cli("eval", HARBOUR, "--questions", "examples/questions.json", "--unit", "words",
+                                "--size", "40", "--overlap", "10", "--k", "2", "--json")
     assert repr(e).splitlines()[-2].startswith("6 questions at window size 40 words overlap 10, k 2:")
 
 
@@ -89,23 +102,24 @@ def test_evaluate_takes_questions_as_dicts_with_their_answers_text():
     assert by_text.to_dict() == by_file.to_dict()
 
 
-def test_evaluate_map_is_the_commands_map():
+@pytest.mark.slow
+def test_evaluate_map_is_the_commands_map(cli):
     e = ragsim.evaluate(HARBOUR, "examples/questions.json", unit="words", size=40, k=2, map_sizes=[20, 40],
                         map_overlaps=[0, 10])
-    cli = cli_json("eval", HARBOUR, "--questions", "examples/questions.json", "--unit", "words", "--size", "40",
-                   "--k", "2", "--map-sizes", "20,40", "--map-overlaps", "0,10")
+    cli = cli("eval", HARBOUR, "--questions", "examples/questions.json", "--unit", "words", "--size", "40",
+                   "--k", "2", "--map-sizes", "20,40", "--map-overlaps", "0,10", "--json")
     assert plain(e) == cli and len(cli["map"]["cells"]) == 2
 
 
-def test_audit_gives_what_audit_json_prints():
+def test_audit_gives_what_audit_json_prints(cli):
     a = ragsim.audit(HARBOUR, unit="words", size=40, overlaps=[0, 10])
-    assert plain(a) == cli_json("audit", HARBOUR, "--unit", "words", "--size", "40", "--overlaps", "0,10")
+    assert plain(a) == cli("audit", HARBOUR, "--unit", "words", "--size", "40", "--overlaps", "0,10", "--json")
     assert "Destroyed facts (1)" in repr(a)
 
 
-def test_inspect_gives_what_inspect_json_prints():
+def test_inspect_gives_what_inspect_json_prints(cli):
     i = ragsim.inspect("examples/chunks.jsonl", sources=HARBOUR, phrases=["closes the entrance"])
-    assert plain(i) == cli_json("inspect", "examples/chunks.jsonl", "--source", HARBOUR, "--phrase", "closes the entrance")
+    assert plain(i) == cli("inspect", "examples/chunks.jsonl", "--source", HARBOUR, "--phrase", "closes the entrance", "--json")
     assert "RecursiveCharacterTextSplitter(chunk_size=200, chunk_overlap=50)" in repr(i)
 
 
@@ -127,6 +141,7 @@ def test_a_langchain_splitter_and_documents():
     assert i["splitter"][0]["reproduced"] == len(chunks) and i["compared"]["same"] is True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [
     lambda m: m.MarkdownTextSplitter(chunk_size=300, chunk_overlap=30),
     lambda m: m.CharacterTextSplitter(separator="\n", chunk_size=150, chunk_overlap=20),
@@ -145,6 +160,7 @@ def test_each_langchain_splitter_is_read_with_its_settings(make, tiktoken_files)
     assert words(TEXT[c["start"]:c["end"]] for c in r["chunks"]) == words(splitter.split_text(TEXT))
 
 
+@pytest.mark.slow
 def test_a_llamaindex_splitter_nodes_and_index(tmp_path, tiktoken_files):
     from llama_index.core import Document, VectorStoreIndex
     from llama_index.core.embeddings import MockEmbedding
@@ -167,7 +183,7 @@ def test_a_llamaindex_splitter_nodes_and_index(tmp_path, tiktoken_files):
 
 
 @pytest.mark.slow
-def test_a_chroma_vector_store_reads_as_the_command_line_reads_its_folder(tmp_path):
+def test_a_chroma_vector_store_reads_as_the_command_line_reads_its_folder(tmp_path, cli):
     from langchain_chroma import Chroma
     from langchain_core.documents import Document
     from langchain_core.embeddings import FakeEmbeddings
@@ -179,7 +195,7 @@ def test_a_chroma_vector_store_reads_as_the_command_line_reads_its_folder(tmp_pa
     store = Chroma.from_documents(chunks, FakeEmbeddings(size=8), persist_directory=str(tmp_path),
                                   collection_name="harbour")
     i = ragsim.inspect(store, sources=HARBOUR, phrases=["closes the entrance"])
-    assert plain(i) == cli_json("inspect", f"chroma:{tmp_path}", "--source", HARBOUR, "--phrase", "closes the entrance")
+    assert plain(i) == cli("inspect", f"chroma:{tmp_path}", "--source", HARBOUR, "--phrase", "closes the entrance", "--json")
     assert i["store"]["kind"] == "chroma" and i["splitter"][0]["reproduced"] == len(chunks)
     assert plain(ragsim.inspect(store._collection, sources=HARBOUR, phrases=["closes the entrance"])) == plain(i)
     memory = ragsim.inspect(InMemoryVectorStore.from_documents(chunks, FakeEmbeddings(size=8)), sources=HARBOUR)
@@ -250,3 +266,45 @@ def test_dense_exact_tokens_and_pdfs_need_nothing_imported_first(tmp_path):
                          timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[:2] == ["intact", "cl100k_base"] and f"{pdf}#page=2" in out.stdout
+
+
+def test_the_examples_of_docs_python_md_give_what_it_shows():
+    import doctest
+
+    got = doctest.testfile(str(ROOT / "docs" / "python.md"), module_relative=False, verbose=False,
+                           optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert got.failed == 0 and got.attempted >= 20
+
+
+# --- the notebook ---------------------------------------------------------------------------------
+
+NOTEBOOK = ROOT / "examples" / "python_api.ipynb"
+RERUN = ".venv/bin/python tools/run_notebook.py"
+
+
+def text_outputs(nb) -> list[str]:
+    return [o["data"]["text/plain"] for c in nb.cells if c.cell_type == "code" for o in c.outputs
+            if "text/plain" in o.get("data", {})]
+
+
+@pytest.mark.slow
+def test_the_notebook_runs_as_jupyter_runs_it_and_shows_what_it_holds(monkeypatch):
+    """examples/python_api.ipynb executed by a Jupyter kernel (nbclient) from its folder: every cell
+    runs, the pictures come as HTML with their verdicts, the values are right, and the outputs kept in
+    the file (what GitHub shows) are the ones it gives now."""
+    import nbclient
+    import nbformat
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "py"))  # the kernel imports this checkout's core
+    kept = nbformat.read(NOTEBOOK, as_version=4)
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    html = [o["data"]["text/html"] for c in nb.cells if c.cell_type == "code" for o in c.outputs
+            if "text/html" in o.get("data", {})]
+    assert len(html) == 6 and all("<svg" in h and "<script" not in h for h in html[:2])
+    assert "Cut in half" in html[0] and "Present and intact" in html[1]
+    values = text_outputs(nb)
+    assert "('cut', 7)" in values and "(5, 1)" in values
+    assert "'LangChain RecursiveCharacterTextSplitter(chunk_size=200, chunk_overlap=50): 16 of 16 chunks exactly'" in values
+    assert text_outputs(kept) == values, f"the notebook's kept outputs are out of date: {RERUN}"

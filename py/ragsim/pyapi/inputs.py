@@ -175,8 +175,9 @@ def question_file(value, docs: list[dict], field: str = "questions") -> dict:
     if not isinstance(items, (list, tuple)):
         raise RequestError(field, f"{field} is {kind_of(value)}; give a list of questions "
                                   f"({{\"query\", \"answer\"}} dicts) or a .json or .csv file's path.")
+    read = [_question(q, i, docs) for i, q in enumerate(items)]
     try:
-        return {"name": "questions.json", "text": json.dumps({"questions": [_question(q, i, docs) for i, q in enumerate(items)]})}
+        return {"name": "questions.json", "text": json.dumps({"questions": read})}
     except (TypeError, ValueError) as e:
         raise RequestError(field, f"{field} holds a value that is not plain data ({e}); give texts and numbers.") from None
 
