@@ -202,6 +202,22 @@ def test_a_chroma_vector_store_reads_as_the_command_line_reads_its_folder(tmp_pa
     assert memory["store"]["kind"] == "langchain-inmemory" and memory["splitter"] == i["splitter"]
 
 
+@pytest.mark.slow
+def test_a_langchain_faiss_store_in_memory_reads_as_its_saved_folder(tmp_path):
+    from langchain_community.vectorstores import FAISS
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import FakeEmbeddings
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    splitter = RecursiveCharacterTextSplitter(chunk_size=200, chunk_overlap=50, add_start_index=True)
+    store = FAISS.from_documents(splitter.split_documents([Document(page_content=TEXT, metadata={"source": HARBOUR})]),
+                                 FakeEmbeddings(size=8))
+    store.save_local(str(tmp_path))
+    in_memory, saved = (plain(ragsim.inspect(s, sources=HARBOUR)) for s in (store, f"faiss:{tmp_path}"))
+    assert in_memory["store"] == {"kind": "faiss", "path": None, "collection": None, "chunks": 16}
+    assert {**in_memory, "store": None} == {**saved, "store": None}
+
+
 # --- the pictures, and bad input ------------------------------------------------------------------
 
 HOSTILE = "<script>alert('x')</script>"
@@ -243,7 +259,11 @@ def _own_splitter():
     (lambda: ragsim.simulate(TEXT, "q", "not in the text"), "answer 'not in the text' is in none of the documents"),
     (lambda: ragsim.simulate("missing.md", "q"), "missing.md does not exist"),
     (lambda: ragsim.simulate(TEXT, "q", size=0), "chunking.size"),
-], ids=["documents", "splitter", "own-split", "store", "questions", "answer", "path", "core"])
+    (lambda: ragsim.inspect("examples/chunks.jsonl", questions=[{"query": "q", "answer": "pilot"}]),
+     "an answer given as text is found in the sources: give sources="),
+    (lambda: ragsim.inspect([{"text": "a chunk"}], collection="c"), "collection names a collection of a store's path"),
+], ids=["documents", "splitter", "own-split", "store", "questions", "answer", "path", "core", "no-sources",
+        "collection"])
 def test_bad_input_is_one_sentence_raised_from_the_call(call, expected):
     with pytest.raises(ragsim.RequestError) as caught:
         call()

@@ -154,6 +154,9 @@ def _question(item, i: int, docs: list[dict]) -> dict:
                                   f"{{\"query\": ..., \"answer\": \"the text that answers it\"}} or with \"references\".")
     if "answer" not in item:
         return item
+    if not docs:
+        raise RequestError(f"{where}.answer", "an answer given as text is found in the sources: give sources= (the "
+                                              "documents the chunks came from), or the answer's references with offsets.")
     answers = item["answer"] if isinstance(item["answer"], list) else [item["answer"]]
     rest = {k: v for k, v in item.items() if k != "answer"}
     return {"id": str(i + 1), **rest, "references": [find_text(a, docs, f"{where}.answer") for a in answers]}

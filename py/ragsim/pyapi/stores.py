@@ -118,6 +118,9 @@ def stored(value, *, collection=None, text_field=None, doc_field=None) -> dict:
     """StoredChunks of any of STORE_KINDS (RequestError with one sentence for anything else)."""
     if isinstance(value, (str, os.PathLike)):  # a spec or a path, read as the command line reads it
         return disk.read_store(os.fspath(value), collection=collection, text_field=text_field, doc_field=doc_field)
+    if collection is not None:
+        raise RequestError("collection", f"collection names a collection of a store's path (chroma:DIR, qdrant:DIR, "
+                                         f"...); store is {kind_of(value)}, which holds its own: leave it out.")
     options = {"text_field": text_field, "doc_field": doc_field}
     col = getattr(value, "_collection", None)
     if col is not None and hasattr(col, "get") and hasattr(col, "count"):  # LangChain's Chroma
