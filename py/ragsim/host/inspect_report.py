@@ -25,7 +25,8 @@ def _f(x) -> str:
 
 def store_lines(result: dict) -> list[str]:
     s = result["store"]
-    where = f"{s['kind']} {s['path']}" + (f", collection {s['collection']!r}" if s.get("collection") else "")
+    where = s["kind"] + (f" {s['path']}" if s["path"] is not None else " (in memory)") + (
+        f", collection {s['collection']!r}" if s.get("collection") else "")  # in memory: the Python API's objects
     docs = result["documents"]
     placed = sum(d["placed"] for d in docs)
     lines = [f"store: {where}: {s['chunks']:,} chunks",
