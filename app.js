@@ -20,7 +20,7 @@ import { defaultOverlaps, defaultState, selectIndex, selectedId, stashSelected, 
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
-import { documentsMessage } from "./assets/js/worker-client.js";
+import { workerMessage } from "./assets/js/worker-client.js";
 import { Persist } from "./assets/js/persist.js";
 import { guardPaste, totalChars } from "./assets/js/limits.js";
 import { BigText } from "./assets/js/big-text.js";
@@ -43,7 +43,6 @@ import { Investigate } from "./assets/js/render/investigate.js";
 import { AuditPanel } from "./assets/js/render/audit-panel.js";
 import { QuestionSet } from "./assets/js/questions.js";
 import { QuestionScores } from "./assets/js/question-scores.js";
-import { sendableSimulation } from "./assets/js/worker-client.js";
 import { SettingsMap, bestCell, defaultGrid, parseNumbers, placeWords, MAX_CELLS } from "./assets/js/render/settings-map.js";
 import { pickAxes, semanticAxes, waitsForVectors, withKeptVectors } from "./assets/js/semantic-map.js";
 import { AskPanel } from "./assets/js/ask-panel.js";
@@ -312,16 +311,16 @@ function startPanels(gate) {
   const busy = () => { const g = gate.gate || gate; return Boolean(g.inFlight || g.queued); }; // a simulation in flight or queued
   // The set at the page's own setting: sent as the drag's request is (the binary wire, no chunk list
   // in the JSON; a big document's text not sent again), since its chunks are as many as the drag's.
-  const sendLikeDrag = (r) => gate.send(sendableSimulation(r));
+  const sendLikeDrag = (r) => gate.send(workerMessage(r, { binary: true }));
   questionScores = new QuestionScores({
     simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate(sendLikeDrag, r, "questions"), request),
     busy,
   });
   settingsMap = new SettingsMap({
     gate,
-    simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate((r2) => gate.send(documentsMessage("simulate", r2)), r, "map"), request),
+    simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate((r2) => gate.send(workerMessage(r2)), r, "map"), request),
     dense: computer.dense,
-    send: (r) => gate.send(documentsMessage("simulate", r)),
+    send: (r) => gate.send(workerMessage(r)),
     busy,
     onPick: pickSetting,
   });
@@ -329,7 +328,7 @@ function startPanels(gate) {
   $("map-overlaps").addEventListener("change", editGrid);
   results.investigate = new Investigate({
     gate,
-    simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("simulate", r)), request, "sweep"),
+    simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "sweep"),
     onFind: (value) => { store.state.find = value; clearTimeout(findTimer); findTimer = setTimeout(changed, 250); },
     onOverlaps: (list) => {
       store.state.overlaps = list.join() === defaultOverlaps(store.state.unit).join() ? null : list;
@@ -343,7 +342,7 @@ function startPanels(gate) {
     new AskPanel({
       last: () => store.last,
       send: (m) => gate.send(m),
-      simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("simulate", r)), request, "ask"),
+      simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "ask"),
       mapBest: () => {
         const best = settingsMap && settingsMap.grid && bestCell(settingsMap.cells, settingsMap.count);
         return best && best.all ? { size: settingsMap.grid.sizes[best.i], overlap: settingsMap.grid.overlaps[best.j] } : null;
@@ -352,7 +351,7 @@ function startPanels(gate) {
   }
   results.audit = new AuditPanel({
     gate,
-    simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("audit", r)), request, "audit"),
+    simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r, { fn: "audit" })), request, "audit"),
     request: () => buildRequest(store.state, { embed: store.embed }),
     overlaps: () => sweepOverlaps(store.state),
     follow: (f) => marks.followFact(f),

@@ -10,7 +10,7 @@
 import { PARAMS, FIELD_LABELS, applies, buildRequest, tokenizersNeeded } from "./params.js";
 import { snapshot } from "./state.js";
 import { cap } from "./format.js";
-import { sendableSimulation, simulateMessage } from "./worker-client.js";
+import { workerMessage } from "./worker-client.js";
 import { withColumns } from "./chunk-columns.js";
 import { sizeProblem } from "./limits.js";
 import { DenseClient } from "./dense-client.js";
@@ -142,7 +142,7 @@ export class Computer {
     const owed = this.semanticOwed; // + the kept vectors the last answer asked for (semantic chunkers)
     const prepared = this.semantic.attach(this.dense.prepare(prune ? { ...drag, scores: "top" } : drag), owed); // + the cosines known (dense, hybrid)
     const given = new Set((prepared.semantic_vectors || []).map((v) => v.key));
-    const message = simulateMessage(prepared);
+    const message = workerMessage(prepared, { binary: true });
     mark("message");
     let reply = await this.gate.submit(message);
     mark("replied");
@@ -188,7 +188,7 @@ export class Computer {
     this.dense.warm();
     const seq = this.sequence, current = () => seq === this.sequence && this.store.state.method === "bm25";
     const { find, cuts, expand, questions, ...bare } = mainRequest(buildRequest({ ...state, method: "dense" }, { embed: this.store.embed }), state);
-    this.dense.prepareSetting((r) => this.gate.send(sendableSimulation(r)), bare, current);
+    this.dense.prepareSetting((r) => this.gate.send(workerMessage(r, { binary: true })), bare, current);
   }
 
   /** Dense or hybrid, this setting's verdict drawn: once the controls rest, the chunks of the
@@ -206,7 +206,7 @@ export class Computer {
     this.dense.aheadBusy = true; // planned: a page at rest is not done until these are embedded
     this.aheadTimer = setTimeout(() => {
       if (seq !== this.sequence) { this.dense.aheadBusy = false; return; }
-      this.dense.ahead((r) => this.gate.send(sendableSimulation(r)), requests, () => seq === this.sequence);
+      this.dense.ahead((r) => this.gate.send(workerMessage(r, { binary: true })), requests, () => seq === this.sequence);
     }, AHEAD_AFTER_MS);
   }
 
@@ -241,7 +241,7 @@ export class Computer {
     const cols = last.response.cols;
     if (!cols || !cols.partial || !last.fullRequest) return Promise.resolve(true);
     if (last.completing) return last.completing;
-    last.completing = this.gate.send(sendableSimulation(last.fullRequest)).then((reply) => {
+    last.completing = this.gate.send(workerMessage(last.fullRequest, { binary: true })).then((reply) => {
       if (!reply.ok || !reply.columns) return false;
       let full;
       try { full = withColumns(JSON.parse(reply.result), reply.columns); } catch { return false; }

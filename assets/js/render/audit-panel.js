@@ -1,6 +1,6 @@
 // The corpus audit on the page (issue 5, item 8): every name-value fact the core detects in every
-// document, checked at each overlap of the sweep list. One worker call (`{type: "audit"}` ->
-// ragsim.audit.audit) per overlap, so the <progress> bar moves and the page stays responsive;
+// document, checked at each overlap of the sweep list. One worker call (`{type: "call", fn: "audit"}` ->
+// ragsim.wire.audit.audit) per overlap, so the <progress> bar moves and the page stays responsive;
 // the rows are joined here. "Dropped out of the top k" compares each overlap with the first one
 // of the list, as the core does within one call: facts found in the top k at the first overlap,
 // still answered by some chunk, and no longer in the top k.

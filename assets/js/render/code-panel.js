@@ -41,7 +41,7 @@ export class CodePanel {
     const seq = ++this.seq;
     this.asked = requestJson;
     this.code.closest("pre").setAttribute("aria-busy", "true");
-    const reply = await this.send({ type: "code", request: requestJson });
+    const reply = await this.send({ type: "call", fn: "code", request: requestJson });
     if (seq !== this.seq) return; // a newer request was sent meanwhile
     this.code.closest("pre").removeAttribute("aria-busy");
     if (reply.ok) {
