@@ -26,6 +26,7 @@ import { guardPaste, totalChars } from "./assets/js/limits.js";
 import { BigText } from "./assets/js/big-text.js";
 import { FindText } from "./assets/js/find-text.js";
 import { Computer } from "./assets/js/compute.js";
+import { Asks } from "./assets/js/asks.js";
 import { Controls } from "./assets/js/controls.js";
 import { Marks } from "./assets/js/marks.js";
 import { Documents } from "./assets/js/documents.js";
@@ -57,6 +58,9 @@ import "./assets/js/offline.js"; // issue 14: the service worker, registered onc
 // behind what is on screen, kept when the input goes bad.
 const store = { state: defaultState(), embed: false, memo: {}, last: null };
 
+// Every piece of work at rest (the panels, the question set, the map, the code, the audit) is an
+// ask of this one scheduler: one rest signal, one priority order (asks.js).
+const asks = new Asks();
 const controls = new Controls(onControl);
 const docInput = controls.input("doc");
 // Not kept by the browser's own form restoring: a page state the browser saves with each history
@@ -64,12 +68,12 @@ const docInput = controls.input("doc");
 docInput.setAttribute("autocomplete", "off");
 const picture = new Picture({ canvas: $("picture"), wrap: $("picture-wrap"), head: $("detail-head"), body: $("detail-text"),
   onMarkSentence: (span, doc) => marks.markSentence(span, doc) });
-const results = new Results(picture);
+const results = new Results(picture, asks);
 results.index = new IndexPanel(); // issue 21: your index's chunks, drawn with the verdict
 const share = new Share({ store, info: (note) => marks.info(note) });
 attachCopyCommand({ store, share });
 const computer = new Computer({
-  store, controls,
+  store, controls, asks,
   onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); showQuestions(last); yourIndex.follow(); },
   onProblem: (text) => {
     showMessage(text, store.last !== null);
@@ -128,6 +132,7 @@ let docTimer = 0;
 function onControl(p) {
   const state = store.state;
   linkNotes.clear();
+  asks.moved();
   if (p.name === "doc") { editDocument(); return; }
   const { value, error } = parseParam(p, controls.value(p), state);
   // A splitter's control moved while your index is shown: from now on the splitter is simulated.
@@ -161,6 +166,7 @@ function setThreshold(t) {
 /** The selected document edited in the box (or, from big-text.js, a big paste kept out of it). */
 function editDocument(text = docInput.value, caret = docInput.selectionEnd) {
   const state = store.state;
+  asks.moved(); // typing is a move: nothing waits for the worker behind it
   marks.followEdit(lastDoc, text, caret);
   questionSet.followEdit(lastDoc, text, caret);
   lastDoc = text;
@@ -308,28 +314,27 @@ function showAnswerDocument(state) {
 /** The panels that ask the worker themselves: the investigation and the corpus audit. */
 function startPanels(gate) {
   let findTimer = 0;
-  const busy = () => { const g = gate.gate || gate; return Boolean(g.inFlight || g.queued); }; // a simulation in flight or queued
+  gate.afterRestart(() => asks.emit("restart")); // a restarted worker is ready: the audit runs again
   // The set at the page's own setting: sent as the drag's request is (the binary wire, no chunk list
   // in the JSON; a big document's text not sent again), since its chunks are as many as the drag's.
   const sendLikeDrag = (r) => gate.send(workerMessage(r, { binary: true }));
   questionScores = new QuestionScores({
     simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate(sendLikeDrag, r, "questions"), request),
-    busy,
+    asks,
   });
   settingsMap = new SettingsMap({
-    gate,
+    asks,
     simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate((r2) => gate.send(workerMessage(r2)), r, "map"), request),
     dense: computer.dense,
     send: (r) => gate.send(workerMessage(r)),
-    busy,
     onPick: pickSetting,
   });
   $("map-sizes").addEventListener("change", editGrid);
   $("map-overlaps").addEventListener("change", editGrid);
   results.investigate = new Investigate({
-    gate,
+    asks,
     simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "sweep"),
-    onFind: (value) => { store.state.find = value; clearTimeout(findTimer); findTimer = setTimeout(changed, 250); },
+    onFind: (value) => { asks.moved(); store.state.find = value; clearTimeout(findTimer); findTimer = setTimeout(changed, 250); },
     onOverlaps: (list) => {
       store.state.overlaps = list.join() === defaultOverlaps(store.state.unit).join() ? null : list;
       changed();
@@ -342,7 +347,7 @@ function startPanels(gate) {
     new AskPanel({
       last: () => store.last,
       send: (m) => gate.send(m),
-      simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "ask"),
+      simulate: (request) => asks.ask("ask", request, () => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "ask")),
       mapBest: () => {
         const best = settingsMap && settingsMap.grid && bestCell(settingsMap.cells, settingsMap.count);
         return best && best.all ? { size: settingsMap.grid.sizes[best.i], overlap: settingsMap.grid.overlaps[best.j] } : null;
@@ -350,7 +355,7 @@ function startPanels(gate) {
     });
   }
   results.audit = new AuditPanel({
-    gate,
+    asks,
     simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r, { fn: "audit" })), request, "audit"),
     request: () => buildRequest(store.state, { embed: store.embed }),
     overlaps: () => sweepOverlaps(store.state),
@@ -404,7 +409,7 @@ async function main() {
     gate.onrestart = onRestart;
     computer.gate = gate;
     readPdfsIn(gate);
-    results.code = new CodePanel({ send: (m) => gate.send(m), code: $("code"), status: $("code-status"), copy: $("copy-code") });
+    results.code = new CodePanel({ send: (m) => gate.send(m), asks, code: $("code"), status: $("code-status"), copy: $("copy-code") });
     startPanels(gate);
   } catch (err) {
     onStatus({ stage: "failed", message: `the worker could not be started (${err.message}).` });
