@@ -3,7 +3,8 @@
 // once the page rests (asks.js), the investigation panels. Each renderer is a function of the response
 // and the snapshot taken when its request was sent; none reads a control or the state.
 //
-// A new panel: a module in this folder with render(last) (last = {request, response, snap, ms}),
+// A new panel: a module in this folder with render(last) (last = {request, response, snap, ms}; in
+// ../panels/ when it owns inputs or asks the worker itself),
 // called from render() below, or from renderPanels() when it may wait until a drag stops.
 
 import { $ } from "../dom.js";
