@@ -19,7 +19,7 @@
 // one starts, and the older one's answer is its caller's to ignore (its embedding, if any, is
 // cancelled by the dense client's own lane).
 
-export const REST_MS = 150; // no move and nothing in flight this long: the page rests
+export const REST_MS = 120; // no move and nothing in flight this long: the page rests
 
 // The one priority order: lower first. The dense client's embedding jobs take theirs from here.
 export const PRIORITY = {
