@@ -20,12 +20,13 @@ import { defaultOverlaps, defaultState, selectIndex, selectedId, stashSelected, 
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
-import { documentsMessage } from "./assets/js/worker-client.js";
+import { workerMessage } from "./assets/js/worker-client.js";
 import { Persist } from "./assets/js/persist.js";
 import { guardPaste, totalChars } from "./assets/js/limits.js";
 import { BigText } from "./assets/js/big-text.js";
 import { FindText } from "./assets/js/find-text.js";
 import { Computer } from "./assets/js/compute.js";
+import { Asks } from "./assets/js/asks.js";
 import { Controls } from "./assets/js/controls.js";
 import { Marks } from "./assets/js/marks.js";
 import { Documents } from "./assets/js/documents.js";
@@ -38,13 +39,12 @@ import { Picture } from "./assets/js/render/picture.js";
 import { lanes } from "./assets/js/render/lanes.js";
 import { Results } from "./assets/js/render/results.js";
 import { renderVerdictProblem } from "./assets/js/render/verdict.js";
-import { CodePanel } from "./assets/js/render/code-panel.js";
-import { Investigate } from "./assets/js/render/investigate.js";
-import { AuditPanel } from "./assets/js/render/audit-panel.js";
+import { CodePanel } from "./assets/js/panels/code-panel.js";
+import { Investigate } from "./assets/js/panels/investigate.js";
+import { AuditPanel } from "./assets/js/panels/audit-panel.js";
 import { QuestionSet } from "./assets/js/questions.js";
 import { QuestionScores } from "./assets/js/question-scores.js";
-import { sendableSimulation } from "./assets/js/worker-client.js";
-import { SettingsMap, bestCell, defaultGrid, parseNumbers, placeWords, MAX_CELLS } from "./assets/js/render/settings-map.js";
+import { SettingsMap, bestCell, defaultGrid, parseNumbers, placeWords, MAX_CELLS } from "./assets/js/panels/settings-map.js";
 import { pickAxes, semanticAxes, waitsForVectors, withKeptVectors } from "./assets/js/semantic-map.js";
 import { AskPanel } from "./assets/js/ask-panel.js";
 import { YourIndex } from "./assets/js/your-index.js";
@@ -58,6 +58,9 @@ import "./assets/js/offline.js"; // issue 14: the service worker, registered onc
 // behind what is on screen, kept when the input goes bad.
 const store = { state: defaultState(), embed: false, memo: {}, last: null };
 
+// Every piece of work at rest (the panels, the question set, the map, the code, the audit) is an
+// ask of this one scheduler: one rest signal, one priority order (asks.js).
+const asks = new Asks();
 const controls = new Controls(onControl);
 const docInput = controls.input("doc");
 // Not kept by the browser's own form restoring: a page state the browser saves with each history
@@ -65,12 +68,12 @@ const docInput = controls.input("doc");
 docInput.setAttribute("autocomplete", "off");
 const picture = new Picture({ canvas: $("picture"), wrap: $("picture-wrap"), head: $("detail-head"), body: $("detail-text"),
   onMarkSentence: (span, doc) => marks.markSentence(span, doc) });
-const results = new Results(picture);
+const results = new Results(picture, asks);
 results.index = new IndexPanel(); // issue 21: your index's chunks, drawn with the verdict
 const share = new Share({ store, info: (note) => marks.info(note) });
 attachCopyCommand({ store, share });
 const computer = new Computer({
-  store, controls,
+  store, controls, asks,
   onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); showQuestions(last); yourIndex.follow(); },
   onProblem: (text) => {
     showMessage(text, store.last !== null);
@@ -129,6 +132,7 @@ let docTimer = 0;
 function onControl(p) {
   const state = store.state;
   linkNotes.clear();
+  asks.moved();
   if (p.name === "doc") { editDocument(); return; }
   const { value, error } = parseParam(p, controls.value(p), state);
   // A splitter's control moved while your index is shown: from now on the splitter is simulated.
@@ -162,6 +166,7 @@ function setThreshold(t) {
 /** The selected document edited in the box (or, from big-text.js, a big paste kept out of it). */
 function editDocument(text = docInput.value, caret = docInput.selectionEnd) {
   const state = store.state;
+  asks.moved(); // typing is a move: nothing waits for the worker behind it
   marks.followEdit(lastDoc, text, caret);
   questionSet.followEdit(lastDoc, text, caret);
   lastDoc = text;
@@ -309,28 +314,27 @@ function showAnswerDocument(state) {
 /** The panels that ask the worker themselves: the investigation and the corpus audit. */
 function startPanels(gate) {
   let findTimer = 0;
-  const busy = () => { const g = gate.gate || gate; return Boolean(g.inFlight || g.queued); }; // a simulation in flight or queued
+  gate.afterRestart(() => asks.emit("restart")); // a restarted worker is ready: the audit runs again
   // The set at the page's own setting: sent as the drag's request is (the binary wire, no chunk list
   // in the JSON; a big document's text not sent again), since its chunks are as many as the drag's.
-  const sendLikeDrag = (r) => gate.send(sendableSimulation(r));
+  const sendLikeDrag = (r) => gate.send(workerMessage(r, { binary: true }));
   questionScores = new QuestionScores({
     simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate(sendLikeDrag, r, "questions"), request),
-    busy,
+    asks,
   });
   settingsMap = new SettingsMap({
-    gate,
-    simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate((r2) => gate.send(documentsMessage("simulate", r2)), r, "map"), request),
+    asks,
+    simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate((r2) => gate.send(workerMessage(r2)), r, "map"), request),
     dense: computer.dense,
-    send: (r) => gate.send(documentsMessage("simulate", r)),
-    busy,
+    send: (r) => gate.send(workerMessage(r)),
     onPick: pickSetting,
   });
   $("map-sizes").addEventListener("change", editGrid);
   $("map-overlaps").addEventListener("change", editGrid);
   results.investigate = new Investigate({
-    gate,
-    simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("simulate", r)), request, "sweep"),
-    onFind: (value) => { store.state.find = value; clearTimeout(findTimer); findTimer = setTimeout(changed, 250); },
+    asks,
+    simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "sweep"),
+    onFind: (value) => { asks.moved(); store.state.find = value; clearTimeout(findTimer); findTimer = setTimeout(changed, 250); },
     onOverlaps: (list) => {
       store.state.overlaps = list.join() === defaultOverlaps(store.state.unit).join() ? null : list;
       changed();
@@ -343,7 +347,7 @@ function startPanels(gate) {
     new AskPanel({
       last: () => store.last,
       send: (m) => gate.send(m),
-      simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("simulate", r)), request, "ask"),
+      simulate: (request) => asks.ask("ask", request, () => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "ask")),
       mapBest: () => {
         const best = settingsMap && settingsMap.grid && bestCell(settingsMap.cells, settingsMap.count);
         return best && best.all ? { size: settingsMap.grid.sizes[best.i], overlap: settingsMap.grid.overlaps[best.j] } : null;
@@ -351,8 +355,8 @@ function startPanels(gate) {
     });
   }
   results.audit = new AuditPanel({
-    gate,
-    simulate: (request) => computer.dense.simulate((r) => gate.send(documentsMessage("audit", r)), request, "audit"),
+    asks,
+    simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r, { fn: "audit" })), request, "audit"),
     request: () => buildRequest(store.state, { embed: store.embed }),
     overlaps: () => sweepOverlaps(store.state),
     follow: (f) => marks.followFact(f),
@@ -405,7 +409,7 @@ async function main() {
     gate.onrestart = onRestart;
     computer.gate = gate;
     readPdfsIn(gate);
-    results.code = new CodePanel({ send: (m) => gate.send(m), code: $("code"), status: $("code-status"), copy: $("copy-code") });
+    results.code = new CodePanel({ send: (m) => gate.send(m), asks, code: $("code"), status: $("code-status"), copy: $("copy-code") });
     startPanels(gate);
   } catch (err) {
     onStatus({ stage: "failed", message: `the worker could not be started (${err.message}).` });

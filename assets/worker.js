@@ -16,12 +16,9 @@
 //          columns (docs/wire.md), transferred
 //   {id, type: "simulate", request, texts: [ArrayBuffer]}  (long documents: their UTF-8 bytes, in the
 //       order of request.documents, whose texts are left empty; handed over, not copied)
-//   {id, type: "audit", request} and {id, type: "code", request}: the same shape, answered by
-//       ragsim.audit.audit_json and ragsim.api.equivalent_code_json
-//   {id, type: "inspect", request}: the same shape, answered by ragsim.wire.inspect.inspect_json (stored
-//       chunks as records or a chunk file's text, placed, checked and ranked: SPEC section 11)
-//   {id, type: "ask", request}: the same shape, answered by ragsim.wire.ask_checks.page_json (the prompt
-//       filled in, each model answer's two checks; the page itself sends the prompt to the model)
+//   {id, type: "call", fn, request}  (fn: "audit", "inspect", "code", "ask", "questions.import",
+//       "questions.export"; long documents as `texts`, as for simulate): the same shape, answered by
+//       ragsim.wire.calls.call_json, the one table from each fn to the wire module that writes it
 //   {id, type: "install", package: "snowballstemmer"}      (on demand, from this site only)
 //       -> {id, ok: true, result: "{\"package\": ..., \"version\": ...}", ms}
 //   {id, type: "tokenizer", name: "cl100k_base"}           (issue 12: before the first token request)
@@ -78,20 +75,9 @@ def _ragsim_hold_text(slot, text):
 def _ragsim_simulate_packed(request_json, slots=0):
     return _ragsim_api.simulate_packed(request_json, _ragsim_session, _ragsim_texts[:slots] if slots else None)
 
-def _ragsim_audit(request_json):
-    from ragsim.wire import audit
-    return audit.audit_json(request_json, _ragsim_session)
-
-def _ragsim_inspect(request_json):
-    from ragsim.wire import inspect
-    return inspect.inspect_json(request_json)
-
-def _ragsim_code(request_json):
-    return _ragsim_api.equivalent_code_json(request_json)
-
-def _ragsim_ask(request_json):
-    from ragsim.wire import ask_checks
-    return ask_checks.page_json(request_json)
+def _ragsim_call(fn, request_json):
+    from ragsim.wire import calls
+    return calls.call_json(fn, request_json, _ragsim_session)
 
 def _ragsim_tokenizer(name, path):
     from ragsim.text import tokens
@@ -124,10 +110,8 @@ async function boot() {
   collect(); // also after a snapshot's restore: the collector is off from the first request on
   if (save) setTimeout(() => save().catch((err) => console.warn(`ragsim: the snapshot was not kept: ${err.message}`)));
   const simulate = pyodide.globals.get("_ragsim_simulate");
-  const audit = pyodide.globals.get("_ragsim_audit");
-  const code = pyodide.globals.get("_ragsim_code");
   status("ready", { versions: { pyodide: pyodide.version, ragsim: config.ragsimVersion }, boot: { path: how.path, ms: how.ms } });
-  return { pyodide, collect, simulate, simulatePacked: pyodide.globals.get("_ragsim_simulate_packed"), holdText: pyodide.globals.get("_ragsim_hold_text"), audit, code, ask: pyodide.globals.get("_ragsim_ask"), inspect: pyodide.globals.get("_ragsim_inspect"), tokenizer: pyodide.globals.get("_ragsim_tokenizer"), pdf: pyodide.globals.get("_ragsim_pdf") };
+  return { pyodide, collect, simulate, simulatePacked: pyodide.globals.get("_ragsim_simulate_packed"), holdText: pyodide.globals.get("_ragsim_hold_text"), call: pyodide.globals.get("_ragsim_call"), tokenizer: pyodide.globals.get("_ragsim_tokenizer"), pdf: pyodide.globals.get("_ragsim_pdf") };
 }
 
 // One line for the page; the full text (a Python traceback, usually) for the console.
@@ -218,15 +202,14 @@ function refusal(msg) {
   return null;
 }
 
-// One Python entry point (string in, string out) behind a message type.
-function jsonCall(entry) {
-  return async (msg, runtime) => {
-    const refused = refusal(msg);
-    if (refused) return refused;
-    const result = runtime[entry](msg.texts ? withTexts(msg.request, msg.texts) : msg.request);
-    if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
-    return { ok: true, result };
-  };
+// Every call but the drag's: `fn` named, the request's JSON in and the answer's JSON out
+// (ragsim.wire.calls, which refuses an unknown fn naming the field).
+async function call(msg, runtime) {
+  const refused = refusal(msg);
+  if (refused) return refused;
+  const result = runtime.call(String(msg.fn), msg.texts ? withTexts(msg.request, msg.texts) : msg.request);
+  if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
+  return { ok: true, result };
 }
 
 // A simulation: the response's JSON and, for "wire": "binary" (docs/wire.md), its chunks' packed
@@ -301,26 +284,7 @@ const progressOf = (msg) => (extra) => self.postMessage({ type: "progress", id: 
 
 const handlers = {
   simulate: simulatePacked, // {id, type: "simulate", request} -> the response of api.simulate (+ columns)
-  audit: jsonCall("audit"), // {id, type: "audit", request} -> the table of ragsim.audit.audit
-  inspect: jsonCall("inspect"), // {id, type: "inspect", request} -> SPEC 11's object of ragsim.wire.inspect (issue 21)
-  code: jsonCall("code"), // {id, type: "code", request} -> {"code": "..."} from ragsim.wire.codegen
-  ask: jsonCall("ask"), // {id, type: "ask", request} -> {"prompt", "checks"} from ragsim.wire.ask_checks (issue 27)
-  // Question sets in and out (issue 11): {id, type: "questions", op: "import" | "export", request}
-  // -> ragsim.question_io.import_questions_json / export_questions_json (bad rows named and skipped).
-  async questions(msg, { pyodide }) {
-    if (msg.op !== "import" && msg.op !== "export") return { ok: false, error: { field: "op", message: 'op must be "import" or "export".' } };
-    if (typeof msg.request !== "string") return { ok: false, error: { field: "", message: "The request must be sent as a JSON string." } };
-    if (tooDeep(msg.request)) return { ok: false, error: { field: "request", message: "The request is nested too deeply; send a flat request object." } };
-    const io = pyodide.pyimport("ragsim.wire.question_io");
-    let result;
-    try {
-      result = io[`${msg.op}_questions_json`](msg.request);
-    } finally {
-      io.destroy();
-    }
-    if (ERROR_RESPONSE.test(result)) return { ok: false, error: JSON.parse(result).error };
-    return { ok: true, result };
-  },
+  call, // {id, type: "call", fn, request} -> the answer of ragsim.wire.calls.CALLS[fn]
   // Issue 14: Python's memory (the WebAssembly heap) and how it started.
   async memory(msg, { pyodide }) {
     return { ok: true, result: JSON.stringify({ heap: pyodide._module.HEAPU8.buffer.byteLength, boot: booted }) };

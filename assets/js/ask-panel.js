@@ -9,6 +9,7 @@
 // keeps every answer), in a table. Stop aborts what is in flight.
 
 import { $ } from "./dom.js";
+import { workerMessage } from "./worker-client.js";
 import { offsetMap } from "./offsets.js";
 import { DEFAULT_PROMPT, chatOnce, localEndpoint } from "./ask-client.js";
 import { renderAnswerCards, renderSetTable } from "./render/ask-answers.js";
@@ -91,7 +92,7 @@ export class AskPanel {
   /** The worker's ragsim.wire.ask_checks call: {prompt, checks} or {problem}. */
   async checks(context, question, answers, samples = []) {
     const request = { template: this.prompt.value, context, question, answers, samples };
-    const reply = await this.deps.send({ type: "ask", request: JSON.stringify(request) });
+    const reply = await this.deps.send(workerMessage(request, { fn: "ask" }));
     if (!reply.ok) return { problem: (reply.error && reply.error.message) || "The worker could not build the prompt." };
     return JSON.parse(reply.result);
   }

@@ -10,7 +10,7 @@
 import { PARAMS, FIELD_LABELS, applies, buildRequest, tokenizersNeeded } from "./params.js";
 import { snapshot } from "./state.js";
 import { cap } from "./format.js";
-import { sendableSimulation, simulateMessage } from "./worker-client.js";
+import { workerMessage } from "./worker-client.js";
 import { withColumns } from "./chunk-columns.js";
 import { sizeProblem } from "./limits.js";
 import { DenseClient } from "./dense-client.js";
@@ -32,9 +32,6 @@ export function inputProblem(s) {
 // rest of the scores (the detail box, the chunk table) come once the controls rest (completeScores).
 export const PRUNE_CHUNKS = 2_000;
 
-// Dense: how long the controls rest before the neighbouring settings are embedded ahead.
-const AHEAD_AFTER_MS = 450;
-
 /** What the retriever's note says when the model cannot load. */
 const turnedOff = (message) => `${message} BM25 ranks instead: choose dense or hybrid again to retry.`;
 
@@ -52,11 +49,12 @@ export function tokenizerProblem(name, reason, rows) {
 }
 
 export class Computer {
-  /** store: {state, embed}; controls: for invalid fields and package notes; onResult(last),
-   * onProblem(message) (null clears it), onTurnedOff(): a row was turned off because its package
-   * could not be installed. */
-  constructor({ store, controls, onResult, onProblem, onTurnedOff }) {
-    Object.assign(this, { store, controls, onResult, onProblem, onTurnedOff });
+  /** store: {state, embed}; controls: for invalid fields and package notes; asks: the scheduler of
+   * work at rest (asks.js: the drag's request is tracked there, the page rests once it is answered);
+   * onResult(last), onProblem(message) (null clears it), onTurnedOff(): a row was turned off because
+   * its package could not be installed. */
+  constructor({ store, controls, asks, onResult, onProblem, onTurnedOff }) {
+    Object.assign(this, { store, controls, asks, onResult, onProblem, onTurnedOff });
     this.gate = null; // the worker client, once started
     this.ready = false; // Python is ready: until then the body stays "loading"
     this.installs = {}; // package -> the worker's install reply (a promise until it arrives)
@@ -77,7 +75,7 @@ export class Computer {
       if (state !== "failed" && this.store.state.method === "bm25") return;
       this.controls.note("method", state === "failed" ? "error" : state === "ready" ? "ready" : "loading", state === "failed" ? turnedOff(text) : text);
     } });
-    this.aheadTimer = 0;
+    asks.on("rest", () => this.dense.release()); // a drag held every job but its own: resumed at rest
     // Semantic chunkers (issue 25): the sentence windows the core names (`semantic_needs`) embedded
     // in the same embedding worker, kept by key; their vectors go with the next request while the
     // last answer still asks for them (`semanticOwed`). Stopped, nothing is embedded until resumed.
@@ -94,6 +92,7 @@ export class Computer {
 
   async compute() {
     const seq = ++this.sequence;
+    this.asks.moved();
     const state = this.store.state;
     const problem = inputProblem(state);
     if (problem) {
@@ -108,7 +107,7 @@ export class Computer {
     const installing = [this.installNeeds(state), this.loadTokenizers(state)].filter(Boolean);
     if (installing.length) {
       this.setBodyState("computing");
-      await Promise.all(installing);
+      await this.asks.track(Promise.all(installing));
       if (seq !== this.sequence) return; // a newer computation (started while this waited) takes over
     }
     // A rank file that could not be loaded (offline, say): said once, here, and nothing is sent (the
@@ -142,9 +141,9 @@ export class Computer {
     const owed = this.semanticOwed; // + the kept vectors the last answer asked for (semantic chunkers)
     const prepared = this.semantic.attach(this.dense.prepare(prune ? { ...drag, scores: "top" } : drag), owed); // + the cosines known (dense, hybrid)
     const given = new Set((prepared.semantic_vectors || []).map((v) => v.key));
-    const message = simulateMessage(prepared);
+    const message = workerMessage(prepared, { binary: true });
     mark("message");
-    let reply = await this.gate.submit(message);
+    let reply = await this.asks.track(this.gate.submit(message));
     mark("replied");
     markWorker(reply.timing);
     if (reply.dropped) return;
@@ -188,14 +187,13 @@ export class Computer {
     this.dense.warm();
     const seq = this.sequence, current = () => seq === this.sequence && this.store.state.method === "bm25";
     const { find, cuts, expand, questions, ...bare } = mainRequest(buildRequest({ ...state, method: "dense" }, { embed: this.store.embed }), state);
-    this.dense.prepareSetting((r) => this.gate.send(sendableSimulation(r)), bare, current);
+    this.dense.prepareSetting((r) => this.gate.send(workerMessage(r, { binary: true })), bare, current);
   }
 
-  /** Dense or hybrid, this setting's verdict drawn: once the controls rest, the chunks of the
+  /** Dense or hybrid, this setting's verdict drawn: once the page rests, the chunks of the
    * neighbouring settings embedded ahead (dense-client.js `ahead`: nearest first, within a budget),
-   * so the next step of a drag finds them. A move before that replaces the plan. */
+   * so the next step of a drag finds them. A newer plan replaces this one. */
   embedAhead(seq, request) {
-    clearTimeout(this.aheadTimer);
     this.dense.aheadBusy = false;
     const c = request.chunking;
     if (typeof c.size !== "number" || c.strategy === "stored") return;
@@ -204,10 +202,10 @@ export class Computer {
       .filter((n) => n.size >= 1 && n.overlap >= 0 && n.overlap < n.size && (c.overlap !== undefined || n.overlap === 0));
     const requests = near.map((n) => ({ ...request, chunking: { ...c, size: n.size, ...(c.overlap !== undefined ? { overlap: n.overlap } : {}) } }));
     this.dense.aheadBusy = true; // planned: a page at rest is not done until these are embedded
-    this.aheadTimer = setTimeout(() => {
-      if (seq !== this.sequence) { this.dense.aheadBusy = false; return; }
-      this.dense.ahead((r) => this.gate.send(sendableSimulation(r)), requests, () => seq === this.sequence);
-    }, AHEAD_AFTER_MS);
+    this.asks.ask("ahead", seq, () => {
+      if (seq !== this.sequence) { this.dense.aheadBusy = false; return null; }
+      return this.dense.ahead((r) => this.gate.send(workerMessage(r, { binary: true })), requests, () => seq === this.sequence);
+    }, { latest: true });
   }
 
   /** A semantic chunker's windows the worker's session lacks: embedded (or taken from the kept
@@ -235,13 +233,13 @@ export class Computer {
   }
 
   /** The scores a pruned drag left out (`last.response.cols.partial`): the same request with every
-   * score, sent straight to the worker once the controls rest (results.js); resolves true once
-   * `cols` has them (at once when it had them already). */
+   * score, asked of the worker at rest (results.js); resolves true once `cols` has them (at once
+   * when it had them already). */
   completeScores(last) {
     const cols = last.response.cols;
     if (!cols || !cols.partial || !last.fullRequest) return Promise.resolve(true);
     if (last.completing) return last.completing;
-    last.completing = this.gate.send(sendableSimulation(last.fullRequest)).then((reply) => {
+    last.completing = this.asks.ask("scores", last, () => this.gate.send(workerMessage(last.fullRequest, { binary: true })), { latest: true }).then((reply) => {
       if (!reply.ok || !reply.columns) return false;
       let full;
       try { full = withColumns(JSON.parse(reply.result), reply.columns); } catch { return false; }

@@ -12,7 +12,7 @@
 // urgent kind first, one batch at a time: the setting on screen, then its question set, then the
 // settings embedded ahead (so the next step of a drag is ready), then the panels below the picture
 // (the overlap sweep, the audit), then the map. While the user drags (hold()), only the setting
-// on screen is embedded; the rest resume once the controls rest. Another kind of job joins with
+// on screen is embedded; the rest resume once the page rests (asks.js). Another kind of job joins with
 // one row in JOBS (or addJobKind): its priority and the words its note says.
 //
 //   const dense = new DenseClient({ onStatus: ({ state, text }) => ... });
@@ -24,24 +24,25 @@
 //   await dense.ahead(send, [request, ...]); // the neighbouring settings embedded, within a budget
 
 import { offsetMap } from "./offsets.js";
+import { PRIORITY } from "./asks.js";
 
 const QUERIES_KEPT = 8; // queries whose cosines are kept (each: by position and by text)
-const REST_MS = 400; // the controls have rested this long: the held jobs resume
 export const AHEAD_BUDGET_S = 20; // the model time the settings ahead may take, at most, per rest
 const DEFAULT_RATE = 20; // chunks per second until the model has been timed here
 
 const count = (n, one = "chunk", many = "chunks") => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
-/** The kinds of embedding job: the worker runs the lowest priority first. `words(done, total, label)`
- * is the note while one runs; `label` is what the caller said the job is about. */
+/** The kinds of embedding job: the worker runs the lowest priority first (the page's one order,
+ * asks.js PRIORITY). `words(done, total, label)` is the note while one runs; `label` is what the
+ * caller said the job is about. */
 export const JOBS = {
-  main: { priority: 0, words: (d, t) => `Embedding this setting: ${d} of ${count(t)}` },
-  questions: { priority: 1, words: (d, t) => `Question set: ${d} of ${count(t)}` },
-  ahead: { priority: 2, words: (d, t, label) => `Ahead: ${label} (${d} of ${count(t)})` },
-  sweep: { priority: 3, words: (d, t) => `Overlap sweep: ${d} of ${count(t)}` },
-  audit: { priority: 3, words: (d, t) => `Corpus audit: ${d} of ${count(t)}` },
-  ask: { priority: 3, words: (d, t) => `Your model's prompts: ${d} of ${count(t)}` },
-  map: { priority: 4, words: (d, t) => `Map: ${d.toLocaleString("en-US")} of ${count(t)}` },
+  main: { priority: PRIORITY.main, words: (d, t) => `Embedding this setting: ${d} of ${count(t)}` },
+  questions: { priority: PRIORITY.questions, words: (d, t) => `Question set: ${d} of ${count(t)}` },
+  ahead: { priority: PRIORITY.ahead, words: (d, t, label) => `Ahead: ${label} (${d} of ${count(t)})` },
+  sweep: { priority: PRIORITY.sweep, words: (d, t) => `Overlap sweep: ${d} of ${count(t)}` },
+  audit: { priority: PRIORITY.audit, words: (d, t) => `Corpus audit: ${d} of ${count(t)}` },
+  ask: { priority: PRIORITY.ask, words: (d, t) => `Your model's prompts: ${d} of ${count(t)}` },
+  map: { priority: PRIORITY.map, words: (d, t) => `Map: ${d.toLocaleString("en-US")} of ${count(t)}` },
 };
 
 /** Another kind of embedding job (a lane of its own): `priority` among JOBS', `words` for its note. */
@@ -106,10 +107,9 @@ export class DenseClient {
     this.status("embedding", `${kindOf(j.lane).words(j.done, j.total, j.label || "")}…`);
   }
 
-  /** A drag is on: only the setting on screen is embedded until the controls rest REST_MS. */
+  /** A drag is on: only the setting on screen is embedded until the page rests (release, called at
+   * the scheduler's rest: asks.js). */
   hold() {
-    clearTimeout(this.restTimer);
-    this.restTimer = setTimeout(() => this.release(), REST_MS);
     if (this.held || !this.worker) { this.held = true; return; }
     this.held = true;
     this.worker.postMessage({ type: "hold", on: true });

@@ -1,11 +1,11 @@
 // The question set's scores, off the drag's path (issue 11). A drag's request leaves the set out
 // (question-wire.js mainRequest), so its verdict never waits for 400 questions to be ranked; once
-// its result is on screen, this asks for the set at that result's settings in a second request,
-// sent only while the drag's gate is idle (a newer drag goes first). Until the scores arrive the
-// list and the table are marked stale; the latest wins: a newer result makes an older set's reply
-// be ignored, and one not yet sent is never sent.
+// its result is on screen, this asks for the set at that result's settings in a second request, an
+// ask of the "questions" lane sent once the page rests (asks.js: a newer drag goes first). Until the
+// scores arrive the list and the table are marked stale; the latest wins: a newer result makes an
+// older set's reply be ignored, and one not yet sent is never sent.
 //
-//   result shown -> update(last) -> stale -> (gate idle) -> simulate(setRequest) -> render
+//   result shown -> update(last) -> stale -> (rest) -> simulate(setRequest) -> render
 //
 // A semantic chunker (issue 25) whose sentence windows are not yet embedded: the set is not sent
 // (every answer would read as cut with no chunks); the panel says it waits for the embedding, in
@@ -17,13 +17,11 @@ import { setRequest } from "./question-wire.js";
 import { renderQuestionResults, renderQuestionsWaiting } from "./render/question-set.js";
 import { waitsForVectors } from "./semantic-map.js";
 
-const POLL_MS = 10; // how often the drag's gate is looked at while it is busy
-
 export class QuestionScores {
-  /** simulate(request) -> the worker's reply (the dense round trip included); busy(): the drag's
-   * gate has a simulation in flight or queued. */
-  constructor({ simulate, busy }) {
-    Object.assign(this, { simulate, busy });
+  /** simulate(request) -> the worker's reply (the dense round trip included); asks: the scheduler
+   * of work at rest. */
+  constructor({ simulate, asks }) {
+    Object.assign(this, { simulate, asks });
     this.run = 0;
     this.state = "none"; // "stale" (asked for, not arrived), "fresh", "error", "none" (no set), "waiting" (embedding)
     this.embedding = { state: "idle", text: "" }; // the semantic embedding's last status (SemanticClient)
@@ -45,12 +43,13 @@ export class QuestionScores {
     if (waitsForVectors(last.response)) { this.wait(); return; }
     this.mark("stale");
     if (this.shown) renderQuestionResults(this.shown); // the last scores (greyed) on a list drawn since
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))); // the result painted first
-    while (run === this.run && this.busy()) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    if (run !== this.run) return; // a newer result: its own set is asked for instead
-    this.note("sent", run);
-    const reply = await this.simulate(setRequest(request));
-    if (run !== this.run) return; // a newer result took over while this one was computed
+    // At rest (the result painted first); a newer result's ask replaces this one while it waits, and
+    // starts without waiting for it once sent (its embedding, if any, cancels this one's).
+    const reply = await this.asks.ask("questions", run, () => {
+      this.note("sent", run);
+      return this.simulate(setRequest(request));
+    }, { latest: true });
+    if (run !== this.run) return; // a newer result took over while this one waited or was computed
     let response = null;
     try { response = reply.ok ? JSON.parse(reply.result) : null; } catch { response = null; }
     if (!response) {

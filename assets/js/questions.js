@@ -10,6 +10,7 @@
 // marked answer and follow their document through edits.
 
 import { $, cell } from "./dom.js";
+import { workerMessage } from "./worker-client.js";
 import { plural } from "./format.js";
 import { followSpan, trimSpan } from "./spans.js";
 import { selectIndex, selectedId, titleOf } from "./state.js";
@@ -168,7 +169,7 @@ export class QuestionSet {
     const docs = s.docs.map((d, i) => ({ id: d.id, title: d.title, text: i === s.sel ? s.doc : d.text }));
     const format = /\.csv$/i.test(file.name) ? "csv" : /\.json$/i.test(file.name) ? "json" : "auto";
     this.info(`Reading “${file.name}”…`);
-    const reply = await this.send({ type: "questions", op: "import", request: JSON.stringify({ text: await file.text(), format, documents: docs }) });
+    const reply = await this.send(workerMessage({ text: await file.text(), format, documents: docs }, { fn: "questions.import" }));
     if (!reply.ok) {
       this.problems([`“${file.name}” was not imported: ${(reply.error && reply.error.message) || "the worker gave no reason."}`]);
       return;
@@ -196,7 +197,7 @@ export class QuestionSet {
     const questions = questionsForRequest(s);
     if (!questions.length) { this.info("There is no question to export: add one first."); return; }
     const docs = s.docs.map((d, i) => ({ id: d.id, title: d.title, text: i === s.sel ? s.doc : d.text }));
-    const reply = await this.send({ type: "questions", op: "export", request: JSON.stringify({ questions, documents: docs, format }) });
+    const reply = await this.send(workerMessage({ questions, documents: docs, format }, { fn: "questions.export" }));
     if (!reply.ok) { this.problems([`The set was not exported: ${(reply.error && reply.error.message) || "the worker gave no reason."}`]); return; }
     const text = JSON.parse(reply.result).text;
     const url = URL.createObjectURL(new Blob([text], { type: format === "csv" ? "text/csv" : "application/json" }));

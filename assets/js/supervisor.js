@@ -50,15 +50,15 @@ const REASONS = {
 
 const MEMORY = /MemoryError|out of memory|Out of bounds memory|memory access out of bounds|Maximum call stack/i;
 
-/** The request JSON of a simulate/audit/code message, and its long texts (simulateMessage's forms). */
+/** The request JSON of a simulate or call message, and its long texts (workerMessage's forms). */
 function parts(message) {
   if (typeof message === "string") return { json: message, texts: [] };
-  if (message.json !== undefined) return { json: message.json, texts: message.texts || [] };
   return { json: typeof message.request === "string" ? message.request : "", texts: message.texts || [] };
 }
 
 function sameRequest(a, b) {
-  if (a.type !== b.type) return false;
+  const fn = (m) => (m && typeof m === "object" ? m.fn : undefined);
+  if (a.type !== b.type || fn(a.message) !== fn(b.message)) return false;
   const x = parts(a.message), y = parts(b.message);
   return x.json !== "" && x.json === y.json && x.texts.length === y.texts.length && x.texts.every((t, i) => t === y.texts[i]);
 }
@@ -69,7 +69,7 @@ export function deadlineFor(message) {
   const { json, texts } = parts(message);
   const chars = json.length + texts.reduce((n, t) => n + (typeof t === "string" ? t.length : t.byteLength), 0);
   const ms = MIN_DEADLINE_MS + Math.ceil(chars / 1e6) * MS_PER_MILLION_CHARS;
-  return message.type === "audit" ? ms * AUDIT_FACTOR : ms;
+  return message.fn === "audit" ? ms * AUDIT_FACTOR : ms;
 }
 
 /** Whether a request asks LangChain to read its separators as regular expressions. */

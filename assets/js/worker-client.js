@@ -9,6 +9,7 @@
 //     //     or {ok: false, error: {field, message}, ms}
 //     //     or {dropped: true} when a newer submit replaced this one before it was sent
 //   await gate.send({type: "install", package: "snowballstemmer"});  // bypasses the gate
+//   await gate.send(workerMessage(request, {fn: "audit"}));  // a call (ragsim.wire.calls), past the gate
 //   await gate.send({type: "tokenizer", name: "cl100k_base"}, (p) => p.loaded);  // with its progress
 //     // messages {type: "progress", id, ...} (bytes loaded, pages read) go to the second argument
 //   gate.terminate();
@@ -55,11 +56,11 @@ export class Gate {
     });
   }
 
-  /** Send a simulation through the gate (latest wins). */
+  /** Send a simulation through the gate (latest wins): a JSON string, a request object, or
+   * workerMessage's message. */
   submit(request) {
     const message = typeof request === "string" ? { type: "simulate", request }
-      : request.texts ? { type: "simulate", request: request.json, texts: request.texts } // simulateMessage's big form
-        : { type: "simulate", request: JSON.stringify(request) };
+      : request.type === "simulate" ? request : { type: "simulate", request: JSON.stringify(request) };
     return new Promise((resolve) => {
       if (!this.inFlight) {
         this.dispatch(message, resolve);
@@ -182,28 +183,17 @@ export class Gate {
 // them, so a drag sends no text at all (65,000 words: a drag 43 -> 34 ms median).
 export const BYTES_OVER = 100_000;
 
-/** Any other call that carries the page's documents (the sweep's and the map's simulations, the
- * audit): {type, request} as the caller built it, with long documents' texts as `texts` as in
- * simulateMessage (bytes handed over by send, or nothing when the worker holds them), so no giant
- * JSON string is built on the page's thread. */
-export function documentsMessage(type, request) {
-  const total = request.documents.reduce((n, d) => n + d.text.length, 0);
-  if (total <= BYTES_OVER) return { type, request: JSON.stringify(request) };
-  const documents = request.documents.map((d) => ({ ...d, text: "" }));
-  return { type, request: JSON.stringify({ ...request, documents }), texts: request.documents.map((d) => d.text) };
-}
-
-/** `simulateMessage(request)` as a message for `gate.send` (straight to the worker, past the gate). */
-export function sendableSimulation(request) {
-  const m = simulateMessage(request);
-  return typeof m === "string" ? { type: "simulate", request: m } : { type: "simulate", request: m.json, texts: m.texts };
-}
-
-/** The request as the worker is sent it: a JSON string, or {json, texts} when the documents are
- * long (the documents' texts left empty in `json`, in order in `texts`). */
-export function simulateMessage(request) {
-  const total = request.documents.reduce((n, d) => n + d.text.length, 0);
-  if (total <= BYTES_OVER) return JSON.stringify({ ...request, wire: "binary" });
-  const documents = request.documents.map((d) => ({ ...d, text: "" }));
-  return { json: JSON.stringify({ ...request, documents, wire: "binary" }), texts: request.documents.map((d) => d.text) };
+/** The one message encoder: `request` (an object) as the worker is sent it. A simulation goes as
+ * {type: "simulate", request}, with `binary` as the drag asks (`"wire": "binary"`, docs/wire.md);
+ * `fn` makes it {type: "call", fn, request} (ragsim.wire.calls). Documents longer than BYTES_OVER
+ * together travel as `texts` (their texts left empty in the JSON, in order), bytes handed over by
+ * send, or nothing when the worker holds them, so no giant JSON string is built on the page's thread. */
+export function workerMessage(request, { fn = null, binary = false } = {}) {
+  const documents = Array.isArray(request.documents) ? request.documents : [];
+  const long = documents.reduce((n, d) => n + d.text.length, 0) > BYTES_OVER;
+  const body = long ? { ...request, documents: documents.map((d) => ({ ...d, text: "" })) } : request;
+  const json = JSON.stringify(binary ? { ...body, wire: "binary" } : body);
+  const message = fn ? { type: "call", fn, request: json } : { type: "simulate", request: json };
+  if (long) message.texts = documents.map((d) => d.text);
+  return message;
 }

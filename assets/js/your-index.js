@@ -10,6 +10,7 @@
 // File contents are parsed in Python and reach the DOM only as text.
 
 import { $ } from "./dom.js";
+import { workerMessage } from "./worker-client.js";
 import { plural } from "./format.js";
 import { offsetMap } from "./offsets.js";
 import { useSplitter } from "./params.js";
@@ -113,7 +114,7 @@ export class YourIndex {
 
   /** The worker's inspect: its object, or null with the refusal said in one sentence. */
   async call(request, say) {
-    const reply = await this.send({ type: "inspect", request: JSON.stringify(request) }); // strings cross the boundary
+    const reply = await this.send(workerMessage(request, { fn: "inspect" })); // strings cross the boundary
     if (reply.ok) return typeof reply.result === "string" ? JSON.parse(reply.result) : reply.result;
     this.problem(say((reply.error && reply.error.message) || "the worker gave no reason."));
     return null;

@@ -124,12 +124,12 @@ def test_audit_and_code_messages_answer_like_cpython(harness):
 
     request = {"documents": [{"id": "a", "text": "The Galle Ring orbits at 42,000 km. Kestrel Station has 14 crew."}],
                "chunking": {"unit": "chars", "size": 40}, "overlaps": [0, 30]}
-    reply = call(harness, "gate.send({type: 'audit', request: arg})", json.dumps(request))
+    reply = call(harness, "gate.send({type: 'call', fn: 'audit', request: arg})", json.dumps(request))
     assert reply["ok"] is True, reply
     assert json.loads(reply["result"]) == audit.audit(request)
-    code = call(harness, "gate.send({type: 'code', request: arg})", json.dumps(real_request()))
+    code = call(harness, "gate.send({type: 'call', fn: 'code', request: arg})", json.dumps(real_request()))
     assert code["ok"] is True and json.loads(code["result"]) == json.loads(api.equivalent_code_json(json.dumps(real_request())))
-    bad = call(harness, "gate.send({type: 'audit', request: arg})", json.dumps({**request, "overlaps": [-1]}))
+    bad = call(harness, "gate.send({type: 'call', fn: 'audit', request: arg})", json.dumps({**request, "overlaps": [-1]}))
     assert bad["ok"] is False and bad["error"]["field"] == "overlaps"
 
 

@@ -143,7 +143,7 @@ def test_a_second_visit_restores_python_from_the_snapshot(tab):
         full = make_request("The Galle Ring is 42,000 km long. Acme Corp built it in 1990.", query="ring")
         # an audit request takes the documents and a splitter, not a query (its unknown keys are refused)
         request = json.dumps({"documents": full["documents"], "chunking": full["chunking"], "overlaps": [0, 5]})
-        reply = harness.evaluate("(r) => window.harness.gate.send({type: 'audit', request: r})", request)
+        reply = harness.evaluate("(r) => window.harness.gate.send({type: 'call', fn: 'audit', request: r})", request)
         assert reply["ok"], reply
         assert json.loads(reply["result"]) == json.loads(audit.audit_json(request))
         assert len(json.loads(reply["result"])["rows"]) == 2  # an audit, not a refusal, on both sides

@@ -1,8 +1,8 @@
 """The code stays readable. The Python core: no module over 400 lines (generated data aside), no
 function over 60 lines, no class over 200. The page's scripts (app.js, assets/*.js, assets/js/**/*.js):
 no module over 500 lines, no function over 90, no class over 360 (when these limits were set the
-longest were 462, 84 and 353 lines: render/settings-map.js, Computer.compute in compute.js and the
-Investigate class in render/investigate.js)."""
+longest were 462, 84 and 353 lines: panels/settings-map.js, Computer.compute in compute.js and the
+Investigate class in panels/investigate.js)."""
 
 import ast
 import pathlib

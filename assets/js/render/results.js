@@ -1,9 +1,10 @@
 // Everything drawn from one response, in order: the verdict and the picture first (what a drag
 // must repaint at once), then the numbers, the context, the collection's lanes and counts, and,
-// once the controls rest, the investigation panels. Each renderer is a function of the response
+// once the page rests (asks.js), the investigation panels. Each renderer is a function of the response
 // and the snapshot taken when its request was sent; none reads a control or the state.
 //
-// A new panel: a module in this folder with render(last) (last = {request, response, snap, ms}),
+// A new panel: a module in this folder with render(last) (last = {request, response, snap, ms}; in
+// ../panels/ when it owns inputs or asks the worker itself),
 // called from render() below, or from renderPanels() when it may wait until a drag stops.
 
 import { $ } from "../dom.js";
@@ -16,17 +17,17 @@ import { ChunkTable } from "./chunk-table.js";
 import { announceWhenRested } from "./announce.js";
 import { mark } from "../drag-timing.js";
 
-const PANELS_DELAY = 120; // ms the controls rest before the investigation panels are redrawn
-
 export class Results {
-  /** picture: the chunk picture. The panels (investigate, audit, code) are set once the worker runs. */
-  constructor(picture) {
+  /** picture: the chunk picture; asks: the scheduler of work at rest, whose rest draws the panels.
+   * The panels (investigate, audit, code) are set once the worker runs. */
+  constructor(picture, asks) {
     this.picture = picture;
+    this.asks = asks;
+    this.panelsFor = null; // the result whose panels wait for the rest
     this.investigate = null;
     this.audit = null;
     this.code = null;
     this.embed = false; // the embedded page shows the verdict, the picture and the sliders only
-    this.timer = 0;
     this.pendingFocus = null; // {doc, at}: the chunk to focus in the picture after the next render
     this.table = new ChunkTable(); // the picture as a table, for screen readers
     this.semantic = null; // issue 25: the semantic chunkers' curve and embedding progress (set by the page root)
@@ -67,28 +68,28 @@ export class Results {
     mark("code");
   }
 
-  /** The fact verdict at once; the panels below the picture once the controls rest, so a drag
-   * repaints the verdict and the picture without waiting for their layout. */
+  /** The fact verdict at once; the panels below the picture once the page rests (no move and no
+   * drag in flight: asks.js), so a drag repaints the verdict and the picture without waiting for
+   * their layout, and the panels' own worker calls (the sweep, the audit) never queue between its moves. */
   renderPanels(last) {
     if (this.investigate) this.investigate.renderVerdict(last);
     const fact = $("fact-verdict");
     announceWhenRested("fact", fact.hidden ? "" : `${$("fact-headline").textContent}. ${$("fact-text").textContent}`);
-    clearTimeout(this.timer);
-    const later = () => {
-      // Still computing (a drag goes on, each move slower than the delay on a long document): wait
-      // again, so the panels' own worker calls (the sweep, the audit) never queue between its moves.
-      if (document.body.dataset.state === "computing") { this.timer = setTimeout(later, PANELS_DELAY); return; }
-      // The panels' own questions, asked now (not on every drag: compute.js); drawn only while this
-      // result is still the newest, so a late reply never paints over a newer result.
-      const filled = this.investigate && !this.embed ? this.investigate.fill(last) : null;
-      // A pruned drag's missing scores (the Computer's completeScores): the table shows every rank.
-      // The panels' request brings them when there is one, so the worker moves once, not twice.
-      const scored = (filled || Promise.resolve()).then(() => (this.complete ? this.complete(last) : true));
-      scored.then(() => { if (this.latest === last) this.table.render(last); });
-      if (this.audit) this.audit.check(last.request);
-      if (filled) Promise.all([filled, scored]).then(() => { if (this.latest === last) this.investigate.render(last, last.snap.overlaps); });
-    };
-    this.timer = setTimeout(later, PANELS_DELAY);
+    const waiting = this.panelsFor !== null;
+    this.panelsFor = last;
+    if (!waiting) this.asks.rest().then(() => { const now = this.panelsFor; this.panelsFor = null; if (now === this.latest) this.panelsAtRest(now); });
+  }
+
+  /** The panels' own questions, asked now (not on every drag: compute.js); drawn only while this
+   * result is still the newest, so a late reply never paints over a newer result. */
+  panelsAtRest(last) {
+    const filled = this.investigate && !this.embed ? this.investigate.fill(last) : null;
+    // A pruned drag's missing scores (the Computer's completeScores): the table shows every rank.
+    // The panels' request brings them when there is one, so the worker moves once, not twice.
+    const scored = (filled || Promise.resolve()).then(() => (this.complete ? this.complete(last) : true));
+    scored.then(() => { if (this.latest === last) this.table.render(last); });
+    if (this.audit) this.audit.check(last.request);
+    if (filled) Promise.all([filled, scored]).then(() => { if (this.latest === last) this.investigate.render(last, last.snap.overlaps); });
   }
 
   /** After the next response for document `doc`: focus the chunk at code point `at`. */

@@ -7,8 +7,8 @@
 // `fact`, `at_k`, `found`, `cuts`, `sweep`, `expanded`). Offsets in the response are code points;
 // offsetMap converts them before the text is quoted. The sweep is one extra
 // `simulate` request with `sweep: [...]`, sent beside the main one (not through the latest-wins
-// gate) once the controls rest, and only when something but the overlap changed, since its rows
-// do not depend on it.
+// gate) as an ask of the "sweep" lane once the page rests (asks.js), and only when something but
+// the overlap changed, since its rows do not depend on it.
 
 import { $, cell } from "../dom.js";
 import { chunkList, int, money } from "../format.js";
@@ -17,7 +17,6 @@ import { withColumns } from "../chunk-columns.js";
 
 const SWEEP_MAX = 12;
 const PANEL_FIELDS = ["found", "cuts", "expanded"]; // the answers to the request's find, cuts and expand
-const SWEEP_DELAY = 300; // ms the controls must rest before the sweep is asked for
 
 /** The overlaps a person typed ("0, 25, 50"), or {error}. */
 export function parseOverlaps(text) {
@@ -62,7 +61,8 @@ function table(el, caption, head, rows) {
 }
 
 export class Investigate {
-  /** deps: gate, and callbacks onFind(text), onOverlaps(list), onExpand(value) that change the
+  /** deps: asks (the scheduler of work at rest), simulate(request) (a reply, the dense round trip
+   *  included), and callbacks onFind(text), onOverlaps(list), onExpand(value) that change the
    *  page's state. */
   constructor(deps) {
     this.deps = deps;
@@ -71,7 +71,6 @@ export class Investigate {
     this.sweepWanted = null; // {key, request}: the newest sweep asked for
     this.sweepRows = null;
     this.last = null;
-    this.calls = Promise.resolve(); // the worker calls in flight, chained (call)
     $("find-phrase").addEventListener("input", (e) => deps.onFind(e.target.value));
     $("sweep-overlaps").addEventListener("change", (e) => this.onOverlaps(e.target.value));
     $("expand").addEventListener("change", (e) => deps.onExpand(e.target.value));
@@ -98,12 +97,11 @@ export class Investigate {
     $("expand").value = state.expand;
   }
 
-  /** The panel's worker calls one at a time (the questions' fill, then the sweep): both embed on
-   * the embedding worker's "sweep" lane, where a newer job cancels an older one's embedding. */
-  call(request) {
-    const run = this.calls.then(() => this.deps.simulate(request));
-    this.calls = run.catch(() => {});
-    return run;
+  /** The panel's worker calls, asks of one lane that runs one at a time (the questions' fill, then
+   * the sweep): both embed on the embedding worker's "sweep" lane, where a newer job cancels an
+   * older one's embedding. `key`: the same key asked twice is one call. */
+  call(key, request) {
+    return this.deps.asks.ask("sweep", key, () => this.deps.simulate(request));
   }
 
   /** The fields of the panels' questions (found, cuts, expanded), which a drag does not ask for
@@ -113,7 +111,7 @@ export class Investigate {
   fill(last) {
     if (!last.panelRequest || last.panelsFilled) return Promise.resolve(true);
     if (this.filling && this.filling.last === last) return this.filling.promise;
-    const promise = this.call({ ...last.panelRequest, wire: "binary" }).then((reply) => {
+    const promise = this.call(last, { ...last.panelRequest, wire: "binary" }).then((reply) => {
       if (!reply.ok) return false;
       const answer = JSON.parse(reply.result);
       for (const key of PANEL_FIELDS) if (key in answer) last.response[key] = answer[key];
@@ -309,7 +307,6 @@ export class Investigate {
   requestSweep(last, overlaps) {
     const { request } = last;
     if (request.chunking.strategy === "stored") { // your index's chunks (issue 21): one overlap, the stored one
-      clearTimeout(this.sweepTimer);
       Object.assign(this, { sweepWanted: null, sweepAsked: null, sweepKey: null, sweepRows: null,
         sweepError: "Your index's chunks have the one overlap they were stored with: press “Simulate from here” to sweep the overlap of the splitter that made them." });
       this.renderSweep();
@@ -323,16 +320,13 @@ export class Investigate {
       settings: JSON.stringify({ ...rest, chunking: { ...rest.chunking, overlap: 0 } }) };
     this.sweepAsked = key; // the sweep the page shows or waits for
     if (sameSweep(key, this.sweepKey) && this.sweepRows) {
-      clearTimeout(this.sweepTimer); // back to what is on screen: forget a sweep asked for since
-      this.sweepWanted = null;
+      this.sweepWanted = null; // back to what is on screen: forget a sweep asked for since
       if (!this.sweepBusy) this.renderSweep();
       return;
     }
     this.sweepWanted = { key, request: base };
     $("sweep").dataset.state = "computing";
-    // Asked for only once the controls rest, so a drag never waits behind a sweep in the worker.
-    clearTimeout(this.sweepTimer);
-    this.sweepTimer = setTimeout(() => this.pumpSweep(), SWEEP_DELAY);
+    this.pumpSweep(); // an ask: sent at rest, so a drag never waits behind a sweep in the worker
   }
 
   async pumpSweep() {
@@ -340,10 +334,10 @@ export class Investigate {
     const { key, request } = this.sweepWanted;
     this.sweepWanted = null;
     this.sweepBusy = true;
-    const reply = await this.call(request); // dense and hybrid: with the cosines (dense-client.js)
+    const reply = await this.call(key, request); // dense and hybrid: with the cosines (dense-client.js)
     this.sweepBusy = false;
     if (this.sweepWanted) { this.pumpSweep(); return; } // a newer one is waiting: show that instead
-    if (!sameSweep(key, this.sweepAsked)) { this.renderSweep(); return; } // the page went back meanwhile
+    if (reply.dropped || !sameSweep(key, this.sweepAsked)) { this.renderSweep(); return; } // the page went back meanwhile
     this.sweepKey = key;
     this.sweepRows = reply.ok ? JSON.parse(reply.result).sweep : null;
     this.sweepError = reply.ok ? null : (reply.error && reply.error.message) || "The sweep failed.";

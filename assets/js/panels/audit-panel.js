@@ -1,12 +1,13 @@
 // The corpus audit on the page (issue 5, item 8): every name-value fact the core detects in every
-// document, checked at each overlap of the sweep list. One worker call (`{type: "audit"}` ->
-// ragsim.audit.audit) per overlap, so the <progress> bar moves and the page stays responsive;
+// document, checked at each overlap of the sweep list. One worker call (`{type: "call", fn: "audit"}` ->
+// ragsim.wire.audit.audit) per overlap, so the <progress> bar moves and the page stays responsive;
 // the rows are joined here. "Dropped out of the top k" compares each overlap with the first one
 // of the list, as the core does within one call: facts found in the top k at the first overlap,
 // still answered by some chunk, and no longer in the top k.
 //
-// A worker lost while the audit runs (supervisor.js) leaves it waiting; when the new worker is
-// ready the audit runs again from the start (a finished table stays: it is still the core's answer).
+// Each call is an ask of the "audit" lane (asks.js), sent while the page rests. A worker lost while
+// the audit runs (supervisor.js) leaves it waiting; when the new worker is ready (the scheduler's
+// "restart") the audit runs again from the start (a finished table stays: it is still the core's answer).
 //
 // Each destroyed fact is a button: it selects the fact's document, marks its name and value, and
 // brings the picture into view (the `follow` callback the page passes in).
@@ -69,15 +70,16 @@ export function joinAudits(replies, overlaps) {
 }
 
 export class AuditPanel {
-  /** deps: gate, request() (the page's simulation request), overlaps(), follow(fact), titles(),
-   *  strategy() (the splitter's name). */
+  /** deps: asks (the scheduler of work at rest), simulate(request) (an audit call's reply, the dense
+   *  round trip included), request() (the page's simulation request), overlaps(), follow(fact),
+   *  titles(), strategy() (the splitter's name). */
   constructor(deps) {
     this.deps = deps;
     this.run = 0;
     this.result = null;
     this.key = null;
     $("audit-run").addEventListener("click", () => this.start());
-    if (deps.gate && deps.gate.afterRestart) deps.gate.afterRestart(() => this.resume());
+    deps.asks.on("restart", () => this.resume());
   }
 
   /** A restarted worker is ready: run again the audit the lost one interrupted. */
@@ -114,7 +116,7 @@ export class AuditPanel {
     let ms = 0;
     for (const [j, o] of overlaps.entries()) {
       status.textContent = `Checking overlap ${o} (${j + 1} of ${overlaps.length})…`;
-      const reply = await this.deps.simulate(auditRequest(request, o)); // dense, hybrid: with each fact name's cosines
+      const reply = await this.deps.asks.ask("audit", `${run} ${j}`, () => this.deps.simulate(auditRequest(request, o))); // dense, hybrid: with each fact name's cosines
       if (run !== this.run) return; // a newer run took over
       if (reply.lost && !reply.culprit && !reply.known) { // another request lost the worker: run again on the new one
         section.dataset.state = "waiting";

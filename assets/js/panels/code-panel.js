@@ -1,36 +1,34 @@
 // The "Equivalent code" panel: the few lines of Python that build the current splitter and BM25 in
 // the real libraries (LangChain / Haystack, bm25s), as ragsim.codegen writes them. The page calls
-// show(requestJson) after each successful simulation; the worker's `code` message is sent 300 ms
-// after the last call, so a drag asks once, and only the newest answer is shown. The code reaches
-// the page as text (textContent), never as HTML.
+// show(requestJson) after each successful simulation; the worker's `call {fn: "code"}` is an ask of
+// the "code" lane (asks.js), sent once the page rests, so a drag asks once (a newer setting replaces
+// the one still waiting), and only the newest answer is shown. The code reaches the page as text
+// (textContent), never as HTML.
 //
-//   const panel = new CodePanel({ send: (m) => gate.send(m), code, status, copy });
+//   const panel = new CodePanel({ send: (m) => gate.send(m), asks, code, status, copy });
 //   panel.show(JSON.stringify({query, chunking, retrieval}));
 
-const DEBOUNCE_MS = 300;
-
 export class CodePanel {
-  /** send: posts a message to the worker and resolves with its reply; code: the <code> element;
-   * status: a line for errors and "copied"; copy: the "Copy code" button. */
-  constructor({ send, code, status, copy }) {
+  /** send: posts a message to the worker and resolves with its reply; asks: the scheduler of work
+   * at rest; code: the <code> element; status: a line for errors and "copied"; copy: the "Copy
+   * code" button. */
+  constructor({ send, asks, code, status, copy }) {
     this.send = send;
+    this.asks = asks;
     this.code = code;
     this.status = status;
-    this.timer = 0;
     this.asked = null; // the request JSON whose code is shown (or on its way)
     this.seq = 0;
     copy.addEventListener("click", () => this.copy());
   }
 
   show(requestJson) {
-    clearTimeout(this.timer);
     if (requestJson === this.asked) return;
-    this.timer = setTimeout(() => this.fetch(requestJson), DEBOUNCE_MS);
+    this.fetch(requestJson);
   }
 
   /** No code to show (your index's chunks: no splitter wrote them): the old code goes, a sentence says why. */
   none(sentence) {
-    clearTimeout(this.timer);
     this.seq++;
     this.asked = null;
     this.code.textContent = "";
@@ -40,9 +38,11 @@ export class CodePanel {
   async fetch(requestJson) {
     const seq = ++this.seq;
     this.asked = requestJson;
-    this.code.closest("pre").setAttribute("aria-busy", "true");
-    const reply = await this.send({ type: "code", request: requestJson });
-    if (seq !== this.seq) return; // a newer request was sent meanwhile
+    const reply = await this.asks.ask("code", requestJson, () => {
+      this.code.closest("pre").setAttribute("aria-busy", "true");
+      return this.send({ type: "call", fn: "code", request: requestJson });
+    }, { latest: true });
+    if (seq !== this.seq) return; // a newer request was asked meanwhile
     this.code.closest("pre").removeAttribute("aria-busy");
     if (reply.ok) {
       this.code.textContent = JSON.parse(reply.result).code;

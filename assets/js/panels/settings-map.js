@@ -3,9 +3,9 @@
 // its cost per query on hover and focus (and in its accessible name). The cheapest cell that keeps
 // every answer is outlined and named in words; a click on a cell sets the sliders.
 //
-// It fills in row by row: one `simulate` request per size (`map: {sizes: [size], overlaps}`), sent
-// with gate.send only once the latest-wins gate has been idle for a moment, so a drag always goes
-// first and waits for at most one row. A newer setting (anything but size and overlap, which the
+// It fills in row by row: one `simulate` request per size (`map: {sizes: [size], overlaps}`), each
+// an ask of the "map" lane (asks.js), sent only while the page rests, after every more urgent ask,
+// so a drag always goes first and waits for at most one row. A newer setting (anything but size and overlap, which the
 // map does not depend on) cancels the map being filled and starts again: the latest wins.
 //
 // Dense and hybrid (issue 24): the map embeds every cell's chunks, which takes the model minutes,
@@ -25,8 +25,6 @@ import { PARAMS, bound, splitterOf, unitName } from "../params.js";
 import { axisValue, semanticAxes } from "../semantic-map.js";
 
 export const MAX_CELLS = 400; // the core's limit (settings_map.MAX_CELLS)
-const QUIET_MS = 150; // the gate and the controls must be idle this long before a map row is sent
-const POLL_MS = 20;
 const ROW_MS = 250; // the worker time one map request aims at (a drag waits for at most one)
 const MAX_BATCH = 5; // rows in one request, at most
 const LEVELS = 6; // colour steps: 0 = none intact ... 5 = every answer intact
@@ -34,12 +32,6 @@ const PROGRESS_MS = 250; // the dense map's embedding progress, read this often
 
 const isDense = (request) => Boolean(request.retrieval && request.retrieval.method && request.retrieval.method !== "bm25");
 const about = (seconds) => (seconds < 90 ? `about ${Math.max(1, Math.round(seconds))} s` : `about ${Math.round(seconds / 60)} min`);
-
-// The last input event anywhere on the page (a slider being dragged, a box typed in), and the last
-// time the gate was seen busy with the page's own simulation (or a result arrived).
-let lastInput = -Infinity;
-let lastBusy = -Infinity;
-addEventListener("input", () => { lastInput = performance.now(); }, { capture: true, passive: true });
 
 // Sizes step through 20 multiples of a step that suits the unit, up to the slider's maximum;
 // overlaps are fractions and multiples of that step.
@@ -128,8 +120,9 @@ export function cellWords(size, overlap, c, count, words = SIZE_OVERLAP) {
 }
 
 export class SettingsMap {
-  /** deps: gate; busy() (the gate has a simulation in flight or queued); onPick(size, overlap);
-   * dense: the page's DenseClient; send(request): a simulation straight to the worker. */
+  /** deps: asks (the scheduler of work at rest); simulate(request): a row's reply (the dense round
+   * trip included); onPick(size, overlap); dense: the page's DenseClient; send(request): a
+   * simulation straight to the worker (the dense map's plan, an ask of its own). */
   constructor(deps) {
     this.deps = deps;
     this.run = 0;
@@ -164,10 +157,9 @@ export class SettingsMap {
     $("map-section").dataset.state = "waiting";
     bar.hidden = true;
     status.textContent = "Counting the chunks the dense map needs…";
-    await this.idle();
-    if (run !== this.run) return false;
-    const plan = await this.deps.dense.plan(this.deps.send, rowRequest(request, grid.sizes, grid.overlaps, false, undefined, fieldsOf(grid)));
-    if (run !== this.run) return false;
+    const whole = rowRequest(request, grid.sizes, grid.overlaps, false, undefined, fieldsOf(grid));
+    const plan = await this.deps.asks.ask("map", whole, () => (run === this.run ? this.deps.dense.plan(this.deps.send, whole) : null));
+    if (run !== this.run || !plan || plan.dropped) return false;
     if (!plan.ok) { this.stopped(plan.error); return false; }
     this.plan = plan;
     if (!plan.chunks) return true;
@@ -280,7 +272,6 @@ export class SettingsMap {
     const [rows, cols] = fieldsOf(grid), c = request.chunking;
     this.current = grid && grid.fields ? { size: axisValue(c, rows), overlap: axisValue(c, cols) } : { size: c.size, overlap: c.overlap };
     this.free = Boolean(grid && grid.fields) && !isDense(request); // a semantic chunker's map over BM25 embeds nothing
-    lastBusy = performance.now(); // a result just arrived: the page may be in the middle of a drag
     const key = mapKey(request, grid);
     if (key === this.key) { this.draw(); return; }
     this.key = key;
@@ -307,9 +298,8 @@ export class SettingsMap {
     while (i < grid.sizes.length) {
       const sizes = grid.sizes.slice(i, i + batch);
       status.textContent = `Filling the map: ${this.words[0]} ${sizes.join(", ")} (${i + sizes.length} of ${grid.sizes.length})…`;
-      await this.idle();
-      if (run !== this.run) return;
-      const reply = await this.deps.simulate(rowRequest(request, sizes, grid.overlaps, keep, undefined, fieldsOf(grid))); // dense, hybrid: with the cosines
+      const row = rowRequest(request, sizes, grid.overlaps, keep, undefined, fieldsOf(grid));
+      const reply = await this.deps.asks.ask("map", row, () => (run === this.run ? this.deps.simulate(row) : null)); // dense, hybrid: with the cosines
       if (run !== this.run) return; // a newer setting took over
       if (!reply.ok && !keep && /^chunking\./.test((reply.error && reply.error.field) || "")) {
         keep = true; // the splitter refuses the rows' own setting (the grid's largest size, no overlap): ask with the page's
@@ -347,21 +337,6 @@ export class SettingsMap {
       : `${grid.sizes.length} sizes × ${grid.overlaps.length} overlaps`;
     $("map-status").textContent = `${axes} (${n} settings, ${this.count} ` +
       `${plural(this.count, "question", "questions")} each) in ${seconds.toFixed(2)} s (${python.toFixed(2)} s in Python).`;
-  }
-
-  /** Resolves once the gate has had nothing in flight or queued, and no control any input, for
-   * QUIET_MS: a drag goes first, and its next step (a few ms after its last result) is not stuck
-   * behind a map row. */
-  idle() {
-    return new Promise((resolve) => {
-      const check = () => {
-        const now = performance.now();
-        if (this.deps.busy()) lastBusy = now;
-        if (now - lastBusy >= QUIET_MS && now - lastInput >= QUIET_MS) resolve();
-        else setTimeout(check, POLL_MS);
-      };
-      check();
-    });
   }
 
   /** The whole table from the cells so far, the best cell named, the current one described. */
