@@ -147,9 +147,6 @@ function makeControl(p) {
       libName.className = "lib-name";
       named.append(" ", libName);
     }
-    head.append(named, output);
-    const row = document.createElement("div");
-    row.className = "row";
     box = document.createElement("input"); // the exact value, typed: 1-4000 on a slider is 12 characters a pixel
     box.type = "number";
     box.className = "exact";
@@ -157,7 +154,13 @@ function makeControl(p) {
     box.step = p.step;
     box.inputMode = "numeric";
     box.setAttribute("aria-label", `${p.label}, exact value`);
-    row.append(input, box);
+    const shown = document.createElement("span"); // the value with its unit, and the box to type it in
+    shown.className = "value";
+    shown.append(output, box);
+    head.append(named, shown);
+    const row = document.createElement("div");
+    row.className = "row";
+    row.append(input);
     wrap.append(head, row);
   } else if (p.kind === "check") {
     wrap.classList.add("check");
