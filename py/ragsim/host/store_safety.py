@@ -11,12 +11,23 @@ from pathlib import Path
 from ragsim.errors import RequestError
 
 
+def client_module(module: str, package: str):
+    """The store's client library, imported when its store is read (ragsim imports without it)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise RequestError("store", f"Reading this store needs {package} in this Python: "
+                                    f"pip install {package}.") from exc
+
+
 @contextlib.contextmanager
-def read_only(path: Path):
+def read_only(path: Path, name: str | None = None):
     """A copy of the store's directory, removed on every way out: Chroma's and Qdrant's local clients
     write to the folder they open (Chroma migrates and rewrites `chroma.sqlite3` and its index files,
     and makes a database of an empty file; Qdrant takes a lock), and a tool that inspects a user's
-    index must leave it as it was."""
+    index must leave it as it was. `name`: the copy's folder name (the store's own by default)."""
     import shutil
     import tempfile
 
@@ -24,7 +35,7 @@ def read_only(path: Path):
         raise RequestError("store", f"{path} is not a directory; give the store's persist directory.")
     folder = Path(tempfile.mkdtemp(prefix="ragsim-store-"))
     try:
-        copy = folder / path.name
+        copy = folder / (name or path.name)
         try:
             shutil.copytree(path, copy, symlinks=False, ignore=shutil.ignore_patterns(".lock"))
         except (OSError, shutil.Error) as exc:
@@ -45,7 +56,8 @@ def _reason(exc) -> str:
 def guarded(kind: str, name: str, paged):
     """A store's pages (`paged(path, **options)`, a generator), any failure of its client library (a damaged or foreign file, metadata nested
     past Python's limit) said in one sentence naming the store, not as the library's traceback."""
-    package = {"chroma": "chromadb", "qdrant": "qdrant-client", "lancedb": "lancedb", "faiss": "langchain-community"}[kind]
+    package = {"chroma": "chromadb", "qdrant": "qdrant-client", "lancedb": "lancedb", "faiss": "langchain-community",
+               "milvus": "milvus-lite"}[kind]
 
     def pages(path, **options):
         try:
