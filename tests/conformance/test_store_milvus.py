@@ -6,12 +6,13 @@ milvus-lite: every chunk read back as LangChain's splitter made it, placed, its 
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 from corpus import TEXTS_DIR
 from helpers import one_line, run_cli
-from store_helpers import fingerprint, langchain_chunks, leftovers, placed_and_named, refused as error, source_texts
+from store_helpers import fingerprint, langchain_chunks, placed_and_named, refused as error, source_texts
 from ragsim.host.stores import read_store, store_pages
 
 from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -60,8 +61,9 @@ def built(tmp_path_factory):
     return {"root": root, "db": uri, "documents": documents, "ids": ids}
 
 
-def test_every_chunk_is_read_as_langchain_stored_it(built):
-    was, before = fingerprint(built["db"]), leftovers()
+def test_every_chunk_is_read_as_langchain_stored_it(built, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the copies go: this test's own folder
+    was = fingerprint(built["db"])
     got = read_store(f"milvus:{built['db']}")
     n = len(built["documents"])
     assert got["store"] == {"kind": "milvus", "path": str(built["db"]), "collection": "LangChainCollection",
@@ -76,7 +78,7 @@ def test_every_chunk_is_read_as_langchain_stored_it(built):
     store, pages = store_pages(f"milvus:{built['db']}")
     assert store["collection"] == "LangChainCollection" and len(next(pages)) == n
     pages.close()
-    assert fingerprint(built["db"]) == was and leftovers() == before
+    assert fingerprint(built["db"]) == was and list(tmp_path.iterdir()) == []  # the copies removed
 
 
 UNCLOSED = """
