@@ -71,7 +71,8 @@ def placed_and_named(store, sources, size, overlap, strategy="langchain-recursiv
     assert {c["placement"] for c in report["chunks"]} == {"offsets"}
     assert {s["doc"] for s in report["splitter"]} == set(sources)
     for s in report["splitter"]:
-        assert (s["strategy"], s["fields"]["size"], s["fields"]["overlap"]) == (strategy, size, overlap)
+        assert (s["strategy"], s["fields"]["overlap"]) == (strategy, overlap)
+        assert size is None or s["fields"]["size"] == size  # None: sizes that cut alike may tie
         assert s["reproduced"] == s["chunks"]
     out = run_cli("export", store, "--source", *sources, "-o", "-")
     assert out.returncode == 0, out.stderr

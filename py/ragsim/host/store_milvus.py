@@ -21,7 +21,7 @@ import logging
 from pathlib import Path
 
 from ragsim.errors import RequestError
-from ragsim.host.store_records import PAYLOAD_TEXT, check_count, from_row, pick_one
+from ragsim.host.store_records import PAYLOAD_TEXT, check_count, counted, from_row, pick_one
 from ragsim.host.store_safety import client_module, read_only
 
 PAGE = 1000
@@ -61,20 +61,15 @@ def _pages(client, path: Path, collection, text_field, doc_field, progress, limi
     if limit:
         check_count(total, f"Milvus collection {name!r}")
     yield name
-    rows, done = client.query_iterator(name, batch_size=PAGE, output_fields=wanted), 0
+    def chunk(row):
+        row = dict(row)
+        own = row.pop(key)
+        return from_row(row, str(own), candidates=PAYLOAD_TEXT, text_field=text_field, doc_field=doc_field,
+                        where=f"Row {own} of Milvus collection {name!r}", own_id=True)
+
+    rows = client.query_iterator(name, batch_size=PAGE, output_fields=wanted)
     try:
-        while page := rows.next():
-            chunks = []
-            for row in page:
-                row = dict(row)
-                own = row.pop(key)
-                chunks.append(from_row(row, str(own), candidates=PAYLOAD_TEXT, text_field=text_field,
-                                       doc_field=doc_field, where=f"Row {own} of Milvus collection {name!r}",
-                                       own_id=True))
-            done += len(chunks)
-            if progress is not None:
-                progress(done, total)
-            yield chunks
+        yield from counted(iter(rows.next, []), total, progress, chunk)
     finally:
         rows.close()
 

@@ -11,6 +11,26 @@ from pathlib import Path
 from ragsim.errors import RequestError
 
 
+class Address:
+    """A store served over the network: its `url` as the client takes it, shown (in `path` and in every
+    sentence) as `shown`, without a password."""
+
+    def __init__(self, url: str, shown: str, **parts):
+        self.url, self.shown, self.parts = url, shown, parts
+
+    def __str__(self) -> str:
+        return self.shown
+
+    def __format__(self, spec: str) -> str:
+        return format(self.shown, spec)
+
+
+def unreachable(where, exc, what: str) -> RequestError:
+    """A server that refused the connection, in one sentence naming it and its client's reason."""
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return RequestError("store", f"{where} could not be reached ({reason}): check that {what}.")
+
+
 def client_module(module: str, package: str):
     """The store's client library, imported when its store is read (ragsim imports without it)."""
     import importlib
@@ -57,7 +77,7 @@ def guarded(kind: str, name: str, paged):
     """A store's pages (`paged(path, **options)`, a generator), any failure of its client library (a damaged or foreign file, metadata nested
     past Python's limit) said in one sentence naming the store, not as the library's traceback."""
     package = {"chroma": "chromadb", "qdrant": "qdrant-client", "lancedb": "lancedb", "faiss": "langchain-community",
-               "milvus": "milvus-lite"}[kind]
+               "milvus": "milvus-lite", "pgvector": "psycopg", "chroma-http": "chromadb"}[kind]
 
     def pages(path, **options):
         try:

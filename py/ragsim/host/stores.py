@@ -20,15 +20,16 @@ import os
 from pathlib import Path
 
 from ragsim.errors import RequestError
-from ragsim.host import store_faiss, store_files, store_milvus
+from ragsim.host import store_faiss, store_files, store_milvus, store_pgvector
 from ragsim.host.cli_common import not_regular
-from ragsim.host.store_safety import client_module, guarded, read_only
+from ragsim.host.store_safety import Address, client_module, guarded, read_only
 from ragsim.host.store_records import (MAX_CHUNKS, PAYLOAD_TEXT, check_count, from_chroma, from_row, pick_one,
                                        vector_free)
 
 KINDS = ("chroma", "qdrant", "lancedb", "llamaindex", "faiss", "milvus")
 READS = ("chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR (a persist directory), faiss:DIR (LangChain's "
-         "FAISS.save_local), milvus:PATH.db (Milvus Lite), or a .jsonl, .json, .csv or .parquet file")
+         "FAISS.save_local), milvus:PATH.db (Milvus Lite), a postgresql:// connection string (pgvector), "
+         "or a .jsonl, .json, .csv or .parquet file")
 PAGE = 1000  # records asked of a store per call: memory stays flat, progress can be reported
 
 
@@ -80,10 +81,14 @@ def _gathered(paged):
     return read
 
 
-def parse_spec(spec: str) -> tuple[str, Path]:
-    """(kind, path) of a store spec; a directory without a prefix is recognised by what it holds."""
+def parse_spec(spec: str) -> tuple[str, Path | Address]:
+    """(kind, path) of a store spec; a directory without a prefix is recognised by what it holds; a
+    server's address (pgvector's connection string) is an Address."""
     if not isinstance(spec, str) or not spec.strip():
         raise RequestError("store", f"Give the store as {READS}.")
+    served = _served(spec.strip())
+    if served is not None:
+        return served
     prefix, sep, rest = spec.partition(":")
     if sep and prefix.lower() in KINDS:
         kind, path = prefix.lower(), Path(rest)
@@ -116,8 +121,15 @@ def parse_spec(spec: str) -> tuple[str, Path]:
     raise RequestError("store", f"{path} is no store ragsim reads: give {READS}.")
 
 
+def _served(spec: str) -> tuple[str, Address] | None:
+    body = spec[len("pgvector:"):] if spec.lower().startswith("pgvector:") else spec
+    if store_pgvector.is_url(body):
+        return "pgvector", store_pgvector.address(body)
+    return None
+
+
 _NAMES = {"chroma": "Chroma", "qdrant": "Qdrant local", "lancedb": "LanceDB", "llamaindex": "LlamaIndex persist",
-          "faiss": "LangChain FAISS", "milvus": "Milvus Lite"}
+          "faiss": "LangChain FAISS", "milvus": "Milvus Lite", "pgvector": "PostgreSQL (pgvector)"}
 _MARKS = {"chroma": "it has no chroma.sqlite3", "qdrant": "it has no meta.json and collection/ folder",
           "lancedb": "it holds no .lance table", "llamaindex": "it has no docstore.json",
           "faiss": "it has no index.pkl beside index.faiss", "milvus": store_milvus.MARK}
@@ -352,7 +364,8 @@ def lancedb_pages(path: Path, *, collection=None, text_field=None, doc_field=Non
 
 PAGED = {kind: guarded(kind, _NAMES[kind], paged) for kind, paged in
          (("chroma", chroma_pages), ("qdrant", qdrant_pages), ("lancedb", lancedb_pages),
-          ("faiss", store_faiss.faiss_pages), ("milvus", store_milvus.milvus_pages))}
+          ("faiss", store_faiss.faiss_pages), ("milvus", store_milvus.milvus_pages),
+          ("pgvector", store_pgvector.pg_pages))}
 READERS = {kind: _gathered(PAGED[kind]) for kind in PAGED}
 read_chroma, read_qdrant, read_lancedb = (READERS[k] for k in ("chroma", "qdrant", "lancedb"))
 __all__ = ["read_store", "store_pages", "chroma_query", "place_chroma_model", "parse_spec", "MAX_CHUNKS", "KINDS"]
