@@ -19,7 +19,7 @@ store's `path` (and every sentence) carries the connection string with it replac
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ragsim.errors import RequestError
 from ragsim.host.store_records import check_count, counted, from_chroma, from_row, pick_one
@@ -44,7 +44,9 @@ def address(spec: str) -> Address:
         netloc = netloc.rpartition("@")[0].partition(":")[0] + ":***@" + netloc.rpartition("@")[2]
     query = urlencode([(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
                       safe="/*")
-    return Address(url, urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)))
+    shown = f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "") + \
+        (f"#{parts.fragment}" if parts.fragment else "")
+    return Address(url, shown)
 
 
 def pg_pages(where: Address, *, collection=None, text_field=None, doc_field=None, progress=None, limit=True):
