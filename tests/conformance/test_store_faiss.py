@@ -14,9 +14,8 @@ import warnings
 import pytest
 
 from helpers import cli_env, one_line, run_cli
-from store_helpers import langchain_chunks, source_texts
+from store_helpers import langchain_chunks, placed_and_named, refused as error, source_texts
 from corpus import TEXTS_DIR
-from ragsim.errors import RequestError
 from ragsim.host.stores import read_store
 
 with warnings.catch_warnings():  # langchain-community's sunset notice, said on its first import
@@ -38,13 +37,6 @@ def save(folder, documents, index_name="index", **options):
     store = FAISS.from_documents(documents, DeterministicFakeEmbedding(size=8), **options)
     store.save_local(str(folder), index_name=index_name)
     return store
-
-
-def error(spec, **options) -> str:
-    with pytest.raises(RequestError) as caught:
-        read_store(spec, **options)
-    assert "\n" not in caught.value.message and caught.value.message.endswith(".")
-    return caught.value.message
 
 
 @pytest.fixture(scope="module")
@@ -74,20 +66,8 @@ def test_every_chunk_is_read_as_langchain_stored_it(built):
 
 
 def test_inspect_places_every_chunk_and_names_the_splitter(built):
-    sources = [str(built["root"] / n) for n in NAMES]
-    out = run_cli("inspect", f"faiss:{built['db']}", "--source", *sources, "--json")
-    assert out.returncode == 0, out.stderr
-    report = json.loads(out.stdout)
-    n = len(built["documents"])
-    assert sum(d["placed"] for d in report["documents"]) == n and report["unplaced"] == []
-    assert {c["placement"] for c in report["chunks"]} == {"offsets"}
-    assert {s["doc"] for s in report["splitter"]} == set(sources)
-    for s in report["splitter"]:
-        assert (s["strategy"], s["fields"]["size"], s["fields"]["overlap"]) == ("langchain-recursive", SIZE, OVERLAP)
-        assert s["reproduced"] == s["chunks"]
-    out = run_cli("export", f"faiss:{built['db']}", "--source", *sources, "-o", "-")
-    assert out.returncode == 0, out.stderr
-    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    lines = placed_and_named(f"faiss:{built['db']}", [built["root"] / n for n in NAMES], SIZE, OVERLAP)
+    assert len(lines) == len(built["documents"])
     assert [r["id"] for r in lines] == built["ids"] and all(r["start"] is not None for r in lines)
 
 

@@ -7,15 +7,14 @@ Every chunk read back must be the splitter's own output: id, text, document and 
 import csv
 import json
 import uuid
-import tempfile
-import hashlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from helpers import run_cli
-from store_helpers import DIM, HashEmbeddings, langchain_chunks, offline_chroma_model, source_texts, vector
+from store_helpers import (DIM, HashEmbeddings, fingerprint, langchain_chunks, leftovers, offline_chroma_model,
+                           source_texts, vector)
 from ragsim.host import embed_onnx
 from ragsim.errors import RequestError
 from ragsim.host import stores
@@ -85,16 +84,6 @@ def test_chroma_langchain_collection_read_back_in_pages(tmp_path, lc_docs, monke
     n = len(lc_docs)
     assert seen == [(min(d, n), n) for d in range(7, n + 7, 7)]
     assert read_store(str(tmp_path))["chunks"] == got["chunks"]  # a bare directory is recognised
-
-
-def fingerprint(folder: Path) -> dict:
-    """Every file of a folder, by its path, with its bytes' hash and its modification time."""
-    return {str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def leftovers() -> set:
-    return {p.name for p in Path(tempfile.gettempdir()).glob("ragsim-store-*")}
 
 
 def two_stores(folder: Path, docs) -> tuple[Path, Path]:

@@ -3,7 +3,7 @@
 `python -m ragsim export STORE -o chunks.jsonl`.
 
 Reads the chunks a real pipeline stored (STORE: chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR,
-faiss:DIR or a chunk file), places them in their source documents (given with --source, loaded as `eval` loads
+faiss:DIR, milvus:PATH.db, a postgresql:// connection string, chroma+http://HOST:PORT or a chunk file), places them in their source documents (given with --source, loaded as `eval` loads
 them; else rebuilt from the chunks) and reports SPEC section 11's checks (`ragsim.wire.inspect`):
 which splitter made them, the chunk sizes and overlaps, each phrase present or absent with the
 boundaries that cut it, the facts this index destroyed, and a question set's verdicts and metrics.
@@ -34,8 +34,11 @@ class Refused(Exception):
 
 def _store_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("store", help="chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR, faiss:DIR (LangChain's "
-                        "FAISS.save_local), or a .jsonl, .json, .csv or .parquet file of chunks")
-    parser.add_argument("--collection", help="the Chroma or Qdrant collection, LanceDB table, or FAISS index_name")
+                        "FAISS.save_local), milvus:PATH.db (Milvus Lite), postgresql://USER@HOST:PORT/DB "
+                        "(pgvector), chroma+http://HOST:PORT (a Chroma server), or a .jsonl, .json, .csv or "
+                        ".parquet file of chunks")
+    parser.add_argument("--collection", help="the Chroma, Qdrant or Milvus collection, LanceDB table, FAISS "
+                        "index_name, or pgvector collection or table")
     parser.add_argument("--text-field", help="the field holding the chunk text")
     parser.add_argument("--doc-field", help="the metadata key naming each chunk's document")
     parser.add_argument("--source", nargs="+", action="extend", default=[], metavar="FILE",

@@ -68,3 +68,14 @@ def pick_one(names: list[str], collection: str | None, path: Path, what: str) ->
     if len(names) > 1:
         raise RequestError("collection", f"{path} holds {len(names)} {what}s ({listed}): name one with --collection.")
     return names[0]
+
+
+def counted(batches, total: int, progress, chunk):
+    """Each batch of a store's records as chunks (`chunk(record)`), `progress(done, total)` after each."""
+    done = 0
+    for batch in batches:
+        chunks = [chunk(record) for record in batch]
+        done += len(chunks)
+        if progress is not None:
+            progress(done, total)
+        yield chunks

@@ -11,12 +11,43 @@ from pathlib import Path
 from ragsim.errors import RequestError
 
 
+class Address:
+    """A store served over the network: its `url` as the client takes it, shown (in `path` and in every
+    sentence) as `shown`, without a password."""
+
+    def __init__(self, url: str, shown: str, **parts):
+        self.url, self.shown, self.parts = url, shown, parts
+
+    def __str__(self) -> str:
+        return self.shown
+
+    def __format__(self, spec: str) -> str:
+        return format(self.shown, spec)
+
+
+def unreachable(where, exc, what: str) -> RequestError:
+    """A server that refused the connection, in one sentence naming it and its client's reason."""
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return RequestError("store", f"{where} could not be reached ({reason}): check that {what}.")
+
+
+def client_module(module: str, package: str):
+    """The store's client library, imported when its store is read (ragsim imports without it)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise RequestError("store", f"Reading this store needs {package} in this Python: "
+                                    f"pip install {package}.") from exc
+
+
 @contextlib.contextmanager
-def read_only(path: Path):
+def read_only(path: Path, name: str | None = None):
     """A copy of the store's directory, removed on every way out: Chroma's and Qdrant's local clients
     write to the folder they open (Chroma migrates and rewrites `chroma.sqlite3` and its index files,
     and makes a database of an empty file; Qdrant takes a lock), and a tool that inspects a user's
-    index must leave it as it was."""
+    index must leave it as it was. `name`: the copy's folder name (the store's own by default)."""
     import shutil
     import tempfile
 
@@ -24,7 +55,7 @@ def read_only(path: Path):
         raise RequestError("store", f"{path} is not a directory; give the store's persist directory.")
     folder = Path(tempfile.mkdtemp(prefix="ragsim-store-"))
     try:
-        copy = folder / path.name
+        copy = folder / (name or path.name)
         try:
             shutil.copytree(path, copy, symlinks=False, ignore=shutil.ignore_patterns(".lock"))
         except (OSError, shutil.Error) as exc:
@@ -45,7 +76,8 @@ def _reason(exc) -> str:
 def guarded(kind: str, name: str, paged):
     """A store's pages (`paged(path, **options)`, a generator), any failure of its client library (a damaged or foreign file, metadata nested
     past Python's limit) said in one sentence naming the store, not as the library's traceback."""
-    package = {"chroma": "chromadb", "qdrant": "qdrant-client", "lancedb": "lancedb", "faiss": "langchain-community"}[kind]
+    package = {"chroma": "chromadb", "qdrant": "qdrant-client", "lancedb": "lancedb", "faiss": "langchain-community",
+               "milvus": "milvus-lite", "pgvector": "psycopg", "chroma-http": "chromadb"}[kind]
 
     def pages(path, **options):
         try:

@@ -20,15 +20,16 @@ import os
 from pathlib import Path
 
 from ragsim.errors import RequestError
-from ragsim.host import store_faiss, store_files
+from ragsim.host import store_faiss, store_files, store_milvus, store_pgvector
 from ragsim.host.cli_common import not_regular
-from ragsim.host.store_safety import guarded, read_only
+from ragsim.host.store_safety import Address, client_module, guarded, read_only, unreachable
 from ragsim.host.store_records import (
     MAX_CHUNKS, PAYLOAD_TEXT, check_count, from_chroma, from_row, pick_one, plain, vector_free)
 
-KINDS = ("chroma", "qdrant", "lancedb", "llamaindex", "faiss")
+KINDS = ("chroma", "qdrant", "lancedb", "llamaindex", "faiss", "milvus")
 READS = ("chroma:DIR, qdrant:DIR, lancedb:DIR, llamaindex:DIR (a persist directory), faiss:DIR (LangChain's "
-         "FAISS.save_local), or a .jsonl, .json, .csv or .parquet file")
+         "FAISS.save_local), milvus:PATH.db (Milvus Lite), a postgresql:// connection string (pgvector), "
+         "chroma+http://HOST:PORT (a Chroma server), or a .jsonl, .json, .csv or .parquet file")
 PAGE = 1000  # records asked of a store per call: memory stays flat, progress can be reported
 
 
@@ -80,10 +81,14 @@ def _gathered(paged):
     return read
 
 
-def parse_spec(spec: str) -> tuple[str, Path]:
-    """(kind, path) of a store spec; a directory without a prefix is recognised by what it holds."""
+def parse_spec(spec: str) -> tuple[str, Path | Address]:
+    """(kind, path) of a store spec; a directory without a prefix is recognised by what it holds; a
+    server's address (pgvector's connection string, a Chroma server's URL) is an Address."""
     if not isinstance(spec, str) or not spec.strip():
         raise RequestError("store", f"Give the store as {READS}.")
+    served = _served(spec.strip())
+    if served is not None:
+        return served
     prefix, sep, rest = spec.partition(":")
     if sep and prefix.lower() in KINDS:
         kind, path = prefix.lower(), Path(rest)
@@ -116,11 +121,31 @@ def parse_spec(spec: str) -> tuple[str, Path]:
     raise RequestError("store", f"{path} is no store ragsim reads: give {READS}.")
 
 
+def _served(spec: str) -> tuple[str, Address] | None:
+    body = spec[len("pgvector:"):] if spec.lower().startswith("pgvector:") else spec
+    if store_pgvector.is_url(body):
+        return "pgvector", store_pgvector.address(body)
+    scheme, _, rest = spec.partition("://")
+    if scheme.lower() not in ("chroma+http", "chroma+https"):
+        return None
+    from urllib.parse import urlsplit
+
+    parts, ssl = urlsplit(scheme.lower()[len("chroma+"):] + "://" + rest), scheme.lower().endswith("s")
+    try:
+        port = parts.port or (443 if ssl else 8000)
+    except ValueError:
+        port = None
+    if not parts.hostname or port is None or parts.path.strip("/") or parts.query:
+        raise RequestError("store", f"{spec} is not a Chroma server's address: give chroma+http://HOST:PORT.")
+    return "chroma-http", Address(spec, spec, host=parts.hostname, port=port, ssl=ssl)
+
+
 _NAMES = {"chroma": "Chroma", "qdrant": "Qdrant local", "lancedb": "LanceDB", "llamaindex": "LlamaIndex persist",
-          "faiss": "LangChain FAISS"}
+          "faiss": "LangChain FAISS", "milvus": "Milvus Lite", "pgvector": "PostgreSQL (pgvector)",
+          "chroma-http": "Chroma server"}
 _MARKS = {"chroma": "it has no chroma.sqlite3", "qdrant": "it has no meta.json and collection/ folder",
           "lancedb": "it holds no .lance table", "llamaindex": "it has no docstore.json",
-          "faiss": "it has no index.pkl beside index.faiss"}
+          "faiss": "it has no index.pkl beside index.faiss", "milvus": store_milvus.MARK}
 
 
 def _looks_like(kind: str, path: Path) -> bool:
@@ -129,6 +154,8 @@ def _looks_like(kind: str, path: Path) -> bool:
         return (path.is_file() and path.suffix == ".json") or (path / "docstore.json").is_file()
     if kind == "faiss":
         return store_faiss.looks_like(path)
+    if kind == "milvus":
+        return store_milvus.looks_like(path) or (path.is_file() and path.suffix == ".db")  # refused by its reader
     if not path.is_dir():
         return False
     if kind == "chroma":
@@ -138,22 +165,19 @@ def _looks_like(kind: str, path: Path) -> bool:
     return any(child.suffix == ".lance" and child.is_dir() for child in path.iterdir())
 
 
-def _import(module: str, package: str):
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise RequestError("store", f"Reading this store needs {package} in this Python: "
-                                    f"pip install {package}.") from exc
-
-
 # --- Chroma ------------------------------------------------------------------------------------------
 
 
-def _chroma_collection(path: Path, collection: str | None, shown_as: Path | None = None):
-    chromadb = _import("chromadb", "chromadb")
-    client = chromadb.PersistentClient(path=str(path))
+def _chroma_collection(path, collection: str | None, shown_as=None):
+    """(name, collection) of a persist directory's client, or of a Chroma server's (an Address)."""
+    chromadb = client_module("chromadb", "chromadb")
+    if isinstance(path, Address):
+        try:
+            client = chromadb.HttpClient(**path.parts)
+        except ValueError as exc:  # chromadb's word for a server that did not answer
+            raise unreachable(path, exc, "`chroma run` serves there") from None
+    else:
+        client = chromadb.PersistentClient(path=str(path))
     names = [c if isinstance(c, str) else c.name for c in client.list_collections()]
     name = pick_one(names, collection, shown_as or path, "collection")
     # Chroma rebuilds the collection's embedding function from its configuration; reading ids,
@@ -168,7 +192,12 @@ def chroma_pages(path: Path, *, collection=None, text_field=None, doc_field=None
         yield from _chroma_pages(copy, path, collection, text_field, doc_field, progress, limit)
 
 
-def _chroma_pages(copy: Path, path: Path, collection, text_field, doc_field, progress, limit):
+def chroma_http_pages(where: Address, *, collection=None, text_field=None, doc_field=None, progress=None, limit=True):
+    """A Chroma server's collection (`chromadb.HttpClient`): read as a persist directory is, in place."""
+    yield from _chroma_pages(where, where, collection, text_field, doc_field, progress, limit)
+
+
+def _chroma_pages(copy, path, collection, text_field, doc_field, progress, limit):
     name, col = _chroma_collection(copy, collection, path)
     total = col.count()
     if limit:
@@ -293,7 +322,7 @@ def qdrant_pages(path: Path, *, collection=None, text_field=None, doc_field=None
 
 
 def _qdrant_pages(copy: Path, path: Path, collection, text_field, doc_field, progress, limit):
-    qdrant_client = _import("qdrant_client", "qdrant-client")
+    qdrant_client = client_module("qdrant_client", "qdrant-client")
     try:
         client = qdrant_client.QdrantClient(path=str(copy))
     except RuntimeError as exc:  # local mode locks its folder: one client at a time
@@ -341,7 +370,7 @@ def _lance_tables(db) -> list[str]:
 
 def lancedb_pages(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None, limit=True):
     """The table's name, then its rows a page at a time (offset and limit, the vectors left out)."""
-    lancedb = _import("lancedb", "lancedb")
+    lancedb = client_module("lancedb", "lancedb")
     db = lancedb.connect(str(path))
     name = pick_one(_lance_tables(db), collection, path, "table")
     table = db.open_table(name)
@@ -364,7 +393,8 @@ def lancedb_pages(path: Path, *, collection=None, text_field=None, doc_field=Non
 
 PAGED = {kind: guarded(kind, _NAMES[kind], paged) for kind, paged in
          (("chroma", chroma_pages), ("qdrant", qdrant_pages), ("lancedb", lancedb_pages),
-          ("faiss", store_faiss.faiss_pages))}
+          ("faiss", store_faiss.faiss_pages), ("milvus", store_milvus.milvus_pages),
+          ("pgvector", store_pgvector.pg_pages), ("chroma-http", chroma_http_pages))}
 READERS = {kind: _gathered(PAGED[kind]) for kind in PAGED}
 read_chroma, read_qdrant, read_lancedb = (READERS[k] for k in ("chroma", "qdrant", "lancedb"))
 __all__ = ["read_store", "store_pages", "chroma_query", "place_chroma_model", "parse_spec", "MAX_CHUNKS", "KINDS"]
