@@ -16,7 +16,7 @@
 
 import { $ } from "./assets/js/dom.js";
 import { DEFAULT_STRATEGY, FIELD_LABELS, buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
-import { defaultOverlaps, defaultState, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
+import { defaultOverlaps, defaultState, hasOwnText, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
@@ -291,6 +291,12 @@ function onRestart(sentence, reason) {
 /** The state the URL fragment describes (at load, and when the fragment changes); at load, the
  * stored state unless the fragment carries documents (persist.js says which wins). */
 async function applyFragment(event) {
+  // the address bar's fragment cleared over text of the user's own: keep the page as it is (over the
+  // example it opens the example page afresh, as a link without settings does)
+  if (event && /^#?$/.test(location.hash) && hasOwnText(store.state)) {
+    share.schedule(); // and write its own fragment back
+    return;
+  }
   let { state, embed, notes, hasDocs } = await stateFromFragment(location.hash);
   if (!event && !embed) ({ state, notes } = await persist.restore(state, notes, hasDocs));
   showAnswerDocument(state);

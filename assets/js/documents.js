@@ -8,7 +8,7 @@ import { $ } from "./dom.js";
 import { plural } from "./format.js";
 import { EXAMPLE } from "./examples.js";
 import { MAX_DOCUMENTS, loadCollection, readFiles, uniqueId } from "./collection.js";
-import { selectIndex, stashSelected, useCollection } from "./state.js";
+import { hasOwnText, selectIndex, stashSelected, useCollection } from "./state.js";
 import { linkNotes } from "./render/messages.js";
 import { BIG_CHARS, megabytes, progress } from "./big-text.js";
 
@@ -144,6 +144,12 @@ export class Documents {
   }
 
   async loadExample() {
+    // nothing the user typed is lost without asking (and a "no" leaves every document as it is)
+    if (hasOwnText(this.state) && !window.confirm("Replace your documents with the example collection? Your text "
+      + "will be gone from this page (download the state first to keep it).")) {
+      this.info("Kept your documents; the example collection was not loaded.");
+      return;
+    }
     const button = $("load-collection");
     button.disabled = true;
     try {

@@ -124,3 +124,14 @@ export function snapshot(s, request) {
     index: s.index, // your index's inspection (issue 21), or null; replaced whole, never changed in place
   };
 }
+
+
+/** Whether the documents hold text of the user's own (not the built-in example or collection,
+ * not empty): what a button or a link that replaces the documents must ask about first. */
+export function hasOwnText(state) {
+  if (state.example === "collection") return false;
+  return state.docs.some((d, i) => {
+    const text = i === state.sel ? state.doc : d.text;
+    return Boolean(text && text.trim()) && text !== EXAMPLE.text;
+  });
+}

@@ -113,6 +113,7 @@ def load_collection(page):
     """The example collection, from the example page (as a person clicking the button)."""
     page.evaluate("() => { location.hash = 'size=25'; location.hash = ''; }")
     settle(page)
+    page.once("dialog", lambda dialog: dialog.accept())  # over text of one's own, the page asks first: yes
     page.get_by_role("button", name="Load example collection").click()
     page.wait_for_function("() => window.ragsim.request().documents.length === 6")
     return settle(page)

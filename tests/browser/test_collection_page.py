@@ -57,6 +57,7 @@ def select_text(page, text):
 
 def load_collection(page):
     restore(page)
+    page.once("dialog", lambda dialog: dialog.accept())  # over text of one's own, the page asks first: yes
     page.get_by_role("button", name="Load example collection").click()
     page.wait_for_function("() => window.ragsim.request().documents.length === 6")
     return settle(page)
