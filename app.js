@@ -17,6 +17,7 @@
 import { $ } from "./assets/js/dom.js";
 import { DEFAULT_STRATEGY, FIELD_LABELS, buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
 import { defaultOverlaps, defaultState, hasOwnText, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
+import { EXAMPLE } from "./assets/js/examples.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
@@ -110,9 +111,19 @@ let questionScores = null; // the set's scores, asked for after each result (onc
 
 /** Recompute, and rewrite the URL and the stored state once the controls rest. */
 function changed() {
+  dropExampleQuestion();
   computer.compute();
   share.schedule();
   persist.schedule();
+}
+
+/** The example's question goes with the example: once the documents are the user's own, a question
+ * about Tidewater's snapshots would only mislead (the box is left empty for theirs). */
+function dropExampleQuestion() {
+  const state = store.state;
+  if (state.q !== EXAMPLE.question || !hasOwnText(state)) return;
+  state.q = "";
+  controls.sync(state);
 }
 
 /** A whole new state (a state file read back): shown everywhere, computed, stored. */

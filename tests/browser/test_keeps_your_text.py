@@ -16,14 +16,12 @@ def page(booted_page):
 
 
 def paste(page, text):
-    box = page.locator("#param-doc")
-    box.fill(text)
-    page.wait_for_function("(t) => window.ragsim.shownRequest().documents.some((d) => d.text === t)", arg=text)
-    settle(page)
+    page.locator("#param-doc").fill(text)
+    page.wait_for_function("(t) => window.ragsim.request().documents.some((d) => d.text === t)", arg=text)
 
 
 def documents(page):
-    return [d["text"] for d in page.evaluate("() => window.ragsim.shownRequest().documents")]
+    return [d["text"] for d in page.evaluate("() => window.ragsim.request().documents")]
 
 
 def test_the_example_collection_asks_before_it_replaces_your_text(page):
@@ -49,6 +47,20 @@ def test_clearing_the_fragment_keeps_your_text(page):
     paste(page, MINE)
     page.evaluate("() => { location.hash = ''; }")
     page.wait_for_function("() => location.hash.length > 1")  # the page writes its own fragment back
-    settle(page)
     assert MINE in documents(page)
     assert page.locator("#param-doc").input_value() == MINE
+
+
+def test_the_example_question_goes_when_the_text_is_yours(page):
+    page.evaluate("() => { location.hash = 'size=24'; }")  # a link's settings open the example page afresh
+    page.wait_for_function("() => window.ragsim.request().query === 'How long do hourly snapshots last?'")
+    paste(page, MINE)
+    page.wait_for_function("() => window.ragsim.request().query === ''")
+    assert page.get_by_label("Question", exact=True).input_value() == ""
+    page.wait_for_function("() => document.body.innerText.includes('type a question with at least one word')")
+    box = page.get_by_label("Question", exact=True)
+    box.fill("How much does the pump house lift?")
+    page.wait_for_function("() => window.ragsim.shownRequest().query === 'How much does the pump house lift?'")
+    settle(page)
+    paste(page, MINE + " It was built in 1910.")  # a question of one's own stays
+    assert box.input_value() == "How much does the pump house lift?"
