@@ -52,7 +52,7 @@ import { YourIndex } from "./assets/js/your-index.js";
 import { IndexPanel } from "./assets/js/render/index-panel.js";
 import { SemanticPanel, semanticOf } from "./assets/js/render/semantic-panel.js";
 import { ruleOf } from "./assets/js/semantic-threshold.js";
-import "./assets/js/offline.js"; // issue 14: the service worker, registered once Python is ready
+import "./assets/js/offline.js"; // the service worker, registered once Python is ready
 
 // state: what the controls set; embed: the page is embedded (#embed=1); memo: each splitter's
 // size, overlap, ... as last left (params.js switchStrategy); last: {request, response, snap, ms}
@@ -70,7 +70,7 @@ docInput.setAttribute("autocomplete", "off");
 const picture = new Picture({ canvas: $("picture"), wrap: $("picture-wrap"), head: $("detail-head"), body: $("detail-text"),
   onMarkSentence: (span, doc) => marks.markSentence(span, doc) });
 const results = new Results(picture, asks);
-results.index = new IndexPanel(); // issue 21: your index's chunks, drawn with the verdict
+results.index = new IndexPanel(); // your index's chunks, drawn with the verdict
 const share = new Share({ store, info: (note) => marks.info(note) });
 attachCopyCommand({ store, share });
 const computer = new Computer({
@@ -99,7 +99,7 @@ const yourIndex = new YourIndex({ store, changed, restructured: () => documents.
 // A document over a million characters stays out of the Document box, which shows its start (big-text.js).
 const bigText = new BigText({ input: docInput, info: (note) => marks.info(note), onEdit: (text, caret) => editDocument(text, caret),
   current: () => ({ id: selectedId(store.state), title: store.state.docs[store.state.sel].title, text: store.state.doc }) });
-// Find in the whole selected document (issue 23), its hits marked as the answer on request.
+// Find in the whole selected document, its hits marked as the answer on request.
 new FindText({ store, docInput, mark: (span, note) => marks.set(span, note) });
 const persist = new Persist({ store, onLoad: (state, notes) => useState(state, notes), info: (note) => marks.info(note) });
 let supervisor = null; // the worker, kept alive (supervisor.js)
@@ -197,11 +197,11 @@ function sync({ withDoc = false } = {}) {
   marks.show();
 }
 
-// The question set and the settings map (issue 11) ----------------------------------------------
+// The question set and the settings map ----------------------------------------------
 
 /** The map's grid: the one typed, else the splitter's default; null when the splitter has no size. */
 function mapGrid(s) {
-  const axes = semanticAxes(s); // a semantic chunker's own axes (issue 25)
+  const axes = semanticAxes(s); // a semantic chunker's own axes
   if (axes) return axes;
   const d = defaultGrid(s);
   return d && { sizes: s.mapSizes || d.sizes, overlaps: s.mapOverlaps || d.overlaps };
@@ -234,7 +234,7 @@ function showQuestions(last) {
 /** A map cell clicked: the sliders to its size and overlap. */
 function pickSetting(size, overlap) {
   const s = store.state, grid = settingsMap && settingsMap.grid;
-  if (grid && grid.fields) { // a semantic chunker's own fields (issue 25)
+  if (grid && grid.fields) { // a semantic chunker's own fields
     pickAxes(s, grid, size, overlap);
     linkNotes.clear();
     sync();
@@ -321,7 +321,7 @@ async function applyFragment(event) {
 }
 
 /** A page opened (a link, an embed, a reload) shows the document holding the answer (or the
- * fact) in the picture and the Document box, not the one last opened (issue 23). */
+ * fact) in the picture and the Document box, not the one last opened. */
 function showAnswerDocument(state) {
   const id = state.span ? state.span.doc ?? selectedId(state) : state.fact && state.fact.name && state.fact.value ? state.fact.doc : null;
   const i = id == null ? -1 : state.docs.findIndex((d) => d.id === id);
@@ -446,31 +446,31 @@ window.ragsim = Object.freeze({
   sweep: () => (results.investigate ? results.investigate.sweepRows : null),
   panelsShown: () => Boolean(results.investigate && store.last && (store.embed || results.investigate.last === store.last)),
   audit: () => (results.audit ? results.audit.result : null),
-  // issue 13: the embedding worker's state and counts (chunks embedded, model load ms)
+  // the embedding worker's state and counts (chunks embedded, model load ms)
   dense: () => ({ state: computer.dense.state, ...computer.dense.stats, rate: computer.dense.rate(), held: computer.dense.held,
     jobs: computer.dense.running(), aheadBusy: Boolean(computer.dense.aheadBusy) }),
-  // issue 25: the semantic embedding's state and counts (vector jobs posted, texts sent to embed, vectors
+  // the semantic embedding's state and counts (vector jobs posted, texts sent to embed, vectors
   // sent again from the page's keeping) and the curve as drawn (points, the worker's cuts, the cuts shown)
   semantic: () => ({ state: computer.semantic.state, kept: computer.semantic.kept.size, ...computer.semantic.stats,
     points: Number($("semantic-curve").dataset.points || 0), cuts: Number($("semantic-curve").dataset.cuts || 0),
     shownCuts: Number($("semantic-curve").dataset.shownCuts || 0) }),
-  // issue 11: the question set (UTF-16 offsets) and the map ({state, done, grid, cells})
+  // the question set (UTF-16 offsets) and the map ({state, done, grid, cells})
   questions: () => store.state.questions,
   // the set's scores, asked for after the drag's result: {state: "stale" | "fresh" | ..., response, log}
   questionScores: () => (questionScores ? { state: questionScores.state, response: questionScores.shown && questionScores.shown.response, log: questionScores.log.slice() } : null),
   bands: () => picture.scene().bands, // the picture's answer bands, [x0, x1] each
-  // issue 21: the picture's bars (the selected document's chunks) and whether they are your index's
+  // the picture's bars (the selected document's chunks) and whether they are your index's
   picture: () => ({ chunks: picture.C.n, stored: picture.scene().stored }),
   index: () => store.state.index && store.state.index.result,
   map: () => (settingsMap ? { state: settingsMap.state, done: settingsMap.done, grid: settingsMap.grid, cells: settingsMap.cells } : null),
-  // issue 9: workers lost and restarted, the last sentence about it, a fixed deadline (ms; null for
+  // workers lost and restarted, the last sentence about it, a fixed deadline (ms; null for
   // the scaled one) for the tests of the deadline, and the state stored and the address bar
   // rewritten (resolves once both are written)
   restarts: () => (supervisor ? supervisor.restarts : 0),
   lastLoss: () => (supervisor ? supervisor.lastLoss : null),
   setDeadline: (ms) => { if (supervisor) supervisor.deadlineMs = ms; },
   stored: () => Promise.all([persist.flush(), share.flush()]),
-  // issue 14: resolves to Python's memory and start, {heap: bytes, boot: {path, ms, snapshotBytes}}
+  // resolves to Python's memory and start, {heap: bytes, boot: {path, ms, snapshotBytes}}
   memory: async () => { const r = supervisor && await supervisor.send({ type: "memory" }); return r && r.ok ? JSON.parse(r.result) : null; },
 });
 

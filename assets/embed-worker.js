@@ -1,4 +1,4 @@
-// The embedding worker (issue 13, SPEC section 10): all-MiniLM-L6-v2 through transformers.js and
+// The embedding worker (SPEC section 10): all-MiniLM-L6-v2 through transformers.js and
 // onnxruntime-web, every file from dist/ (build-config.js says where). A module worker of its own,
 // so an inference never holds up a BM25 answer in the Pyodide worker.
 //
@@ -15,12 +15,12 @@
 //   page -> {type: "cancel", job} | {type: "cancel", lane}
 //   page -> {type: "count", job, texts} <- {type: "count", job, missing}: how many the model has not read yet
 //   page -> {type: "hold", on}  (the user is dragging: only priority 0 runs until it is off)
-//   page -> {type: "vectors", job, lane, texts}   (issue 25: a semantic chunker's sentence windows, priority 0)
+//   page -> {type: "vectors", job, lane, texts}   (a semantic chunker's sentence windows, priority 0)
 //        <- {type: "embedding", ...} as above, then {type: "vectors", job, lane, dims, data} (data: one
 //           Float32Array of texts.length x dims, handed over) or {type: "cancelled", job}
 //   page -> {type: "stop", lane}   the lane's job stops before its next batch ("cancelled")
 //
-// A small job queue (issue 24). Every job waits in `queue`; before each batch the worker takes the
+// A small job queue. Every job waits in `queue`; before each batch the worker takes the
 // job of the lowest `priority` (0: the setting on screen; then its question set; then the settings
 // embedded ahead; then the panels below the picture; then the map: the JOBS table of the page's dense client), the oldest first
 // among equals, and runs one batch of its texts the model has not read. So a drag's job overtakes the
@@ -54,7 +54,7 @@ let order = 0; // jobs' arrival order
 /** What the model can run on here: WebGPU when the browser gives an adapter, else WebAssembly with
  * one thread per core (at most 4) where the page is cross-origin isolated. On this project's 2-core
  * machine, 96 chunks of 24 words in batches of 16: 18.1 chunks/s on 2 threads against 7.1 on one
- * (benchmark notes, issue 24); the drag's Python waits little, since a moving control holds every
+ * (benchmark notes); the drag's Python waits little, since a moving control holds every
  * job but the setting on screen. */
 async function backendHere() {
   const isolated = Boolean(self.crossOriginIsolated);

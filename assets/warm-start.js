@@ -1,4 +1,4 @@
-// Python's start in the worker (issue 14): from this browser's memory snapshot of the same build
+// Python's start in the worker: from this browser's memory snapshot of the same build
 // when there is a good one, else from the files. Imported by worker.js only.
 //
 // From the files ("cold"): Pyodide loads from this site while the core wheel is fetched; the wheel

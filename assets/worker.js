@@ -21,7 +21,7 @@
 //       ragsim.wire.calls.call_json, the one table from each fn to the wire module that writes it
 //   {id, type: "install", package: "snowballstemmer"}      (on demand, from this site only)
 //       -> {id, ok: true, result: "{\"package\": ..., \"version\": ...}", ms}
-//   {id, type: "tokenizer", name: "cl100k_base"}           (issue 12: before the first token request)
+//   {id, type: "tokenizer", name: "cl100k_base"}           (before the first token request)
 //       -> {type: "progress", id, stage: "tokenizer", loaded, total} while the rank file arrives
 //       -> {id, ok: true, result: "{\"name\": ...}", ms}   (the file checked and given to ragsim.tokens)
 //   {id, type: "pdf", name, mode: "page" | "single", bytes: ArrayBuffer (transferred)}
@@ -29,7 +29,7 @@
 //       -> {id, ok: true, result: "{\"documents\": [{title, text, ...}]}", ms}   (ragsim.pdf.read)
 //       -> {id, ok: false, error: {field: "file", message}}  (encrypted, broken, no text: one sentence)
 //   {id, type: "memory"} -> {id, ok: true, result: "{\"heap\": bytes, \"boot\": {path, ms, snapshotBytes}}"}
-//       (issue 14: the WebAssembly heap, Python's whole memory; it grows and never shrinks)
+//       (the WebAssembly heap, Python's whole memory; it grows and never shrinks)
 //   anything else -> {id, ok: false, error: {field: "type", message}}
 // Strings cross the boundary as JSON, so no Python proxy ever leaves this file. A Python exception
 // reaches the page as one line, {field: "", message: "Internal error: ..."}; the traceback goes to
@@ -55,7 +55,7 @@ from ragsim.wire import api as _ragsim_api
 _ragsim_session = _ragsim_api.Session()
 
 def _ragsim_collect():
-    """The cycle collector off while requests run, and one full pass now (issue 24). A collection
+    """The cycle collector off while requests run, and one full pass now. A collection
     walks every object the session keeps (an index's columns, its cached splits): 60-80 ms at 65,000
     words, and one fell inside every few drag moves, the slowest moves of a drag. A request makes no
     cycles (measured: 0 unreachable after 100 moves), so what it frees goes by reference counting; the

@@ -1,4 +1,4 @@
-// Asking your own model (issue 27), the page's client: one OpenAI-compatible chat-completions
+// Asking your own model, the page's client: one OpenAI-compatible chat-completions
 // request per sample (POST {endpoint}/chat/completions, as ragsim.host.ask does on the command line),
 // to a server on this computer only, stoppable with an AbortController. Every failure is one
 // sentence; nothing here touches the DOM.

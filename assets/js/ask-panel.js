@@ -1,4 +1,4 @@
-// Asking your own model (issue 27): the opt-in panel. Off by default, never built in an embed, and
+// Asking your own model: the opt-in panel. Off by default, never built in an embed, and
 // nothing is sent until Ask is pressed (a drag never asks). Ask sends the exact context of the
 // result on screen (the response's `context`, what "The context that would be sent" shows) in the
 // prompt typed here, one request per sample, to a model server on this computer (ask-client.js);

@@ -1,4 +1,4 @@
-// A document too large for the Document box (issue 9): the way big-file editors do it. A text box
+// A document too large for the Document box: the way big-file editors do it. A text box
 // that is given megabytes lays them out on the page's thread for a second or more (5 MB: 0.4-0.9 s
 // in one task), so a paste or file over BIG_CHARS never enters the box: the text is kept in the
 // state (and stored in IndexedDB, downloaded and loaded back with it, like any document), and the

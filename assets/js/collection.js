@@ -1,4 +1,4 @@
-// The documents the page simulates over (issue 5, items 1 and 2), as data: reading chosen or
+// The documents the page simulates over (items 1 and 2), as data: reading chosen or
 // dropped files into documents, and loading the built-in collection (assets/collection). BM25
 // spans all of them: the request carries every document. The list on the page and its buttons
 // are in documents.js.

@@ -65,7 +65,7 @@ export class Computer {
     this.renderedAt = 0;
     this.lastChunks = 0; // chunks of the result on screen: over PRUNE_CHUNKS, a drag asks for the top k only
     this.prunedDrags = 0;
-    // Dense and hybrid (issue 13): the embedding worker, started when first needed; its state
+    // Dense and hybrid: the embedding worker, started when first needed; its state
     // (download, "Embedding 12 of 40 chunks…") beside the retriever.
     // A failed model is said once, in the same words whichever reports it first (the status here or
     // followDense below), so a later report never replaces the sentence with a shorter one. Once BM25
@@ -76,7 +76,7 @@ export class Computer {
       this.controls.note("method", state === "failed" ? "error" : state === "ready" ? "ready" : "loading", state === "failed" ? turnedOff(text) : text);
     } });
     asks.on("rest", () => this.dense.release()); // a drag held every job but its own: resumed at rest
-    // Semantic chunkers (issue 25): the sentence windows the core names (`semantic_needs`) embedded
+    // Semantic chunkers: the sentence windows the core names (`semantic_needs`) embedded
     // in the same embedding worker, kept by key; their vectors go with the next request while the
     // last answer still asks for them (`semanticOwed`). Stopped, nothing is embedded until resumed.
     this.semantic = new SemanticClient({ dense: this.dense, onStatus: (s) => this.onSemantic(s) });
@@ -176,7 +176,7 @@ export class Computer {
     this.followSemantic(seq, response.semantic_needs || [], given);
   }
 
-  /** The Retriever pointed at or focused under BM25 (app.js, issue 24): the embedding model loaded and,
+  /** The Retriever pointed at or focused under BM25 (app.js): the embedding model loaded and,
    * while nothing moves, this setting's chunks embedded at the settings-ahead priority (when their
    * model time fits the ahead budget), so choosing Dense finds them. Nothing is shown meanwhile. */
   prepareDense() {
@@ -290,7 +290,7 @@ export class Computer {
     }));
   }
 
-  /** Load, once, the tiktoken rank files the settings count with (issue 12), the bytes loaded shown
+  /** Load, once, the tiktoken rank files the settings count with, the bytes loaded shown
    * beside the rows that asked; null when every one is loaded. A failure is said beside them and the
    * core's own error (the file is not loaded) shows in the message line. */
   loadTokenizers(state) {

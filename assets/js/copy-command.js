@@ -1,4 +1,4 @@
-// "Copy as command line" (issue 23, item 15): the request the page sends for what is on screen and
+// "Copy as command line" (item 15): the request the page sends for what is on screen and
 // the command that gives the same numbers from a checkout of ragsim (docs/cli.md): the core's own
 // `python -m ragsim`, run by the project's Python, with the request as a here-document.
 //

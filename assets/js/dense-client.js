@@ -1,4 +1,4 @@
-// Dense and hybrid retrieval in the page (issue 13, SPEC section 10): the similarities the core
+// Dense and hybrid retrieval in the page (SPEC section 10): the similarities the core
 // needs, from the embedding worker (assets/embed-worker.js), started only when dense or hybrid is
 // first chosen.
 //
@@ -8,7 +8,7 @@
 // chunks and the caller asks again. Cosines are kept by (model, query) and by chunk text, vectors
 // in the worker by what the model reads: a drag back over settings seen before needs no embedding.
 //
-// Scheduling (issue 24): every embedding is a job of a kind in JOBS, and the worker runs the most
+// Scheduling: every embedding is a job of a kind in JOBS, and the worker runs the most
 // urgent kind first, one batch at a time: the setting on screen, then its question set, then the
 // settings embedded ahead (so the next step of a drag is ready), then the panels below the picture
 // (the overlap sweep, the audit), then the map. While the user drags (hold()), only the setting
@@ -321,7 +321,7 @@ export class DenseClient {
     this.jobs.clear();
   }
 
-  /** Load the model ahead, embedding nothing (issue 24): called when the user points at the
+  /** Load the model ahead, embedding nothing: called when the user points at the
    * Retriever, so its 3-4 s of loading run while they choose. Once per page. Its failure is not said
    * (nobody asked for the model yet) unless dense is chosen meanwhile; load() tries again then. */
   warm() {

@@ -1,4 +1,4 @@
-// The collection on the page (issue 5, items 1 and 2): the list of documents (select, rename,
+// The collection on the page (items 1 and 2): the list of documents (select, rename,
 // remove), adding them by pasting, by choosing files or by dropping them, and loading the built-in
 // collection. Reading files and the built-in collection is collection.js; this module changes the
 // state's documents and asks for a recompute. All titles and texts reach the DOM through

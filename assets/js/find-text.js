@@ -1,4 +1,4 @@
-// "Find in the document" (issue 23): searches the whole selected document, also one over a million
+// "Find in the document": searches the whole selected document, also one over a million
 // characters whose box shows only its start (big-text.js), steps through the hits, shows each in
 // its context with the hit marked, selects it in the box when the box holds it, and marks it as the
 // answer on request. The search is literal and ignores case; offsets are UTF-16, like the box's.

@@ -1,4 +1,4 @@
-// The sizes the page accepts, mirroring the core's py/ragsim/limits.py (issue 9): checked before a
+// The sizes the page accepts, mirroring the core's py/ragsim/limits.py: checked before a
 // request is built, so an input over a limit is refused with a sentence naming it instead of
 // reaching the worker. The page counts UTF-16 code units (JavaScript's length), the core code
 // points: for text outside the Basic Multilingual Plane the page is slightly stricter.

@@ -1,4 +1,4 @@
-// The offline copy (issue 14): once Python is ready (the page's <body data-state="ready">), register
+// The offline copy: once Python is ready (the page's <body data-state="ready">), register
 // the site's service worker, sw.js at the site's root (written by build.py from buildlib/sw.js). It
 // keeps the page, its files, the Python runtime and the core wheel in this browser, so the next
 // visit reads them from here and the page opens without a network. Registered only after the first

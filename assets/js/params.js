@@ -138,7 +138,7 @@ export const PARAMS = [
   { name: "sentence_split_regex", label: "sentence_split_regex", kind: "json", shape: "string",
     default: JSON.stringify("(?<=[.?!])\\s+"), field: "chunking.sentence_split_regex", embed: false, wire: JSON.parse },
   { name: "k", label: "Top k", kind: "range", default: 2, min: 1, max: 50, step: 1, field: "retrieval.k", embed: true },
-  // Dense and hybrid retrieval (issue 13, SPEC section 10): the page embeds with its own worker
+  // Dense and hybrid retrieval (SPEC section 10): the page embeds with its own worker
   // (dense-client.js); `model` is not sent to the core, which takes the cosines the page computed.
   { name: "method", label: "Retriever", kind: "choice", default: "bm25", choices: METHODS, field: "retrieval.method", embed: false,
     wire: (v) => (v === "bm25" ? undefined : v), needs: { dense: true } },
@@ -269,7 +269,7 @@ export function buildRequest(state, { embed = false } = {}) {
   const spanDoc = state.span ? state.span.doc ?? docs[state.sel].id : null;
   const span = state.span ? cp(spanDoc, state.span) : null;
   const fact = factComplete(state.fact) ? { doc: state.fact.doc, name: cp(state.fact.doc, state.fact.name), value: cp(state.fact.doc, state.fact.value) } : null;
-  const stored = storedChunking(state, docs); // "Your index" (issue 21): the stored chunks' extents
+  const stored = storedChunking(state, docs); // "Your index": the stored chunks' extents
   const request = {
     documents: docs.map(({ id, title, text }) => ({ id, title, text })),
     query: state.q,
@@ -281,11 +281,11 @@ export function buildRequest(state, { embed = false } = {}) {
   };
   const count = PARAMS.find((p) => p.name === "count");
   if (state.count) request.tokenizer = count.wire(state.count); // exact context_tokens and cost (SPEC section 9)
-  // The question set (issue 11, SPEC section 8): the questions whose spans still fit. Dense and
+  // The question set (SPEC section 8): the questions whose spans still fit. Dense and
   // hybrid rank each question's query by its own cosines (dense-client.js sends them).
   const questions = questionsForRequest(state);
   if (questions.length) request.questions = questions;
-  // The questions of issue 5 (the investigation panels): the cuts, an exact phrase, context expansion.
+  // The questions (the investigation panels): the cuts, an exact phrase, context expansion.
   // The embed shows none of those panels, so it does not ask (the cuts cost a second split).
   if (embed) return request;
   if (!stored) request.cuts = true; // stored chunks have no overlap to change (the core refuses cuts)
@@ -353,7 +353,7 @@ export function tokenizersNeeded(state) {
 
 /** Keep the state consistent after a change: the size inside the unit's range, overlap below size.
  * A slider's value as the user last set it (`state.wanted`) is what is clamped, so an overlap held
- * down by a small size comes back once the size allows it again (issue 23). */
+ * down by a small size comes back once the size allows it again. */
 export function settle(state) {
   // In table order: the size inside its strategy's and unit's range, then overlap (and
   // split_threshold) against the size.

@@ -1,4 +1,4 @@
-// Nothing lost (issue 9): the page's whole state (documents, question, marks, settings, the
+// Nothing lost: the page's whole state (documents, question, marks, settings, the
 // panels' settings) kept in this browser's IndexedDB, whatever its size, and as a file the user
 // downloads ("Download state") and reads back ("Load state…").
 //
@@ -40,7 +40,7 @@ export function toSaved(s) {
     example: s.example === "collection" ? "collection" : null,
     // The question set (UTF-16, as the state holds it) and the map's grid: any size, unlike a link.
     questions: s.questions, mapSizes: s.mapSizes, mapOverlaps: s.mapOverlaps, map: Boolean(s.map),
-    // issue 21: your index's chunks as placed (their extents and the inspection), and the mode
+    // your index's chunks as placed (their extents and the inspection), and the mode
     index: s.index, indexMode: s.indexMode,
   };
 }

@@ -1,4 +1,4 @@
-// The question set's scores, off the drag's path (issue 11). A drag's request leaves the set out
+// The question set's scores, off the drag's path. A drag's request leaves the set out
 // (question-wire.js mainRequest), so its verdict never waits for 400 questions to be ranked; once
 // its result is on screen, this asks for the set at that result's settings in a second request, an
 // ask of the "questions" lane sent once the page rests (asks.js: a newer drag goes first). Until the
@@ -7,7 +7,7 @@
 //
 //   result shown -> update(last) -> stale -> (rest) -> simulate(setRequest) -> render
 //
-// A semantic chunker (issue 25) whose sentence windows are not yet embedded: the set is not sent
+// A semantic chunker whose sentence windows are not yet embedded: the set is not sent
 // (every answer would read as cut with no chunks); the panel says it waits for the embedding, in
 // the embedding's own words ("Embedding sentence windows: 12 of 40"), and the result that follows
 // the embedding scores it from the vectors the worker then holds.

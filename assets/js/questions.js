@@ -1,4 +1,4 @@
-// The question set on the page (issue 11): the state `state.questions` and what a person does with
+// The question set on the page: the state `state.questions` and what a person does with
 // it. "Add to question set" makes the marked answer and the Question box a question; "Add another
 // span to this answer" adds the marked answer as one more place the last question needs. Each
 // question in the list can be clicked (its query loaded and all its spans marked), edited (its

@@ -1,4 +1,4 @@
-// Your index as a saved state holds it (issue 21; issue 43 item 10): a state file is a user's file,
+// Your index as a saved state holds it: a state file is a user's file,
 // so every part the page draws from is checked before the page draws it. Chunks that do not fit the
 // saved documents leave the index out; a phrase, splitter line or statistics of the wrong kind (a
 // `null` among the phrases left the page at "computing" on every render) is left out with a note.

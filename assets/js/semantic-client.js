@@ -1,4 +1,4 @@
-// Semantic chunkers' embeddings in the page (issue 25, SPEC section 12). The core in Pyodide cannot
+// Semantic chunkers' embeddings in the page (SPEC section 12). The core in Pyodide cannot
 // embed: where its session lacks a document's vectors it answers with `semantic_needs`
 // ([{document, key, count, texts}]) and the verdict pending; this module embeds those texts in the
 // embedding worker (assets/embed-worker.js, the dense retriever's own, all-MiniLM-L6-v2 from dist/),

@@ -1,4 +1,4 @@
-// The settings map's axes for the semantic chunkers (issue 25, SPEC section 12): the strategy's
+// The settings map's axes for the semantic chunkers (SPEC section 12): the strategy's
 // registered grid fields (py/ragsim/split/registry.py `grid`), not size and overlap. LangChain's
 // SemanticChunker maps its breakpoint threshold amount (rows) against min_chunk_size (columns);
 // LlamaIndex's its percentile, Chroma's two their chunk size, each one column (`overlaps: [0]`,

@@ -1,4 +1,4 @@
-// The threshold of a semantic chunker's curve (issue 25, SPEC section 12), as the page drags it: a
+// The threshold of a semantic chunker's curve (SPEC section 12), as the page drags it: a
 // line at distance t becomes the field the library takes (a percentile, a number of standard
 // deviations or of interquartile ranges), and the cuts it would make are previewed until the
 // worker's answer comes. Pure: no DOM. The worker's answer (the core's own rule, strict `>`, with

@@ -7,7 +7,7 @@ import { announce } from "./render/announce.js";
 
 const NOTE_MS = 6000; // how long a copy confirmation stays beside its button
 
-/** "Link copied." beside the button that was pressed (issue 23), spoken once, gone after a while. */
+/** "Link copied." beside the button that was pressed, spoken once, gone after a while. */
 export function confirmBeside(button, text) {
   let note = document.getElementById("copy-note");
   if (!note) {

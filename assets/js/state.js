@@ -11,10 +11,10 @@
 //   state.find         the phrase to find; empty means the marked answer
 //   state.expand       "none", "1", "2" (neighbouring chunks) or "section"
 //   state.overlaps     the sweep's overlaps; null means the unit's default list
-//   state.questions    the question set (issue 11): [{id, query, refs: [{doc, start, end}]}], UTF-16
+//   state.questions    the question set: [{id, query, refs: [{doc, start, end}]}], UTF-16
 //   state.mapSizes, .mapOverlaps   the settings map's grid; null means the splitter's default
 //   state.map          show the settings map even without a question set (`map=1`)
-//   state.index        your index's chunks (issue 21, your-index.js): {name, extents: {doc id:
+//   state.index        your index's chunks (your-index.js): {name, extents: {doc id:
 //                      [[start, end], ...] code points}, result: inspect's object}, or null
 //   state.indexMode    "index" (the picture and verdict on the stored chunks) or "simulated"
 //
@@ -106,7 +106,7 @@ export function snapshot(s, request) {
   if (s.span) marks[s.span.doc ?? docId] = { start: s.span.start, end: s.span.end };
   const spans = answerSpans(s), bands = {}; // every span of the answer, by document (the picture's bands)
   for (const sp of spans) (bands[sp.doc] ??= []).push({ start: sp.start, end: sp.end });
-  // Your index's chunks (issue 21) are counted in characters and have no size or overlap asked for.
+  // Your index's chunks are counted in characters and have no size or overlap asked for.
   const stored = request.chunking.strategy === "stored";
   const asked = stored ? { unit: "chars", size: 0, overlap: 0 } : { unit: s.unit, size: s.size, overlap: s.overlap };
   if (!stored && request.chunking.overlap === undefined) asked.overlap = 0; // a splitter without overlap (the semantic ones): no "0" ticks
@@ -121,7 +121,7 @@ export function snapshot(s, request) {
     unitName: unitName({ ...s, ...asked }),
     overlaps: sweepOverlaps(s), // the overlaps the sweep compares
     stored, // the bars are your index's chunks, not a splitter's
-    index: s.index, // your index's inspection (issue 21), or null; replaced whole, never changed in place
+    index: s.index, // your index's inspection, or null; replaced whole, never changed in place
   };
 }
 

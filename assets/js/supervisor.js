@@ -1,4 +1,4 @@
-// The worker that cannot be lost (issue 9): the page talks to this supervisor exactly as to the
+// The worker that cannot be lost: the page talks to this supervisor exactly as to the
 // worker client's Gate (submit, send, ready, onstatus), and it keeps one Gate alive.
 //
 //   const gate = Supervisor.start();

@@ -171,7 +171,7 @@ function collectionToParams(state, params, notes) {
   questionsToParams(state, params, notes);
 }
 
-// The question set and the settings map (issue 11): `qs=[[id, query, [[doc, start, end], ...]], ...]`
+// The question set and the settings map: `qs=[[id, query, [[doc, start, end], ...]], ...]`
 // (code points) when it fits in a link, `msizes`, `moverlaps` (the map's grid, when not the
 // default) and `map=1` (show the map without a question set; the embed shows it only then).
 function questionsToParams(state, params, notes) {
@@ -195,7 +195,7 @@ function questionsFromParams(state, params, notes) {
     }
   }
   const list = (name, min) => {
-    // decimals: LangChain's threshold amounts (a semantic chunker's map, issue 25)
+    // decimals: LangChain's threshold amounts (a semantic chunker's map)
     const nums = (params.get(name) || "").split(",").filter((x) => /^\d{1,6}(\.\d{1,4})?$/.test(x)).map(Number).filter((n) => n >= min);
     return nums.length ? [...new Set(nums)] : null;
   };

@@ -1,4 +1,4 @@
-// Your own index on the page (issue 21, item 6; SPEC section 11): "Open your chunks…" reads a chunk
+// Your own index on the page (item 6; SPEC section 11): "Open your chunks…" reads a chunk
 // file (JSON Lines of LangChain Documents, a JSON list, CSV, LlamaIndex's docstore.json), the
 // worker's `inspect` places each chunk in its document (the page's documents, or documents rebuilt
 // from the chunks when the page holds only its example), names the splitter that made them and

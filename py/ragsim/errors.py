@@ -1,7 +1,7 @@
 """The one exception the core raises for a request that breaks the contract."""
 
 
-# The longest message kept (issue 22): every message quotes input through `fields.shown`, and this
+# The longest message kept: every message quotes input through `fields.shown`, and this
 # bound catches one that quotes it some other way, keeping the message's start and its advice at the end.
 MAX_MESSAGE = 400
 

@@ -5,7 +5,7 @@ from ragsim.errors import RequestError
 _MISSING = object()
 
 
-# The most characters of a value a message quotes (issue 22): a wrong value may be a megabyte of anything.
+# The most characters of a value a message quotes: a wrong value may be a megabyte of anything.
 SHOWN = 60
 
 

@@ -1,4 +1,4 @@
-"""The sizes the core and the commands accept, in one place (issue 9).
+"""The sizes the core and the commands accept, in one place.
 
 Each is checked before the work it protects starts, and a request over it gets `{"error"}` with a
 sentence naming the limit. The numbers keep one request within about a second or two of CPython

@@ -58,6 +58,6 @@ def test_generated_code_reproduces_ragsim(name, chunking, retrieval):
 def test_json_entry_returns_code_or_the_field_at_fault():
     req = make_request("Some text.", query="text")
     assert "bm25s.BM25(method='lucene'" in json.loads(equivalent_code_json(json.dumps(req)))["code"]
-    req["chunking"] = {"strategy": "langchain-recursive", "language": "cobol", "size": 10, "overlap": 0}
+    req["chunking"] = {"strategy": "langchain-recursive", "language": "klingon", "size": 10, "overlap": 0}
     assert json.loads(equivalent_code_json(json.dumps(req)))["error"]["field"] == "chunking.language"
     assert json.loads(equivalent_code_json("{"))["error"]["field"] == "request"

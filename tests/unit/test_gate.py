@@ -205,3 +205,4 @@ def test_docs_ci_shows_a_real_failure_and_a_pytest_test_that_passes(monkeypatch)
     monkeypatch.chdir(ROOT)  # as the page says: run from the repository's root, this checkout's core
     monkeypatch.setenv("PYTHONPATH", str(CORE))
     namespace["test_hard_questions_are_answered_whole"]()
+    namespace["test_no_hard_question_is_cut_or_ranked_out"]()

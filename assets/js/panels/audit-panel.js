@@ -1,4 +1,4 @@
-// The corpus audit on the page (issue 5, item 8): every name-value fact the core detects in every
+// The corpus audit on the page (item 8): every name-value fact the core detects in every
 // document, checked at each overlap of the sweep list. One worker call (`{type: "call", fn: "audit"}` ->
 // ragsim.wire.audit.audit) per overlap, so the <progress> bar moves and the page stays responsive;
 // the rows are joined here. "Dropped out of the top k" compares each overlap with the first one

@@ -1,4 +1,4 @@
-// The questions after a verdict (issue 5, items 3-7 and 9), each a panel drawn from the core's
+// The questions after a verdict (items 3-7 and 9), each a panel drawn from the core's
 // response: the fact verdict with the cut quoted, "Find exact phrase in the index", the verdict at
 // several k, whether the cuts move with the overlap, the overlap sweep, and context expansion
 // next to the overlap that would save the same fact.
@@ -224,7 +224,7 @@ export class Investigate {
   renderAtK(response, snap) {
     const el = $("k-table"), out = $("k-conclusion");
     const which = this.target;
-    // Spoken only when it has something to say (issue 23): not for an answer already sent whole.
+    // Spoken only when it has something to say: not for an answer already sent whole.
     const kind = which && (which.key === "fact" ? response.fact && response.fact.kind : response.verdict.kind);
     $("k-panel").hidden = !which || !kind || kind === "intact";
     $("k-heading").textContent = kind === "ranked_out" ? "How many results it takes" : "Why more results don't help";
@@ -306,7 +306,7 @@ export class Investigate {
   // Item 7: the overlap sweep -----------------------------------------------------------------------
   requestSweep(last, overlaps) {
     const { request } = last;
-    if (request.chunking.strategy === "stored") { // your index's chunks (issue 21): one overlap, the stored one
+    if (request.chunking.strategy === "stored") { // your index's chunks: one overlap, the stored one
       Object.assign(this, { sweepWanted: null, sweepAsked: null, sweepKey: null, sweepRows: null,
         sweepError: "Your index's chunks have the one overlap they were stored with: press “Simulate from here” to sweep the overlap of the splitter that made them." });
       this.renderSweep();

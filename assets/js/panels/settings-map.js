@@ -1,4 +1,4 @@
-// The settings map (issue 11, SPEC section 8) as a heatmap: one row per chunk size, one column per
+// The settings map (SPEC section 8) as a heatmap: one row per chunk size, one column per
 // overlap, each cell coloured by the share of answers kept intact and labelled with that count;
 // its cost per query on hover and focus (and in its accessible name). The cheapest cell that keeps
 // every answer is outlined and named in words; a click on a cell sets the sliders.
@@ -8,13 +8,13 @@
 // so a drag always goes first and waits for at most one row. A newer setting (anything but size and overlap, which the
 // map does not depend on) cancels the map being filled and starts again: the latest wins.
 //
-// Dense and hybrid (issue 24): the map embeds every cell's chunks, which takes the model minutes,
+// Dense and hybrid: the map embeds every cell's chunks, which takes the model minutes,
 // so it waits to be started. Its cost is said first ("about 40 s: 3,100 chunks to embed", from the
 // core's own list of what the map needs and this page's measured rate), the embedding shows its
 // progress and can be stopped (what was embedded is kept: starting again goes on from there), and
 // the drag always goes first (its job is more urgent in the embedding worker's queue).
 //
-// Semantic chunkers (issue 25): the axes are the strategy's own grid fields (`grid.fields`, named
+// Semantic chunkers: the axes are the strategy's own grid fields (`grid.fields`, named
 // `grid.names`, semantic-map.js), one column for a one-axis strategy; nothing is embedded for them.
 //
 // Nothing is computed here but the grid's defaults and the wording; the cells come from the core.

@@ -1,4 +1,4 @@
-// Asking your own model (issue 27): the answers drawn. One card per setting for the current question
+// Asking your own model: the answers drawn. One card per setting for the current question
 // (side by side, so two settings compare as the study compared them), and the question set's table
 // at two settings. Every answer is the model's text, shown verbatim as text (textContent), labelled
 // as the model's, with the two plain checks of ragsim.wire.ask_checks beside it, never instead of the verdict.

@@ -1,4 +1,4 @@
-// What the verdict adds for dense and hybrid retrieval (issue 13, SPEC section 10): that the ranking
+// What the verdict adds for dense and hybrid retrieval (SPEC section 10): that the ranking
 // is BM25's until the chunks are embedded, and which chunks the model reads only in part. Also
 // the picture's mark for a chunk's unread tail. Functions of the response and the snapshot.
 

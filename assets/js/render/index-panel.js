@@ -1,4 +1,4 @@
-// The "Your index" panel (issue 21, item 6): what the chunks a real pipeline stored say, drawn from
+// The "Your index" panel (item 6): what the chunks a real pipeline stored say, drawn from
 // one result and the snapshot taken with its request (snap.index: the inspection, SPEC section 11's
 // object; snap.stored: the picture shows the stored chunks). The legend counts them, the verdict
 // line says what your index does to the marked answer (and, while simulating, what it did, to

@@ -1,4 +1,4 @@
-// The collection at a glance (issue 5, item 1): one thin lane per document above the detailed
+// The collection at a glance (item 1): one thin lane per document above the detailed
 // picture of the selected one. Each lane spans its own document's length; chunks are faint ticks,
 // retrieved chunks solid with their rank, the marked answer or fact an orange band. Past
 // MAX_LANES documents, the selected one, the marked one and those with retrieved chunks get lanes

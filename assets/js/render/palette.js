@@ -37,7 +37,7 @@ export function onSchemeChange(repaint) {
   listeners.push(repaint);
 }
 
-// A touch screen (no hover): the picture's words say "tap", not "hover" or "click" (issue 23).
+// A touch screen (no hover): the picture's words say "tap", not "hover" or "click".
 const NO_HOVER = typeof matchMedia === "function" ? matchMedia("(hover: none)") : null;
 export const touchScreen = () => Boolean(NO_HOVER && NO_HOVER.matches);
 

@@ -33,7 +33,7 @@ export function assignRows(s, e) {
 }
 
 // The rows' area has one height whatever the number of rows, so the picture (and the sliders under
-// it) never change height while a slider is dragged (issue 23): fewer rows get taller bars. Phones
+// it) never change height while a slider is dragged: fewer rows get taller bars. Phones
 // get a lower one, so the verdict, the picture and the sliders still fit one screen.
 export const rowsArea = (width) => (width < 520 ? 60 : 96);
 

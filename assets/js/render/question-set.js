@@ -1,4 +1,4 @@
-// The question set's results at the current settings (issue 11, SPEC section 8), drawn from one
+// The question set's results at the current settings (SPEC section 8), drawn from one
 // response: each listed question's verdict, the summary line, and the table of Chroma's metrics
 // (recall, precision, IoU as mean ± population std, precision Ω) with tokens and cost per query.
 // A function of (request, response): the questions' ids and queries are the ones sent.

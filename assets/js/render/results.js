@@ -30,7 +30,7 @@ export class Results {
     this.embed = false; // the embedded page shows the verdict, the picture and the sliders only
     this.pendingFocus = null; // {doc, at}: the chunk to focus in the picture after the next render
     this.table = new ChunkTable(); // the picture as a table, for screen readers
-    this.semantic = null; // issue 25: the semantic chunkers' curve and embedding progress (set by the page root)
+    this.semantic = null; // the semantic chunkers' curve and embedding progress (set by the page root)
     this.complete = null; // (last) -> a promise, true once a pruned drag's scores are all there (the Computer)
   }
 
@@ -41,8 +41,8 @@ export class Results {
     if (this.embed) renderQuestion(last.request.query, snap);
     mark("verdict");
     this.picture.setData(response, snap);
-    if (this.index) this.index.render(last); // issue 21: your index's panel (nothing without one)
-    if (this.semantic) this.semantic.render(last); // issue 25: a semantic chunker's curve (hidden for the others)
+    if (this.index) this.index.render(last); // your index's panel (nothing without one)
+    if (this.semantic) this.semantic.render(last); // a semantic chunker's curve (hidden for the others)
     mark("picture");
     renderOverlapNotice(response, snap);
     renderStats(response, snap, ms);

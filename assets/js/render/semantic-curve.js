@@ -1,4 +1,4 @@
-// Under the chunk picture: a semantic chunker's curve (issue 25, SPEC section 12). The distance
+// Under the chunk picture: a semantic chunker's curve (SPEC section 12). The distance
 // (1 - cosine) between neighbouring sentence windows drawn along the document, x aligned with the
 // picture's (same padding, same UTF-16 scale), the threshold as a horizontal line, and a mark at
 // each cut. The line is a slider (pointer or keyboard): a move previews the cuts by the bare rule

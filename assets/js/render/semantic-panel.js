@@ -1,4 +1,4 @@
-// The semantic chunkers' box under the chunk picture (issue 25): the embedding's progress line
+// The semantic chunkers' box under the chunk picture: the embedding's progress line
 // with its Stop (or Resume) button, the curve (semantic-curve.js) and one sentence saying what the
 // curve shows for the chosen strategy. Shown only for the four semantic strategies.
 //

@@ -18,7 +18,7 @@ export function verdictWords(response, snap) {
     return ["", "No answer marked",
       `Select the answer sentence in the document and press “Mark selection as answer”, or ${touchScreen() ? "tap" : "click"} a sentence in the picture.`];
   }
-  if (v.kind === "pending") { // issue 25: a semantic chunker still waiting for its sentence windows' vectors
+  if (v.kind === "pending") { // a semantic chunker still waiting for its sentence windows' vectors
     return ["pending", "Waiting for the embeddings",
       "The semantic chunker cuts once its sentence windows are embedded: the progress is under the picture."];
   }
@@ -56,7 +56,7 @@ export function renderVerdict(response, snap) {
   const sentence = [said, denseSentences(response, snap)].filter(Boolean).join(" "); // dense, hybrid: truncation
   const box = $("verdict");
   box.dataset.verdict = kind;
-  $("verdict-headline").textContent = snap.stored && kind ? `Your index: ${headline}` : headline; // issue 21: the stored chunks
+  $("verdict-headline").textContent = snap.stored && kind ? `Your index: ${headline}` : headline; // the stored chunks
   $("verdict-text").textContent = sentence;
   box.hidden = !snap.span && Boolean(snap.fact); // a marked fact has its own verdict (#fact-verdict)
   announceWhenRested("verdict", box.hidden ? "" : `${headline}. ${sentence}`);

@@ -1,4 +1,4 @@
-"""An OpenAI-compatible chat-completions client (issue 27), standard library only (ragsim.host.http_client:
+"""An OpenAI-compatible chat-completions client, standard library only (ragsim.host.http_client:
 a redirect is followed only within the endpoint's origin, and --timeout is a deadline for a whole request).
 
 `POST {endpoint}/chat/completions` for each sample, `GET {endpoint}/models` for the model list. Ollama

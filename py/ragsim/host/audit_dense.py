@@ -1,4 +1,4 @@
-"""The streamed corpus audit with dense retrieval (issue 26): `audit --method dense` over a knowledge
+"""The streamed corpus audit with dense retrieval: `audit --method dense` over a knowledge
 base of any size, the chunks embedded on the workers a batch at a time, no vector kept past its batch.
 
 One request's dense audit (`wire.audit`, SPEC section 10) asks each fact's name, its text, as a query

@@ -1,4 +1,4 @@
-"""Runs the streamed corpus audit (issue 26) on an engine (`host.pool`) and writes it as JSON Lines:
+"""Runs the streamed corpus audit on an engine (`host.pool`) and writes it as JSON Lines:
 a line per document as its batch is judged, then a line per fact, then the summary line.
 
 The passes are `host.audit_stream`'s; this side merges their batches in order: the documents and

@@ -1,4 +1,4 @@
-"""The corpus audit over a knowledge base of any size (issue 26): the work each batch of files does,
+"""The corpus audit over a knowledge base of any size: the work each batch of files does,
 one document in memory at a time, in three passes that together give `wire.audit.audit`'s numbers
 over the same documents, bit for bit; each document is indexed, split and judged once.
 

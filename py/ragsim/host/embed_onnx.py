@@ -100,7 +100,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def readable(text: str) -> str:
-    """The text as `tokenizers` can take it (issue 22): a lone surrogate (legal in a JSON string, a
+    """The text as `tokenizers` can take it: a lone surrogate (legal in a JSON string, a
     file name's stray byte) becomes U+FFFD, which BertNormalizer drops as it drops the surrogate
     itself in the core's WordPiece (wordpiece._normal), so both read the same pieces."""
     return text if text.isascii() or not _SURROGATE.search(text) else _SURROGATE.sub("\ufffd", text)

@@ -238,7 +238,7 @@ def _state(text: str):
 
 
 def streams(args) -> bool:
-    """Whether the run streams the files (issue 26): BM25 or dense over files and directories (dense:
+    """Whether the run streams the files: BM25 or dense over files and directories (dense:
     the chunks embedded on the workers), at one setting or over a map of them (each cell a streamed
     run), with a model to ask or not; a state file or a hybrid retriever (its fused ranks need every
     chunk's two ranks) make it one request, as before."""
@@ -309,7 +309,7 @@ def main(argv) -> int:
     if show:
         console.say(f"{PROG}: estimated {estimate.sentence()}")
     began = time.perf_counter()
-    response = simulate(request, budget=cost.BATCH)  # issue 22: refused only what could not finish in memory
+    response = simulate(request, budget=cost.BATCH)  # refused only what could not finish in memory
     if show and "error" not in response:
         console.say(f"{PROG}: done in {time.perf_counter() - began:.1f} s")
     if "error" in response:

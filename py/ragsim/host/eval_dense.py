@@ -1,4 +1,4 @@
-"""Dense retrieval for the streamed question set (issue 26): the chunks' embedding runs on the
+"""Dense retrieval for the streamed question set: the chunks' embedding runs on the
 workers, a batch at a time, and no vector outlives its batch.
 
 The passes are `eval_stream`'s with the cosine in BM25's place (SPEC section 10: the query's and

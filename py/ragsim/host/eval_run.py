@@ -1,4 +1,4 @@
-"""Runs the streamed question set (issue 26) on an engine and writes JSON Lines: a line per document
+"""Runs the streamed question set on an engine and writes JSON Lines: a line per document
 as its batch is ranked, then a line per question, then the summary (`question_stats`).
 
 Each question is ranked over the whole corpus from its batches' best k chunks (`eval_stream`); its

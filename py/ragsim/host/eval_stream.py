@@ -1,4 +1,4 @@
-"""A question set over a knowledge base of any size (issue 26): the work each batch does, one
+"""A question set over a knowledge base of any size: the work each batch does, one
 document in memory at a time, so that `eval_run` gives every question the verdict and metrics one
 request over the same documents gives (`judge.questions.evaluate`).
 

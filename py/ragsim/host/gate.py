@@ -1,4 +1,4 @@
-"""A gate for CI (issue 41): `eval` and `inspect` take `--fail-on cut,ranked_out,absent` and
+"""A gate for CI: `eval` and `inspect` take `--fail-on cut,ranked_out,absent` and
 `--min-recall X` (`--min-precision`, `--min-iou` alike, SPEC section 8's means over the question set).
 After the report a command with a gate writes two lines on stderr, a CI log's summary and its
 verdict: "gate held: ..." (exit 0) or "gate failed: ..." (exit 1), one sentence naming each rule that

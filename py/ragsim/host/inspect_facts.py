@@ -1,4 +1,4 @@
-"""A fact's `found_top_k` over a store checked a document at a time (issue 26, `inspect_stream`): its
+"""A fact's `found_top_k` over a store checked a document at a time (`inspect_stream`): its
 name ranked by BM25 over every placed chunk of the index, as one request's fact audit ranks it
 (`wire.audit`), from three passes over the placed documents, each in memory alone:
 

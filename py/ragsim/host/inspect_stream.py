@@ -1,4 +1,4 @@
-"""`inspect` over a store of any size (issue 26): the store read a page at a time by its own client
+"""`inspect` over a store of any size: the store read a page at a time by its own client
 (`stores.store_pages`), each chunk spilled to a temporary SQLite file by the document it names, then
 each document placed and checked alone, its source read from `--source` only when its turn comes,
 and the per-document parts merged into SPEC section 11's object: the same `documents`, `chunks`,

@@ -1,6 +1,6 @@
-"""The files the commands write (issue 43 item 8): each written beside its place and moved into it
+"""The files the commands write: each written beside its place and moved into it
 (os.replace) only when whole, an existing file replaced only when asked; and the JSON Lines a
-whole-corpus run writes (issue 26), with the checkpoint that lets `--resume` go on.
+whole-corpus run writes, with the checkpoint that lets `--resume` go on.
 
 `refuse_existing` says, before anything is read, that a file would be replaced without `--force`;
 `replaced(path)` writes one file whole or not at all (`export -o`). A run's output (`Output`) holds

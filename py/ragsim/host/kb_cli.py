@@ -1,4 +1,4 @@
-"""The options every whole-corpus command shares (issue 26): directories and `--glob`, where the
+"""The options every whole-corpus command shares: directories and `--glob`, where the
 work runs (`--workers`, `--engine dask --scheduler`), what it writes (`--jsonl`/`-o`, `--resume`)
 and what it says while it runs (`--quiet`); and `audit`'s run over them (`host.audit_run`)."""
 

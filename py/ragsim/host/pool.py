@@ -1,4 +1,4 @@
-"""Where the batches of a whole-corpus run execute (issue 26): this process, a process pool on every
+"""Where the batches of a whole-corpus run execute: this process, a process pool on every
 core (`--workers N`), or an existing Dask cluster (`--engine dask --scheduler ADDRESS`).
 
 Every engine runs `fn(shared, item)` for each item and yields `(i, result)` in the items' order,

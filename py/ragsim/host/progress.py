@@ -1,4 +1,4 @@
-"""Progress on stderr for a whole-corpus run (issue 26): documents done, MB per second and the time
+"""Progress on stderr for a whole-corpus run: documents done, MB per second and the time
 left, one line rewritten in place; nothing with `--quiet` or when stderr is not a terminal."""
 
 import sys

@@ -1,4 +1,4 @@
-"""A knowledge base's files (issue 26): the paths given, directories walked recursively (their files
+"""A knowledge base's files: the paths given, directories walked recursively (their files
 matching `--glob`), each file read as the commands read one (`cli_common.read_text_file`, PDFs as
 PyPDFLoader reads them) and a file that cannot be read skipped with its reason, never fatal.
 

@@ -1,4 +1,4 @@
-"""What one pass of a streamed run leaves for the next (issue 26), kept on disk by the worker that made
+"""What one pass of a streamed run leaves for the next, kept on disk by the worker that made
 it, so a document is read, indexed and judged once however many passes need it, and nothing of it
 is held in memory between the passes.
 

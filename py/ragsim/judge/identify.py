@@ -1,4 +1,4 @@
-"""Which splitter made these chunks? (SPEC section 11, `splitter`; issue 21 part 4)
+"""Which splitter made these chunks? (SPEC section 11, `splitter`;)
 
 Given one document's text and its stored chunks placed in it, the mirrored splitters are searched,
 each over sizes and overlaps in its own unit, for the one that reproduces the most stored chunks
@@ -21,7 +21,7 @@ chunk's length is measured both by the document's tokens and by its words' token
 When nothing reproduces every chunk, a looser pass scores candidates by how many of the prefix's
 chunks they reproduce, anywhere, so the nearest one can be named with the first chunk that differs.
 
-Each splitter's search has a budget (issue 43 item 5): the candidates grow with the longest chunk
+Each splitter's search has a budget: the candidates grow with the longest chunk
 and each split costs the text's length, so one chunk of a megabyte took hours. The characters one
 splitter's strict search, and its looser pass, may split are FAMILY_FLOOR or FAMILY_PER_CHAR times
 the document, whichever is more: linear in the document, and the splitters after one that spent its

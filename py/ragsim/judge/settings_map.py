@@ -25,7 +25,7 @@ def _whole_numbers(value, field: str, minimum, numbers: bool = False) -> list:
         ok = isinstance(v, (int, float)) and v - v == 0 if numbers else isinstance(v, int)
         if isinstance(v, bool) or not ok or v < minimum:
             raise RequestError(field, f"Every entry of {field} must be a {kind} of at least {minimum} (got {shown(v)}).")
-    return list(dict.fromkeys(value))  # in order, duplicates dropped, in O(n) (issue 22)
+    return list(dict.fromkeys(value))  # in order, duplicates dropped, in O(n)
 
 
 def _axis(chunking: dict, i: int, minimum):

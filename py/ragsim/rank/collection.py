@@ -1,4 +1,4 @@
-"""The collection's statistics (issue 26): what BM25 reads of a whole corpus, gathered part by part.
+"""The collection's statistics: what BM25 reads of a whole corpus, gathered part by part.
 
 `ranking.score_all` takes N, the average length and each term's document frequency from the chunks
 it is given. A command that streams a corpus too large for one request gathers those statistics in

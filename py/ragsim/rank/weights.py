@@ -22,7 +22,7 @@ class Terms:
     the weights of some chunks (0.0 where absent). Every weight has the bits of `ranking.score_all`:
     lucene's is computed from the very subexpression it uses there (`lucene_norms`).
 
-    `stats=(n_chunks, total_length, df)` scores the split as part of a larger corpus (issue 26: a
+    `stats=(n_chunks, total_length, df)` scores the split as part of a larger corpus (a
     knowledge base streamed in batches): N, the average length and each term's document frequency
     (`df[t]`, 0 when absent) are then the whole corpus's, so each weight has the bits `score_all`
     gives it over the whole corpus. BM25L and BM25+ score every chunk of every part for a term it

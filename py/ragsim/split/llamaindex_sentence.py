@@ -67,7 +67,7 @@ def read_regex(chunking: dict) -> re.Pattern | None:
     if not isinstance(value, str):
         raise RequestError("chunking.secondary_chunking_regex",
                            f"chunking.secondary_chunking_regex must be text or null (got {type(value).__name__}).")
-    # issue 9 and 22: an untrusted pattern (findall would return a group's text, not the pieces)
+    # an untrusted pattern (findall would return a group's text, not the pieces)
     return safe_regex.compile_pattern(value, "chunking.secondary_chunking_regex")
 
 

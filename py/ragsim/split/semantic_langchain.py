@@ -52,7 +52,7 @@ class Kept(NamedTuple):
     distances: list
     ordered: list | None
     lengths: list
-    # columns a cut reads by sentence index, so a move's chunks are a few lookups each (issue 24):
+    # columns a cut reads by sentence index, so a move's chunks are a few lookups each:
     heads: list  # heads[i]: sentence i's start
     tails: list  # tails[h]: sentence h - 1's end (a group ending before sentence h ends there)
     lo_key: list  # lengths[i] + i: a group from sentence lo ...
@@ -126,7 +126,7 @@ def _sentence_regex(chunking: dict) -> re.Pattern:
     except re.error as e:
         raise RequestError(field, f"The pattern {shown(value)} is not a valid regular expression ({e}).") from None
     if value != LANGCHAIN_SENTENCE_REGEX:
-        safe_regex.check(value, field)  # issue 9: a pattern from whoever made the link
+        safe_regex.check(value, field)  # a pattern from whoever made the link
     return pattern
 
 

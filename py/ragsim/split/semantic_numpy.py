@@ -1,4 +1,4 @@
-"""numpy's float arithmetic for the semantic chunkers, step for step, in pure Python (issue 25).
+"""numpy's float arithmetic for the semantic chunkers, step for step, in pure Python.
 
 The semantic chunkers decide their cuts with numpy (`np.percentile`, `np.mean`, `np.std`,
 `np.gradient`, `np.sum`, `np.linalg.norm`). Each function here performs the same floating-point

@@ -32,7 +32,7 @@ def split(doc, chunking: dict) -> Split:
         doc.memo["sentences"] = (sents, [bisect_left(starts, s) for s, _ in sents] + [len(starts)])
     sents, first = doc.memo["sentences"]
 
-    if unit == "tokens":  # tiktoken tokens (issue 12): those touching the sentences
+    if unit == "tokens":  # tiktoken tokens: those touching the sentences
         tokenized = SentenceTokens(doc, read_tokenizer(chunking), sents)
         total_units, units = tokenized.total, tokenized.units
     elif unit == "words":

@@ -6,7 +6,7 @@ from ragsim.fields import get_choice, get_int
 from ragsim.text.index import WordRanges
 from ragsim.text.tokens import document_tokens, read_tokenizer
 
-UNITS = ("words", "chars", "tokens")  # tokens: chunking.tokenizer's (ragsim.tokens, issue 12)
+UNITS = ("words", "chars", "tokens")  # tokens: chunking.tokenizer's (ragsim.tokens)
 
 
 def window_bounds(n: int, size: int, overlap: int) -> list[tuple[int, int]]:

@@ -1,4 +1,4 @@
-"""The questions a person asks after a verdict (issue 5): would more results help, is the answer in
+"""The questions a person asks after a verdict: would more results help, is the answer in
 any chunk at all, do the cuts move with the overlap, and what context expansion would send.
 
 Pure functions over the columns `api.simulate` already has: chunk starts/ends per document, ranks.
@@ -83,7 +83,7 @@ def expand(order_top, starts, ends, doc_of, first_chunk, chunk_count, texts, nei
     the place of its best-ranked member. O(k log k + sections) for k retrieved chunks."""
     wanted = []  # (doc, start, end, rank position)
     bounds = {}
-    # issue 22: k chunks of 2 * neighbours + 1 each, sliced one by one, is k x neighbours; past the
+    # k chunks of 2 * neighbours + 1 each, sliced one by one, is k x neighbours; past the
     # chunks themselves, a table of extremes answers each range at once.
     reach = None
     if not section and len(order_top) * (2 * neighbours + 1) > 8 * len(starts):

@@ -1,4 +1,4 @@
-"""Refuse untrusted regular expressions that can backtrack catastrophically (issue 9).
+"""Refuse untrusted regular expressions that can backtrack catastrophically.
 
 A LangChain separator with `is_separator_regex` comes from whoever made the link. Python's `re`
 backtracks, so `(?:a+)+b` over "aaaa...a!" tries exponentially many ways and never returns. This
@@ -24,7 +24,7 @@ several scripts, CJK, an emoji), so an overlap only outside it goes unseen. The 
 conservative: it may refuse a pattern that is in fact harmless, never with a vague reason. A page
 worker's deadline remains the backstop, and `compile_pattern` is the one way in for a pattern from a
 request: its length bounded, its syntax, its nesting (a recursion limit in the parser or in this
-walk is a refusal naming the field, issue 22) and its shape checked.
+walk is a refusal naming the field) and its shape checked.
 """
 
 import re

@@ -24,7 +24,7 @@ from ragsim.wire.request import DEFAULT_PRICE, WIRES, query_terms_for, read_ques
 def _simulate(request, session: Session, budget: cost.Budget) -> dict:
     keys.check(request)  # a misspelt key is refused, never ignored
     req = read_request(request)
-    cost.guard(cost.estimate(request, req.docs), budget)  # issue 22: refused before the work, not during
+    cost.guard(cost.estimate(request, req.docs), budget)  # refused before the work, not during
     session.hold(len(req.docs))
     session.semantic.begin(req.semantic_vectors)  # SPEC section 12: the vectors the page embedded
     judged = pipeline.run(req, session)

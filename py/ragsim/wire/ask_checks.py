@@ -1,4 +1,4 @@
-"""Asking your own model (issue 27), the pure half: the prompt built from a template, and the two
+"""Asking your own model, the pure half: the prompt built from a template, and the two
 plain checks of each answer. The command line (`ragsim.host.ask`) and the page's worker use these
 same functions, so a sample reads alike wherever it was asked.
 

@@ -1,4 +1,4 @@
-"""The corpus audit (issue 5): every detected fact against every split of an overlap sweep.
+"""The corpus audit: every detected fact against every split of an overlap sweep.
 
 For each overlap the audit splits all documents once and asks, per fact, whether some chunk holds
 its name-to-value stretch whole (SPEC section 4: otherwise the fact is destroyed), whether the

@@ -15,7 +15,7 @@ from ragsim.split.langchain_token import read_length
 from ragsim.split.windows import read_params
 from ragsim.wire.codegen_llamaindex import llamaindex_lines
 from ragsim.wire.codegen_semantic import GENERATORS as SEMANTIC_GENERATORS
-from ragsim.wire.codegen_tokens import langchain_tail, token_lines  # tiktoken tokens (issue 12)
+from ragsim.wire.codegen_tokens import langchain_tail, token_lines  # tiktoken tokens
 
 
 def _character_lines(chunking: dict) -> list[str]:

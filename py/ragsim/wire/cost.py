@@ -1,4 +1,4 @@
-"""What a request will cost, estimated before any work starts (issue 22): seconds and bytes.
+"""What a request will cost, estimated before any work starts: seconds and bytes.
 
 Each term is a count of the work a request asks for times a constant: characters indexed, chunks
 made and scored, questions x chunks x map cells ranked, characters tokenized, characters searched by
@@ -32,7 +32,7 @@ S_QUESTION = 1.2e-6  # a question ranked over one chunk (lanes and MaxScore prun
 S_TOKEN = 2e-6  # a character tokenized by the pure-Python tiktoken (BPE), ASCII prose: 1.4e-6
 S_TOKEN_HARD = 8e-6  # the same for text that is not ASCII (CJK 3.4e-6, a run of one letter 8.0e-6)
 S_SENTENCE = 4e-6  # a character of LlamaIndex's SentenceSplitter besides its tokens: 0.6e-6 on the
-#                    calibration's prose, up to 11e-6 on short sentences (issue 22: 115 s for 10 M)
+#                    calibration's prose, up to 11e-6 on short sentences (115 s for 10 M)
 S_SEPARATOR = 1e-7  # a character searched by one separator character (LangChain's passes): 7.6e-8
 S_CONTEXT = 2e-8  # a character of context assembled (too small to measure at 8 M characters)
 S_EMBED = 2e-5  # a character embedded by the dense model on the CPU (at most 1,200 a chunk)
@@ -119,7 +119,7 @@ def unit_of(chunking: dict) -> str:
 
 # A drag sends the same documents at every move: their word counts are kept for the last few long
 # texts (found by length and start, confirmed equal), so a move does not count a book's spaces again
-# (4 ms at 65,000 words of non-ASCII text, issue 24). Short texts are counted each time.
+# (4 ms at 65,000 words of non-ASCII text). Short texts are counted each time.
 _WORDS: OrderedDict = OrderedDict()
 _WORDS_KEPT, _WORDS_FROM = 8, 20_000
 

@@ -26,7 +26,7 @@ from ragsim.wire.request import Request
 def response(req: Request, judged: Judged) -> dict:
     """The response to `req` from its judged corpus (without the optional questions' fields)."""
     c = judged.corpus
-    limits.check_context(sum(c.ends[p] - c.starts[p] for p in judged.top))  # issue 22: before joining them
+    limits.check_context(sum(c.ends[p] - c.starts[p] for p in judged.top))  # before joining them
     sent = context(req, judged)
     v = verdict(req, judged)
     out = {

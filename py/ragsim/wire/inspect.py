@@ -1,4 +1,4 @@
-"""Your own index (SPEC section 11, issue 21): the chunks a real pipeline stored, placed in their
+"""Your own index (SPEC section 11): the chunks a real pipeline stored, placed in their
 documents, checked, and ranked exactly as a splitter's chunks are.
 
     inspect({"chunks": [{id, text, doc, metadata, start, end}, ...]   (a store's records; or

@@ -1,4 +1,4 @@
-"""Your index against a splitter you name (`inspect --chunking`, issue 25): does this chunking make
+"""Your index against a splitter you name (`inspect --chunking`): does this chunking make
 exactly the chunks the store holds? Per document, how many stored chunk texts the splitter makes
 too, and the first stored chunk it does not make. It answers for any registered splitter, the
 semantic chunkers included (which `identify` cannot search: their cuts depend on the embeddings);

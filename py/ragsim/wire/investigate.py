@@ -1,4 +1,4 @@
-"""The optional questions of issue 5 at the JSON boundary, each asked by one request field: find a
+"""The optional questions at the JSON boundary, each asked by one request field: find a
 phrase, the cuts at overlap 0, an overlap sweep, and context expansion. They run after the main
 simulation, on its columns; the arithmetic itself is in `explore`.
 """

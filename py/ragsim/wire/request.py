@@ -26,7 +26,7 @@ WIRES = ("objects", "columns", "binary")
 # On the binary wire, "top" leaves the score column out: only the top k's and the ranked chunks'
 # scores are sent, so a move scores only the chunks that can reach the top k (ranking.MaxScore).
 SCORES = ("all", "top")
-# The least k1 above 0 (issue 22): k1 times the length norm (1 - b + b * dl / avgdl, at least about
+# The least k1 above 0: k1 times the length norm (1 - b + b * dl / avgdl, at least about
 # 1e-7 for a chunk with a term among 10 million characters) must not underflow to 0, or BM25+'s
 # tfc divides 0 by 0 for a chunk without the term (5e-324 did). No one tunes k1 below 0.000001; b and
 # delta are never alone in a denominator (b = 1 with an empty chunk is refused by bm25.check_lengths).
@@ -61,7 +61,7 @@ class Request:
 
 @dataclass
 class Questions:
-    """The optional questions of issue 5, each asked by one request field (None when not asked)."""
+    """The optional questions, each asked by one request field (None when not asked)."""
 
     find: str | None
     cuts: bool
