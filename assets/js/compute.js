@@ -176,7 +176,7 @@ export class Computer {
     this.followSemantic(seq, response.semantic_needs || [], given);
   }
 
-  /** The Retriever pointed at or focused under BM25 (app.js): the embedding model loaded and,
+  /** The Retriever pointed at or focused under BM25 (in app.js): the embedding model loaded and,
    * while nothing moves, this setting's chunks embedded at the settings-ahead priority (when their
    * model time fits the ahead budget), so choosing Dense finds them. Nothing is shown meanwhile. */
   prepareDense() {

@@ -14,7 +14,7 @@
 //   state.questions    the question set: [{id, query, refs: [{doc, start, end}]}], UTF-16
 //   state.mapSizes, .mapOverlaps   the settings map's grid; null means the splitter's default
 //   state.map          show the settings map even without a question set (`map=1`)
-//   state.index        your index's chunks (your-index.js): {name, extents: {doc id:
+//   state.index        your index's chunks, from your-index.js: {name, extents: {doc id:
 //                      [[start, end], ...] code points}, result: inspect's object}, or null
 //   state.indexMode    "index" (the picture and verdict on the stored chunks) or "simulated"
 //

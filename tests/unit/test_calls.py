@@ -5,9 +5,13 @@ import json
 
 import pytest
 
+import pathlib
+
 from helpers import make_request
+from ragsim.wire.jsonio import json_call
 from ragsim.wire import api, ask_checks, audit, calls, inspect, question_io
 
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 TEXT = "The Galle Ring orbits at 42,000 km. Kestrel Station has 14 crew. " * 3
 DOCS = [{"id": "d", "title": "doc", "text": TEXT}]
 
@@ -22,6 +26,8 @@ CASES = [
      lambda j, s: question_io.import_questions_json(j)),
     ("questions.export", {"questions": [{"id": "q1", "query": "crew", "references": [{"doc": "d", "start": 36, "end": 64}]}], "documents": DOCS},
      lambda j, s: question_io.export_questions_json(j)),
+    ("fix", make_request(TEXT, query="crew", size=4, overlap=0, span=(36, 64)),
+     lambda j, s: json_call(calls.CALLS["fix"], j, s)),
 ]
 
 
@@ -40,3 +46,34 @@ def test_an_unknown_fn_is_refused_naming_the_field():
     error = json.loads(calls.call_json("simulate", "{}"))["error"]
     assert error["field"] == "fn"
     assert "'simulate'" in error["message"] and "audit, inspect, code" in error["message"]
+
+
+def test_fix_names_the_least_overlap_or_size_that_keeps_a_cut_answer_whole():
+    """The page's "fix" call against the drag's own verdicts: at the overlap it names the answer is
+    held whole and at every smaller one it is cut; where no overlap does, at the size it names."""
+    from ragsim.wire.api import simulate
+
+    text = (ROOT / "examples" / "harbour.md").read_text(encoding="utf-8")
+    a = text.index("The pilot boat")
+    span = {"doc": "h", "start": a, "end": text.index("afternoon.") + len("afternoon.")}
+
+    def cut(chunking) -> bool:
+        req = {"documents": [{"id": "h", "text": text}], "query": "pilot boat", "chunking": chunking,
+               "retrieval": {"k": 50}, "span": span}
+        return simulate(req)["verdict"]["kind"] == "cut"
+
+    for chunking in ({"strategy": "langchain-recursive", "size": 200, "overlap": 50}, {"unit": "words", "size": 12, "overlap": 2}):
+        req = {"documents": [{"id": "h", "text": text}], "query": "x", "chunking": chunking, "retrieval": {"k": 2}, "span": span}
+        fix = json.loads(calls.call_json("fix", json.dumps(req)))["fix"]
+        assert cut(chunking)
+        if fix["overlap"] is not None:
+            assert not cut({**chunking, "overlap": fix["overlap"]})
+            assert all(cut({**chunking, "overlap": o}) for o in range(fix["overlap"]))
+            assert fix["sentence"].startswith(f"At size {chunking['size']} characters, an overlap of {fix['overlap']} ")
+        else:
+            n = fix["least_size"]
+            assert not cut({**chunking, "size": n}) and all(cut({**chunking, "size": m}) for m in range(chunking["size"], n))
+            assert f"a size of {n} words does, at overlap 2." in fix["sentence"]
+    semantic = {"documents": [{"id": "h", "text": text}], "query": "x", "chunking": {"strategy": "langchain-semantic"},
+                "retrieval": {"k": 2}, "span": span}
+    assert json.loads(calls.call_json("fix", json.dumps(semantic)))["fix"] is None

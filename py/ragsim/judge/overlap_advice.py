@@ -74,6 +74,47 @@ class Advisor:
         return {"overlap": first, "unit": _UNITS.get(self.unit, self.unit), "size": size, "cut_above": cut_above}
 
 
+    def least_size(self, a: int, b: int, overlap: int, most: int) -> int | None:
+        """The least size above the chunking's, up to `most`, at which `[a, b)` is whole with the
+        given overlap: every size for the next `TRIES`, then a ladder of `TRIES` sizes up to `most`,
+        refined below the first that keeps it."""
+        size = self.chunking["size"]
+        near = range(size + 1, min(most, size + TRIES) + 1)
+        found = next((n for n in near if self._whole_at(n, overlap, a, b)), None)
+        if found is not None or most <= size + TRIES:
+            return found
+        before = size + TRIES
+        for n in dict.fromkeys(before + 1 + round(i * (most - before - 1) / (TRIES - 1)) for i in range(TRIES)):
+            if self._whole_at(n, overlap, a, b):
+                return next((m for m in range(before + 1, n) if self._whole_at(m, overlap, a, b)), n)
+            before = n
+        return None
+
+    def _whole_at(self, size: int, overlap: int, a: int, b: int) -> bool:
+        got = split(self.doc, {**self.chunking, "size": size, "overlap": min(overlap, size - 1)})
+        return any(s <= a and b <= e for s, e in zip(got.starts, got.ends))
+
+
+def fix(text: str, chunking: dict, a: int, b: int, most: int) -> dict | None:
+    """What keeps a cut span whole under this splitter: the least overlap at its size, else the least
+    size (up to `most`) at its overlap; with the sentence the page shows. None for a splitter
+    without a size and an overlap."""
+    advisor = Advisor(text, chunking)
+    advice = advisor.keeping(a, b)
+    if advice is None:
+        return None
+    unit, size = advice["unit"], advice["size"]
+    if advice["overlap"] is not None:
+        said = f"At size {size:,} {unit}, " + sentence(advice, b - a, chunking.get("overlap"))
+        return {**advice, "least_size": None, "sentence": said[0] + said[1:] + "."}
+    overlap = chunking.get("overlap", 0)
+    bigger = advisor.least_size(a, b, overlap, most)
+    said = f"No overlap below the size of {size:,} {unit} keeps it whole with this splitter; " + (
+        f"a size of {bigger:,} {unit} does, at overlap {min(overlap, bigger - 1):,}." if bigger is not None
+        else f"nor does any size up to {most:,} {unit}: sentence-aware splitting may.")
+    return {**advice, "least_size": bigger, "sentence": said}
+
+
 def keeping(text: str, chunking: dict, a: int, b: int) -> dict | None:
     """`Advisor(text, chunking).keeping(a, b)`: one span's advice."""
     return Advisor(text, chunking).keeping(a, b)
