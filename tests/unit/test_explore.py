@@ -17,8 +17,8 @@ def test_verdict_at_k_side_by_side():
     r = simulate(make_request(TEXT, query="w1 w50", size=10, overlap=0, k=2, span=span(20, 23)))
     # chunks 1 and 6 score; the span's chunk 3 ranks 4th (zero-score ties in document order: 2, 3)
     assert r["verdict"]["best_rank"] == 4
-    assert [(row["k"], row["span"]) for row in r["at_k"]] == [
-        (1, "ranked_out"), (2, "ranked_out"), (3, "ranked_out"), (5, "intact"), (10, "intact")]
+    assert [(row["k"], row["span"]) for row in r["at_k"]] == [  # 4: the least k that sends it, named as the fix
+        (1, "ranked_out"), (2, "ranked_out"), (3, "ranked_out"), (4, "intact"), (5, "intact"), (10, "intact")]
     cut = simulate(make_request(TEXT, query="w1", size=10, overlap=0, k=2, span=span(18, 21)))
     assert {row["span"] for row in cut["at_k"]} == {"cut"}
 

@@ -19,14 +19,17 @@ def kind_at(whole_ranks: list[int], k: int, missing: str) -> str:
 
 
 def at_k_table(span_ranks, fact_ranks, k: int) -> list[dict]:
-    """The verdict at k = 1, 3, 5, 10 and the current k, side by side (None where nothing is marked)."""
+    """The verdict at k = 1, 3, 5, 10, the current k and the least k that sends the span or the fact
+    (its best rank: the k the page's sentence names as the fix), side by side (None where nothing is
+    marked)."""
+    best = {min(r) for r in (span_ranks, fact_ranks) if r}
     return [
         {
             "k": kk,
             "span": None if span_ranks is None else kind_at(span_ranks, kk, "cut"),
             "fact": None if fact_ranks is None else kind_at(fact_ranks, kk, "destroyed"),
         }
-        for kk in sorted(set(AT_K) | {k})
+        for kk in sorted(set(AT_K) | {k} | best)
     ]
 
 
