@@ -38,7 +38,7 @@ def files(tmp_path):
 ])
 def test_eval_ranks_with_the_chosen_retriever(files, capsys, options, retrieval):
     doc, qfile = files
-    assert eval_main([str(doc), "--questions", str(qfile), "--size", "8", "--overlap", "2", "--k", "1", "--json", *options]) == 0
+    assert eval_main([str(doc), "--questions", str(qfile), "--unit", "words", "--size", "8", "--overlap", "2", "--k", "1", "--json", *options]) == 0
     got = json.loads(capsys.readouterr().out)
     request = {"documents": [{"id": str(doc), "title": doc.name, "text": TEXT}], "query": "",
                "chunking": {"strategy": "window", "size": 8, "overlap": 2}, "retrieval": {"k": 1, **retrieval},

@@ -6,6 +6,7 @@ PGVectorStore: every chunk read back as stored, placed, its splitter named; a se
 the connection, a database without the tables, a password in the string: one sentence."""
 
 import asyncio
+import threading
 import warnings
 
 import pytest
@@ -157,7 +158,11 @@ def test_llamaindex_pgvectorstore(server, tmp_path):
         [Document(text=t, id_=n) for n, t in texts.items()])
     VectorStoreIndex(nodes, storage_context=StorageContext.from_defaults(vector_store=store),
                      embed_model=MockEmbedding(embed_dim=8))
-    asyncio.run(store.close())
+    # its async engine closed on a thread of its own: a session's sync Playwright (the browser tests, run
+    # before this file in one pytest process) keeps an event loop running on the main thread
+    closing = threading.Thread(target=lambda: asyncio.run(store.close()))
+    closing.start()
+    closing.join(60)
     got = read_store(url, collection="pydoc")  # LlamaIndex's table_name names data_pydoc
     assert got["store"]["collection"] == "data_pydoc" and read_store(url)["chunks"] == got["chunks"]
     assert [(c["id"], c["text"], c["doc"]) for c in got["chunks"]] == [(n.node_id, n.text, n.ref_doc_id) for n in nodes]
