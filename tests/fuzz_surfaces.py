@@ -68,10 +68,14 @@ def answered(r: dict) -> str:
     return "response"
 
 
-def same_through_json(direct: dict, through: str) -> None:
-    """The worker's string-to-string entry point answers as the function does."""
+def same_through_json(request, direct: dict, entry) -> None:
+    """The worker's string-to-string entry point `entry` answers `request` as the function did (`direct`).
+    Where JSON text cannot carry the request as it is (a lone high surrogate next to a lone low one
+    is one character once written as JSON, as in JavaScript's strings), only its text is checked."""
+    text = jsonio.dumps(request)
+    through = entry(text)
     through.encode("utf-8")  # lone surrogates escaped
-    if json.loads(through) != json.loads(jsonio.dumps(direct)):
+    if json.loads(text) == request and json.loads(through) != json.loads(jsonio.dumps(direct)):
         raise Malformed("the JSON entry point's answer differs from the function's")
 
 
@@ -142,7 +146,7 @@ def read_file(rng: random.Random, kind: str) -> str:
     with no_embedder():
         r = inspect(request)
         kind = check_inspected(request, r)
-        same_through_json(r, inspect_json(jsonio.dumps(request)))
+        same_through_json(request, r, inspect_json)
     return kind
 
 
@@ -242,7 +246,7 @@ def surface_state(rng: random.Random) -> str:
         kind = answered(r)
         if kind == "response":
             check_response(request, r)
-        same_through_json(r, simulate_json(jsonio.dumps(request)))
+        same_through_json(request, r, simulate_json)
     return kind
 
 
@@ -308,7 +312,7 @@ def surface_questions(rng: random.Random) -> str:
     payload = {"text": text, "documents": docs, "format": fmt, "every_occurrence": every}
     r = question_io.import_questions(payload)
     answered(r)
-    same_through_json(r, question_io.import_questions_json(jsonio.dumps(payload)))
+    same_through_json(payload, r, question_io.import_questions_json)
     if rng.random() < 0.2:
         request = {"chunks": [{"id": "0", "text": docs[0]["text"][:20], "doc": docs[0]["id"]}], "documents": docs,
                    "question_file": {"name": name, "text": text}}
@@ -401,7 +405,7 @@ def surface_replies(rng: random.Random) -> str:
     r = ask_checks.page_call(page)
     if answered(r) == "response" and len(r["checks"]) != len(page["samples"]):
         raise Malformed("not one check per sample")
-    same_through_json(r, ask_checks.page_json(jsonio.dumps(page)))
+    same_through_json(page, r, ask_checks.page_json)
     return kind
 
 
@@ -457,7 +461,7 @@ def surface_vectors(rng: random.Random) -> str:
         if kind == "response":
             check_response(request, r)
         if all(_finite(v) for v in request["semantic_vectors"]):  # JSON has no NaN: the worker never sends one
-            same_through_json(r, simulate_json(jsonio.dumps(request)))
+            same_through_json(request, r, simulate_json)
     return kind
 
 
