@@ -1,4 +1,4 @@
-"""Hostile files from a seed (issue 43): chunk files (JSON Lines, JSON, CSV, Parquet), LlamaIndex
+"""Hostile files from a seed: chunk files (JSON Lines, JSON, CSV, Parquet), LlamaIndex
 docstore.json files and question files, built as the tools write them and then bent, for the checks
 in tests/fuzz_surfaces.py.
 

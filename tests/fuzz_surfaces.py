@@ -1,4 +1,4 @@
-"""The fuzz beyond `simulate` (issue 43): hostile chunk files, docstores, Parquet files, page state
+"""The fuzz beyond `simulate`: hostile chunk files, docstores, Parquet files, page state
 files, `--chunking` objects, question files, model replies and the page's embedding vectors, each
 through the entry points that read them, the command line's and the page's worker's.
 

@@ -1,4 +1,4 @@
-"""The bounded slice of the fuzz beyond `simulate` (issue 43): hostile chunk files, docstores,
+"""The bounded slice of the fuzz beyond `simulate`: hostile chunk files, docstores,
 Parquet files, state files, --chunking objects, question files, model replies and embedding vectors
 through their readers (tests/fuzz_surfaces.py), the same seeds every run, so a failure names the
 surface and seed that reproduce it (`python tests/fuzz_long.py --surface S --seed N --count 1`).

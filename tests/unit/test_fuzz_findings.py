@@ -1,4 +1,4 @@
-"""What the fuzz of the files, replies and vectors around the core found (issue 43; tests/fuzz_surfaces.py),
+"""What the fuzz of the files, replies and vectors around the core found (tests/fuzz_surfaces.py),
 each as the smallest input that showed it: a traceback, an answer JSON cannot hold, a sentence with
 the wrong words, or work the cost guard did not see. Every one is now a response or one sentence.
 """
