@@ -478,6 +478,7 @@ window.ragsim = Object.freeze({
   lastLoss: () => (supervisor ? supervisor.lastLoss : null),
   setDeadline: (ms) => { if (supervisor) supervisor.deadlineMs = ms; },
   stored: () => Promise.all([persist.flush(), share.flush()]),
+  quiet: () => asks.quiet(), // resolves at rest with nothing queued or running (asks.js)
   // resolves to Python's memory and start, {heap: bytes, boot: {path, ms, snapshotBytes}}
   memory: async () => { const r = supervisor && await supervisor.send({ type: "memory" }); return r && r.ok ? JSON.parse(r.result) : null; },
 });

@@ -96,6 +96,17 @@ export class Asks {
     });
   }
 
+  /** Resolves once the page rests with no ask queued or running: all a move set going is done (the
+   * event a test waits for before it says nothing more was sent). */
+  async quiet() {
+    for (;;) {
+      await this.rest();
+      const busy = [...this.lanes.values()].flatMap((l) => [...l.running, l.queued]).filter(Boolean);
+      if (!busy.length) return;
+      await Promise.all(busy.map((e) => e.promise));
+    }
+  }
+
   /** `run()` (a worker call: a promise of its reply) at rest, in `lane`; merged with an ask of the
    * same lane and key still queued or running. */
   ask(lane, key, run, { latest = false } = {}) {

@@ -12,7 +12,10 @@ SHOWN = 60
 def shown(value, limit: int = SHOWN) -> str:
     """`repr(value)` for a message, cut short with "…" (a string's repr keeps a lone surrogate as its
     escape, so the excerpt is always printable)."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except RecursionError:  # JSON nested deeper than repr goes (the parser reads deeper than it)
+        return f"a {type(value).__name__} nested too deeply to show"
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 

@@ -91,6 +91,20 @@ def settle(page):
 FRAME = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"  # two frames drawn
 
 
+def announcer_idle(page):
+    """Wait until the announcer has nothing waiting to be said: it speaks the verdict once the results
+    rest (render/announce.js, 700 ms) and says so in its `data-pending`."""
+    page.wait_for_function("() => document.getElementById('announcer').dataset.pending !== 'true'")
+    return page
+
+
+def quiet(page):
+    """Wait until the page rests with no work at rest queued or running (asks.js): whatever the last
+    move set going is done, so nothing sent after this was caused by it."""
+    page.evaluate("() => window.ragsim.quiet()")
+    return page
+
+
 def restore(page, fragment: str):
     """The page at `fragment` (from a fresh hash change), settled. (The page rewrites its own hash
     300 ms after a change, so the wait is for the state the fragment sets, not for the hash.)"""

@@ -20,6 +20,7 @@ import fake_openai
 from fake_openai import FakeOpenAI
 from ragsim.wire import api as core
 from ragsim.wire import ask_checks
+from a11y import quiet
 from test_page import INDEX, settle
 
 pytestmark = pytest.mark.slow  # real Chromium on the built dist/
@@ -102,7 +103,7 @@ def test_the_panel_is_off_by_default_and_nothing_is_sent_before_ask(page, fake, 
     for key in ("ArrowLeft", "ArrowRight", "ArrowLeft", "ArrowRight"):  # drags with the panel open
         slider.press(key)
         settle(page)
-    page.wait_for_timeout(500)
+    quiet(page)  # at rest, everything the drags set going done
     assert fake.requests == [] and offsite == []
 
 
@@ -191,7 +192,7 @@ def test_a_remote_endpoint_is_refused_in_the_page_without_any_request(page, fake
     page.get_by_role("button", name="Ask", exact=True).click()
     status = page.locator("#ask-status")
     assert words in status.inner_text() and status.get_attribute("data-kind") == "error"
-    page.wait_for_timeout(300)
+    quiet(page)
     assert len(fake.requests) == before and offsite == [] and page.locator(CARDS).count() == cards
 
 

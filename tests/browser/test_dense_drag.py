@@ -88,7 +88,11 @@ def test_a_held_job_waits_for_the_drag_and_resumes_after(jobs):
       post({type: 'embed', job: 4, lane: 'main', priority: 0, query: 'dragged', texts: texts.map((t) => t + ' (drag)')});
     }""", [t + " (held)" for t in TEXTS])
     jobs.evaluate("() => until((m) => m.type === 'scores' && m.job === 4)")
-    jobs.wait_for_timeout(500)
+    # the drag's next job, sent once its first is answered, is answered too: the worker went on past
+    # job 4 (where a hold that did not hold would have begun job 3) and job 3 has not moved
+    jobs.evaluate("(texts) => post({type: 'embed', job: 40, lane: 'main', priority: 0, query: 'next', texts})",
+                  [t + " (next)" for t in TEXTS])
+    jobs.evaluate("() => until((m) => m.type === 'scores' && m.job === 40)")
     assert not jobs.evaluate("() => seen.some((m) => m.type === 'scores' && m.job === 3)")
     assert max(m["done"] for m in jobs.evaluate("() => seen.filter((m) => m.type === 'embedding' && m.job === 3)")) == 0
     jobs.evaluate("() => post({type: 'hold', on: false})")

@@ -106,7 +106,8 @@ def test_curve_is_drawn_and_the_threshold_drag_recuts_without_embedding(page, of
     assert len(cuts(page)) == windows - 2 and verdict(page)[0] == "cut"
 
     # pointer: drag the knob up to the median distance; the cuts follow, the amount is set from the line
-    page.wait_for_timeout(400)  # the keys have rested: the line is at the worker's threshold for amount 0
+    # the keys have rested: the line is the worker's threshold for amount 0, no longer the keys' preview
+    page.wait_for_function("() => document.getElementById('semantic-curve').dataset.preview === 'false'")
     box = page.locator("#semantic-curve .sem-knob").bounding_box()
     plot = page.locator("#semantic-curve").bounding_box()
     lo, hi = (float(handle.get_attribute(a)) for a in ("aria-valuemin", "aria-valuemax"))

@@ -16,6 +16,7 @@ pytest.importorskip("onnxruntime", reason="the dense extra is part of the test e
 import ragsim.host  # noqa: E402
 from ragsim.split import semantic  # noqa: E402
 from ragsim.wire import api, question_io  # noqa: E402
+from a11y import FRAME  # noqa: E402
 from test_page import INDEX, page_request, restore, settle  # noqa: E402
 from test_semantic_page import ANSWER, TEXT, TOPICS  # noqa: E402
 
@@ -216,7 +217,7 @@ def test_a_semantic_question_set_and_its_map(page, offsite, page_errors):
     assert page.evaluate("window.ragsim.semantic()")["jobs"] == chroma["jobs"]
     if SHOTS:
         page.set_viewport_size({"width": 390, "height": 844})
-        page.wait_for_timeout(300)
+        page.evaluate(FRAME)  # laid out again at the phone's width
         page.locator("#qs-results").scroll_into_view_if_needed()
         page.screenshot(path=f"{SHOTS}/semsets-chroma-390.png", full_page=False)
         page.locator("#map-section").screenshot(path=f"{SHOTS}/semsets-map-390.png")

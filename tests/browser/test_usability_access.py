@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from a11y import axe_violations, load_collection, settle
+from a11y import announcer_idle, axe_violations, load_collection, settle
 from ragsim.wire import api
 
 pytestmark = pytest.mark.slow  # real Chromium on the built dist/
@@ -60,9 +60,7 @@ def quiet(page):
     """Settled, the panels drawn and the announcer done (so axe sees a page at rest)."""
     settle(page)
     panels_drawn(page)
-    # The announcer's rest (700 ms): with a collection loaded it may say nothing new (SPOKEN does not
-    # fit there), so this one wait stays a fixed time.
-    page.wait_for_timeout(900)
+    announcer_idle(page)  # with a collection loaded it may say nothing new: SPOKEN does not fit there
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

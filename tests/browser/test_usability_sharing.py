@@ -8,7 +8,7 @@ it, light and dark. (The page opened from disk: test_usability_disk.py.)"""
 
 import pytest
 
-from a11y import axe_violations, settle
+from a11y import FRAME, announcer_idle, axe_violations, settle
 
 pytestmark = pytest.mark.slow  # real Chromium on the built dist/
 
@@ -24,8 +24,7 @@ def page(booted_page):
 
 
 def test_a_refused_clipboard_shows_the_link_selected_in_a_visible_box(page):
-    settle(page)
-    page.wait_for_timeout(900)  # the verdict has been spoken: the announcer is free
+    announcer_idle(settle(page))  # the verdict has been spoken: the announcer is free
     page.evaluate("""() => { navigator.clipboard.writeText = () =>
                                Promise.reject(new DOMException('Write permission denied.', 'NotAllowedError')); }""")
     box = page.locator("#share-output")
@@ -97,7 +96,7 @@ def test_the_embed_shows_the_question_keeps_its_height_and_passes_axe(page, serv
     # (the quotation marks are the <q> elements' own)
     assert text.startswith("Question: How long do hourly snapshots last?\nMarked answer: Hourly snapshots are kept for 48 hours")
     assert question.locator("q").count() == 2
-    page.wait_for_timeout(900)
+    announcer_idle(sim)
     assert axe_violations(sim) == []
     # The pointer over the picture: the detail box fills in, the frame's height stays.
     page.wait_for_function("window.heights.length > 0")
@@ -110,7 +109,8 @@ def test_the_embed_shows_the_question_keeps_its_height_and_passes_axe(page, serv
     canvas.hover(position={"x": box["width"] / 2, "y": box["height"] - 29})
     assert sim.locator("#detail-head").inner_text() == "Click to mark this sentence as the answer:"
     page.mouse.move(1, 1)
-    page.wait_for_timeout(300)
+    sim.evaluate(FRAME)  # the frame drawn without the pointer (and any new height posted) ...
+    page.evaluate(FRAME)  # ... and the page's frames since, which would have taken that message
     assert page.evaluate("window.heights.length") == count
     assert page.evaluate("document.getElementById('sim').getBoundingClientRect().height") == height
     page.emulate_media(color_scheme="light")

@@ -339,6 +339,24 @@ def test_lancedb_langchain_and_llamaindex_tables(tmp_path, lc_docs):
         (n.node_id, n.text, n.start_char_idx, n.end_char_idx, "prose.txt") for n in nodes]
 
 
+def test_a_lancedb_table_over_one_page_numbers_its_rows_on_across_pages(tmp_path):
+    import lancedb
+
+    # a table without ids: each row's id is its place, which must go on past the first page of 1,000 rows
+    # (each page numbered from 0 again gave "chunks[1000].id '0' repeats chunks[0]'s")
+    n = 2 * stores.PAGE + 500
+    rows = [{"text": f"Chunk number {i}.", "source": "a.txt", "vector": [float(i % 7), 1.0]} for i in range(n)]
+    lancedb.connect(str(tmp_path)).create_table("rows", data=rows)
+    got = read_store(f"lancedb:{tmp_path}")["chunks"]
+    assert [(c["id"], c["text"]) for c in got] == [(str(i), f"Chunk number {i}.") for i in range(n)]
+    _, pages = store_pages(f"lancedb:{tmp_path}")
+    paged = list(pages)
+    assert [len(p) for p in paged] == [stores.PAGE, stores.PAGE, 500]
+    assert [c["id"] for p in paged for c in p] == [str(i) for i in range(n)]
+    report = run_cli("inspect", f"lancedb:{tmp_path}", "--json")
+    assert report.returncode == 0, report.stderr
+
+
 # --- Files --------------------------------------------------------------------------------------------
 
 

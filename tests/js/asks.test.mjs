@@ -73,3 +73,19 @@ test("an ask that throws answers {ok: false} and the lane goes on", async () => 
   assert.match(reply.error.message, /boom/);
   assert.deepEqual(await asks.ask("map", 2, () => Promise.resolve({ ok: true })), { ok: true });
 });
+
+test("quiet resolves once the page rests and every ask it set going, and those they set, is done", async () => {
+  const asks = new Asks(), log = [];
+  let release;
+  asks.moved();
+  asks.ask("map", 1, () => new Promise((resolve) => { release = () => { log.push("map"); resolve({ ok: true }); }; }));
+  let quiet = false;
+  const done = asks.quiet().then(() => { quiet = true; });
+  await wait(REST_MS * 1.5);
+  assert.equal(quiet, false); // at rest, but the map is still running
+  asks.ask("sweep", 1, answer(log, "sweep")); // asked while it runs: runs at once (at rest)
+  release();
+  await done;
+  assert.deepEqual(log, ["sweep", "map"]);
+  await asks.quiet(); // at rest with nothing left: at once
+});

@@ -62,6 +62,8 @@ def test_placeholders_are_filled_once_in_one_pass_and_a_missing_one_is_refused()
     ("Both: 42,000 km and the Adams Ring.", ["42,000 km", "Adams  ring"], True),  # every reference
     ("Only 42,000 km.", ["42,000 km", "Adams Ring"], False),
     ("anything", [], None), ("anything", ["  "], None),  # nothing marked
+    # case folded, not lowered: "ß" folds to "ss", as "SS" does ("straße".lower() is not "strasse")
+    ("Die Hafenstraße ist gesperrt.", ["HAFENSTRASSE"], True), ("DIE HAFENSTRASSE", ["Hafenstraße"], True),
 ])
 def test_contains_answer(reply, answers, expected):
     assert ask_checks.contains_answer(reply, answers) is expected

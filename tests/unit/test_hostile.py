@@ -309,6 +309,25 @@ def test_the_guard_refuses_a_request_over_30_seconds_with_its_estimate():
     cost.guard(estimate, cost.BATCH)
 
 
+def test_the_guards_budgets_are_30_seconds_and_a_gigabyte_not_more():
+    # each request is over one budget by less than twice, and under the other: a guard loosened (to
+    # 300 s, to 4 GB) would let it run
+    questions = [{"id": f"q{i}", "query": "lorem dolor", "references": [{"doc": "d", "start": 0, "end": 5}]}
+                 for i in range(2)]
+    slow = make_request("lorem ipsum dolor sit amet. " * 100_000, unit="chars", size=200, overlap=0, questions=questions,
+                        map={"sizes": list(range(100, 1100, 100)), "overlaps": list(range(0, 100, 10))})
+    estimate = cost.estimate(slow, slow["documents"])
+    assert 30 < estimate.seconds < 60 and estimate.bytes < 2**30, estimate.sentence()
+    err = error_of(quick(lambda: simulate(slow)))
+    assert err["field"] == "map" and "over the 30 s one request may take here" in err["message"]
+    big = make_request("lorem ipsum dolor sit amet. " * 357_000, unit="words", size=1, overlap=0,  # 10 M characters
+                       map={"sizes": [1], "overlaps": [0]})
+    estimate = cost.estimate(big, big["documents"])
+    assert estimate.seconds < 30 and 2**30 < estimate.bytes < 2 * 2**30, estimate.sentence()
+    err = error_of(quick(lambda: simulate(big)))
+    assert "over the 1.0 GB one request may use" in err["message"]
+
+
 def test_the_estimate_of_an_ordinary_request_is_small_and_the_page_default_passes():
     req = request()
     estimate = cost.estimate(req, req["documents"])

@@ -105,6 +105,21 @@ def test_chunks_edited_by_hand_get_the_nearest_splitter_and_what_differs():
     assert r["line"].endswith(f"first difference at chunk 2: stored {a}-{b - 7}, simulated {a}-{b}")
 
 
+def test_a_store_of_a_documents_first_chunks_is_named_by_the_splitter_making_fewest_besides():
+    # Many settings make a document's first chunk or three; the one named makes the fewest chunks that
+    # were not stored, not the first found that makes them all (the search goes on past it).
+    md = "# A\n\nOne para here.\n\n## B\n\nTwo para here with more words.\n\n# C\n\nThree para. " * 5
+    extents, chunks = ours(md, {"strategy": "llamaindex-markdown"})
+    r = ident.identify(md, extents[:1], chunks[:1], tokenizers=())
+    assert r["strategy"] == "llamaindex-markdown"
+    assert r["differs"] == {"number": 2, "stored": None, "simulated": list(extents[1]), "text_differs": False,
+                            "simulated_chunks": len(extents)}
+    text = TEXT[:6000]
+    extents, chunks = ours(text, {"strategy": "langchain-character", "separator": "\n\n", "size": 200, "overlap": 0})
+    r = ident.identify(text, extents[:3], chunks[:3], tokenizers=())
+    assert r["strategy"] == "langchain-character" and r["differs"]["simulated_chunks"] == len(extents)
+
+
 def test_one_edited_chunk_still_names_the_splitter_and_says_which():
     extents, chunks = ours(TEXT, {"strategy": "window", "unit": "chars", "size": 800, "overlap": 100})
     texts = list(chunks)

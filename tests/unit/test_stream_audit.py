@@ -119,6 +119,31 @@ def test_streamed_audit_equals_one_request(chunking, overlaps):
     assert pooled["sentence"] == summary["sentence"]
 
 
+def many_destroyed_facts(folder: pathlib.Path, n: int) -> str:
+    """A file of `n` facts ("The Galle Dam Ba handles about 1,007 containers a year."), each destroyed
+    by windows of 4 words: its name and value lie 7 words apart."""
+    firsts, kinds = ("Harrow", "Galle", "Varga", "Brannock", "Kessel", "Orlin", "Tamsin"), ("Lock", "Dam", "Quay")
+    path = folder / "facts.txt"
+    path.write_text(" ".join(f"The {firsts[i % 7]} {kinds[i % 3]} {chr(65 + i % 26)}{chr(97 + i // 26)} handles "
+                             f"about {1000 + 7 * i:,} containers a year." for i in range(n)), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("n", [50, 51, 90])
+def test_the_first_50_destroyed_facts_are_kept_for_the_text_and_the_rest_counted(tmp_path, n):
+    # the test corpora destroy fewer than 50 facts: the bound on those kept for the text was never reached
+    path = many_destroyed_facts(tmp_path, n)
+    summary, facts = streamed([path], {"unit": "words", "size": 4}, [0, 1], pool.Local(1))
+    assert summary["destroyed_facts"] == len(facts) == n
+    assert summary["destroyed_listed"] == [f for f in facts if f["destroyed_at"]][:audit_run.LISTED]
+    assert audit_run.LISTED == 50
+    out = run_cli("audit", path, "--unit", "words", "--size", "4", "--overlaps", "0,1").stdout
+    named = [line for line in out.splitlines() if line.startswith("  ") and "; overlap 0, 1)" in line]
+    assert len(named) == 50 and f"Destroyed facts ({n})" in out
+    more = f"and {n - 50} more (the fact lines of --jsonl list every fact)."
+    assert out.rstrip().endswith(more) == (n > 50) and out.count(" more (") == (n > 50)
+
+
 def test_the_corpus_sentence_says_it_in_the_studys_words():
     summary, facts = streamed(COLLECTION, {"unit": "chars", "size": 900}, [0, 50, 150, 300], pool.Local(1))
     gap = max(f["stretch"][1] - f["stretch"][0] for f in facts)

@@ -116,6 +116,7 @@ export class SemanticCurve {
     const cuts = this.dragT !== null ? previewCuts(d.semantic, this.dragT).map((c) => this.map.toU16(c)) : d.cuts;
     this.cutsEl.setAttribute("d", cuts.map((c) => this.cutMark(G, c)).join(""));
     this.svg.dataset.shownCuts = String(cuts.length);
+    this.svg.dataset.preview = String(this.dragT !== null); // "false": the worker's own line is shown
     if (!show) return;
     const y = this.yAt(G, t).toFixed(1);
     for (const [k, v] of Object.entries({ x1: PAD, x2: G.w - PAD, y1: y, y2: y })) this.lineEl.setAttribute(k, String(v));

@@ -83,12 +83,18 @@ def check_count(n: int) -> None:
 def curve(spans, distances, threshold, starts, **extra) -> dict:
     """The curve the page draws (SPEC section 12); `threshold` None where nothing is compared;
     `starts` the chunks' starts (the cuts are all but the first)."""
-    if threshold is not None and threshold != threshold:
-        threshold = None  # NaN (a zero vector under LlamaIndex's cosine) is not JSON
-    out = {"distances": distances, "positions": [s[0] for s in spans[1:len(distances) + 1]],
+    if threshold is not None and not math.isfinite(threshold):
+        threshold = None  # NaN or an infinity (a zero vector under LlamaIndex's cosine) is not JSON
+    out = {"distances": _json_numbers(distances), "positions": [s[0] for s in spans[1:len(distances) + 1]],
            "threshold": threshold, "cuts": starts[1:]}
-    out.update(extra)
+    out.update({k: _json_numbers(v) if isinstance(v, list) else v for k, v in extra.items()})
     return out
+
+
+def _json_numbers(values: list) -> list:
+    """The values as JSON holds them: a NaN or an infinity (a zero vector's distance under LlamaIndex's
+    cosine, and the gradient beside it) as null."""
+    return [x if x is None or math.isfinite(x) else None for x in values]
 
 
 # -- LangChain ------------------------------------------------------------------------------------

@@ -133,14 +133,20 @@ def trimmed(curve: dict) -> dict:
     return {k: v for k, v in curve.items() if k not in HELD}
 
 
+# The largest float32: a model's vectors are float32 (as `f32` carries them), and past it the products of
+# a cosine overflow a float.
+FLOAT32_MAX = 3.4028234663852886e38
+
+
 def _rows(vectors, where: str) -> list:
     if not isinstance(vectors, list):
         raise RequestError(where, f"Give {where} as a list of vectors, one per text semantic_needs named.")
     dim = None
     for j, v in enumerate(vectors):
-        ok = isinstance(v, list) and v and all(type(x) in (int, float) and x - x == 0 for x in v)
+        ok = isinstance(v, list) and v and all(type(x) in (int, float) and -FLOAT32_MAX <= x <= FLOAT32_MAX for x in v)
         if not ok:
-            raise RequestError(where, f"{where}[{j}] must be a non-empty list of finite numbers.")
+            raise RequestError(where, f"{where}[{j}] must be a non-empty list of finite numbers (float32's range, as "
+                               "a model's vectors are).")
         if dim is None:
             dim = len(v)
         elif len(v) != dim:

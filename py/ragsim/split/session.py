@@ -73,7 +73,10 @@ class Session:
         return self._indexes.get(key, lambda: DocIndex.build(text, analyzer))
 
     def split(self, doc: DocIndex, chunking: dict):
-        key = (doc.text, doc.analyzer_key, json.dumps(chunking, sort_keys=True))
+        try:
+            key = (doc.text, doc.analyzer_key, json.dumps(chunking, sort_keys=True))
+        except RecursionError:  # a field nested deeper than the encoder goes: the splitter refuses it, uncached
+            return split_and_layout(doc, chunking, self.semantic)
         got = self._splits.get(key, lambda: split_and_layout(doc, chunking, self.semantic))
         if _pending(got):
             self._splits.forget(key)

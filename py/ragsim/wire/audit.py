@@ -68,7 +68,8 @@ def _audit(request: dict, session: Session, budget: cost.Budget, progress) -> di
     overlaps = read_overlaps(request)
     cost.guard(estimate(request, docs), budget)
     given = read_given(chunking, docs)  # chunks read back from an index (SPEC 11): one split, no sweep
-    if given is not None or chunking.get("strategy") in registry.EMBEDDING:  # a semantic chunker has no overlap
+    strategy = chunking.get("strategy")  # checked by the splitter: here it may be any JSON
+    if given is not None or (isinstance(strategy, str) and strategy in registry.EMBEDDING):  # a semantic chunker has no overlap
         overlaps = overlaps[:1]
     retrieval = read_retrieval_options(request.get("retrieval") or {})
     ranker = _dense_ranker(request.get("retrieval") or {}, docs, session)  # None for BM25

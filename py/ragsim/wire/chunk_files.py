@@ -17,7 +17,8 @@ import re
 from ragsim.errors import RequestError
 from ragsim.wire import chunk_records as records  # its limits read when used (a test may lower them)
 from ragsim.wire.chunk_records import (
-    check_count, check_depth, check_json, document_of, from_row, loads_or_none, loads_record, offsets, too_long)
+    check_count, check_depth, check_json, document_of, from_row, loads_or_none, loads_record, offsets, source_of,
+    too_long)
 
 MAX_FILE_BYTES = 200_000_000
 KINDS = ("jsonl", "json", "csv")
@@ -49,7 +50,7 @@ def parse(name: str, text: str, *, text_field=None, doc_field=None, progress=Non
                                     f"split it, or export one document's chunks.")
     kind = kind_of(name)
     if kind is None:
-        raise RequestError("store", f"{name} is no chunk file ragsim reads: give a .jsonl, .json or .csv file "
+        raise RequestError("store", f"{name.strip() or 'A file without a name'} is no chunk file ragsim reads: give a .jsonl, .json or .csv file "
                                     f"or a LlamaIndex docstore.json.")
     if kind == "jsonl":
         return "jsonl", _chunks(_jsonl_rows(name, text), text_field, doc_field, progress)
@@ -210,6 +211,9 @@ def _csv_rows(name: str, text: str):
 def read_docstore(data, name: str, *, doc_field=None, progress=None) -> list[dict]:
     """The nodes of a LlamaIndex docstore.json (its parsed JSON), in their order; Documents skipped."""
     entries = data.get("docstore/data") if isinstance(data, dict) else None
+    if isinstance(data, dict) and "docstore/data" in data and not isinstance(entries, dict):
+        raise RequestError("store", f"{name}'s \"docstore/data\" is a JSON {type(entries).__name__}, not the object of "
+                                    f"nodes LlamaIndex's StorageContext.persist() writes: persist the index again.")
     if not isinstance(entries, dict):
         found = ", ".join(sorted(map(str, data))[:8]) if isinstance(data, dict) else type(data).__name__
         raise RequestError("store", f"{name} is not a docstore.json as LlamaIndex's StorageContext.persist() "
@@ -235,8 +239,7 @@ def read_docstore(data, name: str, *, doc_field=None, progress=None) -> list[dic
 def _node_chunk(node_id: str, node: dict, name: str, doc_field) -> dict:
     text = node["text"]
     metadata = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
-    source = (node.get("relationships") or {}).get("1")  # NodeRelationship.SOURCE: the document's id
-    ref_doc = source.get("node_id") if isinstance(source, dict) else None
+    ref_doc = source_of(node)  # NodeRelationship.SOURCE: the document's id
     start, end = offsets(text, metadata, node.get("start_char_idx"), node.get("end_char_idx"))
     where = f"Node {node_id!r} in {name.replace(chr(92), '/').rsplit('/', 1)[-1]}"
     check_depth(metadata, where)

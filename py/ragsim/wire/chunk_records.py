@@ -156,9 +156,16 @@ def node_content(row: dict, where: str = "A record") -> dict | None:
     return None
 
 
-def _source_of(node: dict | None) -> str | None:
-    source = ((node or {}).get("relationships") or {}).get("1")  # NodeRelationship.SOURCE
+def source_of(node: dict | None) -> str | None:
+    """The document id a LlamaIndex node names as its source (None where it names none)."""
+    relationships = _mapping((node or {}).get("relationships"))
+    source = relationships.get("1")  # NodeRelationship.SOURCE
     return source.get("node_id") if isinstance(source, dict) else None
+
+
+def _mapping(value) -> dict:
+    """`value` where it is an object, else none: a node's parts are read as far as they have its shape."""
+    return value if isinstance(value, dict) else {}
 
 
 def _fields_message(row: dict, where: str, text_field: str | None, candidates) -> str:
@@ -193,7 +200,7 @@ def from_row(row: dict, position: str, *, candidates, text_field=None, doc_field
         skip = {key, "id", "id_", "metadata", *_NODE_KEYS}
         metadata = {k: v for k, v in row.items() if k not in skip}
     if node is not None:
-        metadata = {**(node.get("metadata") or {}), **metadata}
+        metadata = {**_mapping(node.get("metadata")), **metadata}
     chunk_id = position
     if not own_id:
         for id_key in ("id", "id_"):
@@ -206,7 +213,7 @@ def from_row(row: dict, position: str, *, candidates, text_field=None, doc_field
     check_depth(metadata, where)
     holder = node if node is not None else row
     start, end = offsets(text, metadata, holder.get("start_char_idx"), holder.get("end_char_idx"))
-    ref_doc = _source_of(node) or _source_of(row)
+    ref_doc = source_of(node) or source_of(row)
     return {"id": chunk_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
             "metadata": metadata, "start": start, "end": end}
 
@@ -225,9 +232,9 @@ def from_chroma(chunk_id, document, metadata, *, text_field=None, doc_field=None
                                          f"texts): name the metadata key holding the text with --text-field.")
     user = {k: v for k, v in metadata.items() if k not in _NODE_KEYS and k != text_field}
     if node is not None:
-        user = {**(node.get("metadata") or {}), **user}
+        user = {**_mapping(node.get("metadata")), **user}
     check_depth(user, where)
     holder = node or {}
     start, end = offsets(text, user, holder.get("start_char_idx"), holder.get("end_char_idx"))
-    return {"id": str(chunk_id), "text": text, "doc": document_of(user, doc_field, _source_of(node), where),
+    return {"id": str(chunk_id), "text": text, "doc": document_of(user, doc_field, source_of(node), where),
             "metadata": user, "start": start, "end": end}

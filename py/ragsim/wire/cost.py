@@ -36,6 +36,8 @@ S_SENTENCE = 4e-6  # a character of LlamaIndex's SentenceSplitter besides its to
 S_SEPARATOR = 1e-7  # a character searched by one separator character (LangChain's passes): 7.6e-8
 S_CONTEXT = 2e-8  # a character of context assembled (too small to measure at 8 M characters)
 S_EMBED = 2e-5  # a character embedded by the dense model on the CPU (at most 1,200 a chunk)
+S_RUN = 5e-6  # a run of pieces weighed by Chroma's ClusterSemanticChunker (its block's sum begun): 3.5e-6
+S_BLOCK = 1e-7  # an entry of such a run's block summed (numpy's pairwise order, in Python): 6e-8
 # --- bytes per unit -------------------------------------------------------------------------
 B_INDEX = 70  # a character indexed (the text, its words, terms and postings)
 B_CHUNK = 1_100  # a chunk (its extent, layout, score and response object)
@@ -173,6 +175,7 @@ def estimate(request: dict, docs: list[dict]) -> Cost:
              Term("chunking.size", f"{n:,} chunks", n * S_CHUNK, n * B_CHUNK)]
     per_token = S_TOKEN if all(d["text"].isascii() for d in docs) else S_TOKEN_HARD
     terms += _split_terms(chunking, unit, chars, per_token)
+    terms += _cluster_terms(chunking, docs)
     questions = len(_list(request, "questions")) or 1
     cells = _map_cells(request, units, len(docs))
     terms.append(Term("questions", f"{questions:,} questions x {n:,} chunks", questions * n * S_QUESTION,
@@ -204,6 +207,26 @@ def _split_terms(chunking: dict, unit: str, chars: int, per_token: float) -> lis
         out.append(Term("chunking.separators", f"{len(seps)} separators over {chars:,} characters",
                         width * chars * S_SEPARATOR, 0))
     return out
+
+
+def _cluster_terms(chunking: dict, docs: list[dict]) -> list[Term]:
+    """Chroma's ClusterSemanticChunker weighs every run of up to size // min_chunk_size pieces ending at
+    each piece, summing the run's square block of similarities: about pieces x runs x run^2 / 3 entries
+    (a piece holds min_chunk_size tokens, or fewer where the text's separators come sooner)."""
+    if chunking.get("strategy") != "chroma-cluster":
+        return []
+    least = _int(chunking, "min_chunk_size", 50, lo=1)
+    longest = max(1, _int(chunking, "size", 400, lo=1) // least)
+    runs = entries = pieces_all = 0
+    for d in docs:
+        tokens = units_in([d], "tokens")[0]
+        pieces = min(tokens, 2 * tokens // least + 1)
+        m = min(longest, pieces)
+        runs += pieces * m
+        entries += max(0, pieces - m) * m ** 3 // 3 + m ** 4 // 12  # the first m pieces end shorter runs
+        pieces_all += pieces
+    return [Term("chunking.min_chunk_size", f"{pieces_all:,} pieces clustered in runs of up to {longest:,}",
+                 runs * S_RUN + entries * S_BLOCK, 0)]
 
 
 def _map_cells(request: dict, units: int, docs: int):

@@ -250,7 +250,7 @@ def _judged(request: dict, al, documents: list[dict], questions, out: dict) -> N
             raise RequestError("questions", "Give questions as a list of {id, query, references} (SPEC section 8).")
         for q in questions:
             for r in (q.get("references") or []) if isinstance(q, dict) else []:
-                if isinstance(r, dict) and r.get("doc") in al.texts():
+                if isinstance(r, dict) and isinstance(r.get("doc"), str) and r["doc"] in al.texts():
                     entry = stored_checks.phrase_check(al, r, "questions")[0]
                     out["phrases"].append({**entry, "source": f"question {q.get('id')}"})
     if span is None and questions is None or not documents:
@@ -285,7 +285,8 @@ def facts(request: dict, al, documents: list[dict], rank: bool = True) -> dict:
         return {"count": 0, "destroyed": [], "found_top_k": 0, "facts": []}
     chunking = stored_chunking(al)
     if rank:
-        k = (request.get("retrieval") or {}).get("k", 3)
+        retrieval = request.get("retrieval")
+        k = retrieval.get("k", 3) if isinstance(retrieval, dict) else 3  # a retrieval of another kind: audit names it
         got = corpus_audit.audit({"documents": documents, "chunking": chunking, "retrieval": request.get("retrieval") or {},
                                   "overlaps": [0], "precision_k": k if isinstance(k, int) and not isinstance(k, bool) and k > 0
                                   else 3})

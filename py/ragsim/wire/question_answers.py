@@ -17,7 +17,7 @@ def finetune_items(data: dict) -> list:
     for qid, query in data["queries"].items():
         nodes = data["relevant_docs"].get(qid) or []
         out.append({"id": str(qid), "query": query,
-                    "reference_contexts": [corpus.get(n) for n in nodes] if isinstance(nodes, list) else nodes})
+                    "reference_contexts": [corpus.get(str(n)) for n in nodes] if isinstance(nodes, list) else nodes})
     return out
 
 
@@ -46,7 +46,7 @@ def _contexts(value, where: str) -> list:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             try:
                 value = ast.literal_eval(value)  # pandas writes a list column as its Python repr; literals only
             except (ValueError, SyntaxError, MemoryError, RecursionError):

@@ -126,6 +126,8 @@ def _read_csv_row(row: dict, docs: list[dict], n: int, where: str, every: bool =
         refs = json.loads(row.get("references") or "")
     except ValueError as e:
         raise RequestError(where, f"{where}: references is not a JSON list ({e}).") from None
+    except RecursionError:
+        raise RequestError(where, f"{where}: references is nested too deeply to be a list of references.") from None
     if not isinstance(refs, list):
         raise RequestError(where, f"{where}: references must be a JSON list of {{content, start_index, end_index}}.")
     ours = []
@@ -249,7 +251,7 @@ def _json_lines(text: str) -> bool:
         return False
     try:
         return all(isinstance(json.loads(line), dict) for line in lines)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 

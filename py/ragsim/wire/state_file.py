@@ -116,7 +116,8 @@ def to_request(state: dict) -> dict:
     if state.get("version") != 1:
         raise RequestError("version", "This state file is of another version; save it again with the page's \"Download state\".")
     docs = state.get("docs")
-    if not isinstance(docs, list) or not docs or not all(isinstance(d, dict) and isinstance(d.get("text"), str) for d in docs):
+    if not isinstance(docs, list) or not docs or not all(isinstance(d, dict) and isinstance(d.get("text"), str)
+                                                         and isinstance(d.get("id"), str) for d in docs):
         raise RequestError("docs", "The state file's docs must be a list of {id, title, text}; save it again with the page.")
     documents = [{"id": d.get("id"), "title": d.get("title", ""), "text": d["text"]} for d in docs]
     s = settings(state)
@@ -124,7 +125,11 @@ def to_request(state: dict) -> dict:
     for name, field, _, _, strategies, when, wire in ROWS:
         if (strategies and s["strategy"] not in strategies) or (when and not when(s)):
             continue
-        value = wire(s[name]) if wire else s[name]
+        try:
+            value = wire(s[name]) if wire else s[name]
+        except (ValueError, RecursionError):  # a setting the page keeps as JSON text that is none
+            raise RequestError(f"settings.{name}", f"The state file's {name} is not the JSON text the page writes; "
+                                                   "save the state again with the page.") from None
         if value is not None:
             _put(request, field, value)
     if "weights" in request["retrieval"]:
@@ -165,18 +170,23 @@ def _cp(text: str, x: dict) -> tuple[int, int]:
     return code_point(text, x["start"]), code_point(text, x["end"])
 
 
+def _names_one(doc, texts: dict) -> bool:
+    """Whether a mark's `doc` is the id of one of the documents (a file may hold any JSON there)."""
+    return isinstance(doc, str) and doc in texts
+
+
 def _span(span, texts: dict, selected):
     if not isinstance(span, dict):
         return None
     doc = span.get("doc") if span.get("doc") is not None else selected
-    if doc not in texts or not _fits(texts[doc], span):
+    if not _names_one(doc, texts) or not _fits(texts[doc], span):
         return None
     start, end = _cp(texts[doc], span)
     return {"doc": doc, "start": start, "end": end}
 
 
 def _fact(fact, texts: dict):
-    if not isinstance(fact, dict) or fact.get("doc") not in texts:
+    if not isinstance(fact, dict) or not _names_one(fact.get("doc"), texts):
         return None
     text = texts[fact["doc"]]
     if not (_fits(text, fact.get("name")) and _fits(text, fact.get("value"))):
@@ -191,7 +201,7 @@ def _questions(questions, texts: dict) -> list:
         if not isinstance(q, dict) or not isinstance(q.get("refs"), list):
             continue
         refs = [{"doc": r["doc"], "start": a, "end": z} for r in q["refs"]
-                if isinstance(r, dict) and r.get("doc") in texts and _fits(texts[r["doc"]], r)
+                if isinstance(r, dict) and _names_one(r.get("doc"), texts) and _fits(texts[r["doc"]], r)
                 for a, z in [_cp(texts[r["doc"]], r)] if texts[r["doc"]][a:z].strip()]
         if refs:
             out.append({"id": q.get("id"), "query": q.get("query", ""), "references": refs})
