@@ -445,3 +445,15 @@ def test_a_stopped_inspect_leaves_no_temporary_file_and_says_so(tmp_path):
     assert proc.returncode == 130
     assert err.strip() == "ragsim: stopped before the end; its temporary files were removed."
     assert list(spills.iterdir()) == []
+
+
+def test_a_run_that_is_one_request_refuses_jsonl_rather_than_write_nothing(tmp_path):
+    """`audit`/`eval --method hybrid` run as one request: asked for --jsonl they said nothing and wrote
+    nothing; now one sentence, exit 2, and no file."""
+    out = tmp_path / "out.jsonl"
+    for argv in (("audit", "examples/harbour.md", "--method", "hybrid", "--jsonl", str(out)),
+                 ("eval", "examples/harbour.md", "--questions", "examples/questions.json", "--method", "hybrid",
+                  "--jsonl", str(out))):
+        done = run_cli(*argv)
+        assert done.returncode == 2 and "writes no --jsonl file" in done.stderr and "Traceback" not in done.stderr
+        assert not out.exists()

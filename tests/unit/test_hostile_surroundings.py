@@ -341,3 +341,4 @@ def test_a_folder_that_cannot_be_read_is_said_not_passed_over(tmp_path, monkeypa
     deny(monkeypatch, kb)
     assert sources.walk([str(kb)]) == ([], [(str(kb), "is a folder that cannot be read (Permission denied), so its "
                                                       "files were not read")])
+

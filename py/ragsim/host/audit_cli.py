@@ -183,6 +183,9 @@ def main(argv) -> int:
         console.say(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {shown(args.overlaps)}).")
         return 2
     if args.method == "hybrid":  # its fused ranks need every chunk's two ranks: one request
+        if args.jsonl:  # a file asked for and never written would be lost output
+            console.say(f"ragsim audit: {kb_cli.NO_JSONL}")
+            return 2
         return _one_request(args, overlaps)
     try:  # the retriever's fields, as one request reads them, before any file is read
         read_options(cli_retrieval.retrieval_fields(args))

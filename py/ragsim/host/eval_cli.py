@@ -288,6 +288,9 @@ def main(argv) -> int:
         return 2
     if streams(args):
         return _streamed(args, rules)
+    if args.jsonl:  # a file asked for and never written would be lost output
+        console.say(f"{PROG}: {kb_cli.NO_JSONL}")
+        return 2
     try:
         documents, base = read_documents(args)
         questions_text = read_text_file(args.questions) if args.questions is not None else None

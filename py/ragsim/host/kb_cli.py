@@ -63,6 +63,11 @@ def check_output(args) -> None:
     jsonl_out.refuse_existing(getattr(args, "jsonl", None), getattr(args, "force", False), bool(args.resume))
 
 
+# What a run that is one request (hybrid retrieval, a page state file) says to --jsonl, which it cannot write.
+NO_JSONL = ("this run is one request (hybrid retrieval needs every chunk's two ranks at once; a state file is one "
+            "page's request), so it writes no --jsonl file; leave --jsonl out and send --json to a file instead.")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--glob", default=None, help="In directories, only the files whose name (or path below "
                         "the directory) matches this pattern, e.g. '*.md'.")
