@@ -342,3 +342,32 @@ def test_a_folder_that_cannot_be_read_is_said_not_passed_over(tmp_path, monkeypa
     assert sources.walk([str(kb)]) == ([], [(str(kb), "is a folder that cannot be read (Permission denied), so its "
                                                       "files were not read")])
 
+
+def test_a_chroma_server_that_accepts_and_stays_silent_is_one_sentence_within_the_deadline(monkeypatch, capsys):
+    """`chroma+http://`: Chroma's own client waits for ever on a server that accepts and says nothing
+    (its requests have no timeout); ragsim asks first, with a deadline, and then gives each of the
+    client's requests one."""
+    import socket
+    import threading
+    import time
+
+    pytest.importorskip("chromadb")
+    from ragsim.host import inspect_cli, store_safety
+
+    monkeypatch.setattr(store_safety, "SERVER_DEADLINE", 1.0)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    held = []
+    threading.Thread(target=lambda: held.append(listener.accept()), daemon=True).start()
+    port = listener.getsockname()[1]
+    began = time.monotonic()
+    try:
+        code = inspect_cli.run_inspect([f"chroma+http://127.0.0.1:{port}"])
+    finally:
+        listener.close()
+    err = capsys.readouterr().err
+    assert code == 2 and time.monotonic() - began < 10
+    assert f"chroma+http://127.0.0.1:{port} could not be reached (nothing answered within 1 s): check that `chroma run` " \
+           "serves there." in err
+    assert err.count("\n") == 1 and "Traceback" not in err

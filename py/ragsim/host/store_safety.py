@@ -31,6 +31,38 @@ def unreachable(where, exc, what: str) -> RequestError:
     return RequestError("store", f"{where} could not be reached ({reason}): check that {what}.")
 
 
+SERVER_DEADLINE = 30.0  # seconds: a store's server silent this long, at the start or on one page, is not serving
+
+
+def heard(where: Address) -> Address:
+    """`where` once its server has answered an HTTP request within `SERVER_DEADLINE` (any answer: it
+    serves). Chroma's client waits for ever on a server that accepts and stays silent, from its first
+    request; this asks first, through ragsim's own client (a deadline, no redirect to another host)."""
+    from ragsim.host import http_client
+
+    p = where.parts
+    url = f"{'https' if p.get('ssl') else 'http'}://{p['host']}:{p['port']}/api/v2/heartbeat"
+    try:
+        http_client.fetch(url, timeout=SERVER_DEADLINE, max_bytes=64 * 1024)
+    except http_client.HTTPFailure as exc:
+        said = str(exc)
+        reason = "the connection was refused" if "connection refused" in said else \
+            f"nothing answered within {SERVER_DEADLINE:g} s" if "did not answer within" in said else \
+            "the host was not found" if "was not found" in said else "no HTTP answer came"
+        raise unreachable(where, reason, "`chroma run` serves there") from None
+    return where
+
+
+def with_deadline(client):
+    """A chromadb HttpClient whose requests each give up after `SERVER_DEADLINE` (its own never do)."""
+    import httpx
+
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if session is not None:
+        session.timeout = httpx.Timeout(SERVER_DEADLINE)
+    return client
+
+
 def client_module(module: str, package: str):
     """The store's client library, imported when its store is read (ragsim imports without it)."""
     import importlib

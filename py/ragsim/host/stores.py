@@ -22,7 +22,7 @@ from pathlib import Path
 from ragsim.errors import RequestError
 from ragsim.host import store_faiss, store_files, store_milvus, store_pgvector
 from ragsim.host.cli_common import not_regular
-from ragsim.host.store_safety import Address, client_module, guarded, read_only, unreachable
+from ragsim.host.store_safety import Address, client_module, guarded, heard, read_only, unreachable, with_deadline
 from ragsim.host.store_records import (
     MAX_CHUNKS, PAYLOAD_TEXT, check_count, from_chroma, from_row, pick_one, plain, vector_free)
 
@@ -173,9 +173,9 @@ def _chroma_collection(path, collection: str | None, shown_as=None):
     chromadb = client_module("chromadb", "chromadb")
     if isinstance(path, Address):
         try:
-            client = chromadb.HttpClient(**path.parts)
-        except ValueError as exc:  # chromadb's word for a server that did not answer
-            raise unreachable(path, exc, "`chroma run` serves there") from None
+            client = with_deadline(chromadb.HttpClient(**heard(path).parts))  # neither waits for ever
+        except ValueError as exc:  # chromadb's word for a server that did not answer (ours is said already)
+            raise (exc if isinstance(exc, RequestError) else unreachable(path, exc, "`chroma run` serves there")) from None
     else:
         client = chromadb.PersistentClient(path=str(path))
     names = [c if isinstance(c, str) else c.name for c in client.list_collections()]
