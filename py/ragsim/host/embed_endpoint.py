@@ -158,16 +158,17 @@ class EndpointEmbedder:
                                 "changed during the run.")
         try:
             array = np.asarray(vectors, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # not numbers, or an integer past any float
             raise EndpointError(f"{self.url} returned an embedding that is not a list of numbers.") from None
         if not np.isfinite(array).all():
             raise EndpointError(f"{self.url} returned an embedding holding NaN or infinity; the model failed on some "
                                 "text.")
-        norms = np.linalg.norm(array, axis=1, keepdims=True)
-        if (norms == 0).any():
+        scale = np.abs(array).max(axis=1, keepdims=True)  # so the squares of 1e308 do not overflow
+        if (scale == 0).any():
             raise EndpointError(f"{self.url} returned an all-zero embedding, which has no direction to compare.")
+        array = array / scale
         self.dimension = dim
-        return (array / norms).astype(np.float32)
+        return (array / np.linalg.norm(array, axis=1, keepdims=True)).astype(np.float32)
 
 
 ENV_ENDPOINT, ENV_MODEL = "RAGSIM_EMBED_ENDPOINT", "RAGSIM_EMBED_MODEL"
