@@ -35,6 +35,8 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import fuzz_files as files
 from fuzz_requests import LONG, PIECES, Hang, Malformed, _limit, any_json, check_error, check_response, chunking
@@ -480,48 +482,98 @@ def utf8(rng: random.Random, text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass" if rng.random() < 0.05 else "replace")
 
 
-def cli_case(rng: random.Random, folder: pathlib.Path) -> tuple[list[str], bytes]:
-    """(arguments, stdin) of one command over hostile files written in `folder`."""
+def embed_body(rng: random.Random) -> bytes:
+    """What an embeddings endpoint sends back: the right shape bent (counts, dimensions, numbers), or any JSON."""
+    if rng.random() < 0.3:
+        return files.dumps(rng, any_json(rng)).encode("utf-8", "surrogatepass")
+    dim = rng.choice([1, 3, 8])
+    rows = [{"object": "embedding", "index": i, "embedding": files.odd(rng, [rng.choice([0.5, -1.0, 2, 0, 1e308,
+                                                                                       float("nan")]) for _ in range(dim)])}
+            for i in range(rng.randrange(0, 40))]
+    return files.dumps(rng, {"object": "list", "data": files.odd(rng, rows), "model": "m"}).encode("utf-8", "surrogatepass")
+
+
+@contextlib.contextmanager
+def local_server(status: int, body: bytes):
+    """A server on 127.0.0.1 answering every request with `status` and `body`, for a command run against it."""
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def answer(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = answer
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def cli_case(rng: random.Random, folder: pathlib.Path) -> tuple[list[str], bytes, tuple | None]:
+    """(arguments, stdin, served) of one command over hostile files written in `folder`; `served` is the
+    (status, body) a local server answers with, for a command that asks a model or an embedding endpoint
+    ("ENDPOINT" in the arguments stands for its address)."""
     docs = files.documents(rng)
     source = folder / "doc.md"
     source.write_bytes(utf8(rng, docs[0]["text"] or "a"))
-    which = rng.choice(["inspect", "export", "audit", "eval", "state", "parquet"])
+    status = rng.choice([200] * 8 + [401, 404, 500, 429, 204])
+    which = rng.choice(["inspect", "export", "audit", "eval", "state", "parquet", "ask", "embed"])
+    if which == "ask":
+        return (["ask", str(source), "--question", "what is the fee", "--endpoint", "ENDPOINT", "--model", "m",
+                 "--samples", "1", "--timeout", "10"], b"", (status, reply_body(rng)))
+    if which == "embed":
+        return (["audit", str(source), "--size", "40", "--overlaps", "0", "--embed-endpoint", "ENDPOINT", "--embed-model",
+                 "m", "--quiet", "--workers", "1"], b"", (status, embed_body(rng)))
     if which in ("inspect", "export"):
         docs[0]["id"] = "doc.md"
         name, text = files.chunk_file(rng, docs, rng.choice(["jsonl", "json", "csv", "docstore"]))
         name = pathlib.PurePosixPath(name.replace("\\", "/")).name or "x.jsonl"
         (folder / name).write_bytes(utf8(rng, text))
         argv = [which, str(folder / name)] + (["--source", str(source)] if rng.random() < 0.6 else [])
-        return argv + (["-o", "-"] if which == "export" else []), b""
+        return argv + (["-o", "-"] if which == "export" else []), b"", None
     if which == "parquet":
         data = files.parquet_bytes(rng, docs) or b""
         (folder / "c.parquet").write_bytes(data)
         which = rng.choice(["inspect", "export"])
-        return [which, str(folder / "c.parquet")] + (["-o", "-"] if which == "export" else []), b""
+        return [which, str(folder / "c.parquet")] + (["-o", "-"] if which == "export" else []), b"", None
     if which == "audit":
         argument = chunking_text(rng).encode("utf-8", "replace").decode("utf-8")  # an argument is no lone surrogate
-        return ["audit", str(source), "--chunking", argument, "--overlaps", "0,1"], b""
+        return ["audit", str(source), "--chunking", argument, "--overlaps", "0,1"], b"", None
     if which == "eval":
         name, text = files.question_file(rng, [{"id": "doc.md", "title": "", "text": docs[0]["text"]}])
         q = folder / (pathlib.PurePosixPath(name).name or "q.json")
         q.write_bytes(utf8(rng, text))
-        return ["eval", str(source), "--questions", str(q), "--size", "20"], b""
-    return [], json.dumps(state(rng)).encode("utf-8", "surrogatepass")
+        return ["eval", str(source), "--questions", str(q), "--size", "20"], b"", None
+    return [], json.dumps(state(rng)).encode("utf-8", "surrogatepass"), None
 
 
 def surface_cli(rng: random.Random, seconds: float = LIMIT) -> str:
     with tempfile.TemporaryDirectory() as folder:
-        argv, stdin = cli_case(rng, pathlib.Path(folder))
+        argv, stdin, served = cli_case(rng, pathlib.Path(folder))
         env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
-        try:
-            done = subprocess.run([sys.executable, "-m", "ragsim", *argv], input=stdin, capture_output=True,
-                                  timeout=seconds, cwd=folder, env=env)
-        except subprocess.TimeoutExpired:
-            raise Hang(f"python -m ragsim {argv[:1]} over {seconds:g} s") from None
+        env.pop("RAGSIM_EMBED_API_KEY", None)
+        with local_server(*served) if served else contextlib.nullcontext("") as endpoint:
+            argv = [endpoint if a == "ENDPOINT" else a for a in argv]
+            try:
+                done = subprocess.run([sys.executable, "-m", "ragsim", *argv], input=stdin, capture_output=True,
+                                      timeout=seconds, cwd=folder, env=env)
+            except subprocess.TimeoutExpired:
+                raise Hang(f"python -m ragsim {argv[:1]} over {seconds:g} s") from None
     err = done.stderr.decode("utf-8", "replace").strip()
     said = err.splitlines()[-1] if err else ""  # the refusal: one line, one sentence
     if done.returncode not in (0, 1, 2) or "Traceback" in err or (done.returncode and not (
-            said.endswith((".", ")")) and len(said) <= 2 * MAX_MESSAGE)):
+            said.endswith((".", ")", "!", "?", "…")) and len(said) <= 2 * MAX_MESSAGE)):  # a server's words may end ours
         raise Malformed(f"python -m ragsim {' '.join(argv[:1])} exited {done.returncode}: {err[-1500:]}")
     return "response" if done.returncode == 0 else "error"
 

@@ -39,6 +39,12 @@ def api_key(env_name: str) -> str | None:
     return os.environ.get(env_name) or None
 
 
+def said(text: str) -> str:
+    """A server's own words closing our sentence: a full stop added unless they end one already."""
+    text = text.strip() or "no reason given"
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
 def server_message(body: bytes) -> str:
     """The server's own error text: OpenAI's {"error": {"message"}}, Ollama's {"error": "..."}, or the body."""
     text = body.decode("utf-8", "replace").strip()
@@ -85,7 +91,7 @@ def _exchange(url: str, key: str | None, timeout: float, payload: dict | None):
         message = server_message(body[:64 * 1024])
         hint = {401: " (set the key in the environment variable --api-key-env names)",
                 404: " (check the model's name and that the endpoint ends in /v1)"}.get(reply.status, "")
-        raise AskError(f"{url} answered HTTP {reply.status}{hint}: {message or reply.reason}")
+        raise AskError(f"{url} answered HTTP {reply.status}{hint}: {said(message or reply.reason)}")
     if len(body) > MAX_REPLY_BYTES:
         raise AskError(f"{url} sent more than {MAX_REPLY_BYTES // 2**20} MB, which is no chat reply; check the endpoint.")
     try:
@@ -94,7 +100,7 @@ def _exchange(url: str, key: str | None, timeout: float, payload: dict | None):
         raise AskError(f"{url} answered with JSON nested too deeply to be a chat reply; check the endpoint.") from None
     except ValueError:
         raise AskError(f"{url} did not answer with JSON (it sent {len(body):,} bytes of something else); "
-                       "is the endpoint an OpenAI-compatible API (a streaming one is not asked for)?") from None
+                       "check that the endpoint is an OpenAI-compatible API (a streaming one is not asked for).") from None
 
 
 def models(endpoint: str, key: str | None = None, timeout: float = 10.0) -> list[str]:
@@ -104,7 +110,7 @@ def models(endpoint: str, key: str | None = None, timeout: float = 10.0) -> list
     listed = data.get("data") if isinstance(data, dict) else None
     if not isinstance(listed, list) or not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in listed):
         raise AskError(f"{url} answered, but not with a model list ({{\"data\": [{{\"id\": ...}}]}}); "
-                       "is it an OpenAI-compatible endpoint?")
+                       "check that it is an OpenAI-compatible endpoint.")
     return [m["id"] for m in listed]
 
 
@@ -115,8 +121,8 @@ def content_of(data, url: str) -> str:
     message = first.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
-        raise AskError(f"{url} answered JSON without choices[0].message.content text; is it an "
-                       "OpenAI-compatible chat-completions endpoint?")
+        raise AskError(f"{url} answered JSON without choices[0].message.content text; check that it is an "
+                       "OpenAI-compatible chat-completions endpoint.")
     return content
 
 

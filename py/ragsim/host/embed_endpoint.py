@@ -24,7 +24,7 @@ from collections import OrderedDict
 from ragsim.errors import RequestError
 from ragsim.host import http_client
 from ragsim.host.embed_onnx import cached_rows
-from ragsim.host.ask import server_message
+from ragsim.host.ask import said, server_message
 
 KEY_ENV = ("RAGSIM_EMBED_API_KEY", "OPENAI_API_KEY")
 BATCH = 64  # texts per request
@@ -118,7 +118,7 @@ class EndpointEmbedder:
                 hint = {404: " (check the model's name, and that the endpoint is the base URL, e.g. ending in /v1)",
                         401: " (set the key in RAGSIM_EMBED_API_KEY)",
                         429: f" after {RETRIES} retries (the server asks for fewer requests; try again later)"}
-                raise EndpointError(f"{self.url} answered HTTP {reply.status}{hint.get(reply.status, '')}: {message}")
+                raise EndpointError(f"{self.url} answered HTTP {reply.status}{hint.get(reply.status, '')}: {said(message)}")
             return self._vectors(reply.body, len(texts))
         raise AssertionError("unreachable")
 
@@ -144,7 +144,7 @@ class EndpointEmbedder:
             vectors = [d["embedding"] for d in rows]
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             raise EndpointError(f"{self.url} did not answer with embeddings ({{\"data\": [{{\"embedding\": [...], "
-                                "\"index\"}]}); is it an OpenAI-compatible embeddings endpoint?") from None
+                                "\"index\"}]}); check that it is an OpenAI-compatible embeddings endpoint.") from None
         if len(vectors) != count:
             raise EndpointError(f"{self.url} returned {len(vectors)} vectors for {count} texts; every text needs its "
                                 "own vector (check the server's batch limits).")

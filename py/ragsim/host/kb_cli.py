@@ -8,6 +8,7 @@ import os
 from ragsim.errors import RequestError
 from ragsim.host import audit_run, console, jsonl_out, pool, sources
 from ragsim.host.progress import Progress
+from ragsim.host.embed_endpoint import EndpointError
 from ragsim.wire.audit import read_overlaps
 
 PROG = "ragsim audit"
@@ -38,6 +39,10 @@ def _go(prog, args, plan, job):
     except (jsonl_out.ResumeError, pool.EngineError) as e:
         progress.end()
         console.say(f"{prog}: {str(e).rstrip('.')}.")
+        return 2, None
+    except EndpointError as e:  # the user's embedding endpoint failed a batch: every batch would
+        progress.end()
+        console.say(f"{prog}: {e.message}")
         return 2, None
     except OSError as e:  # the output could not be written (a full disk, a file size limit)
         progress.end()
