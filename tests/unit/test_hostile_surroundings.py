@@ -371,3 +371,20 @@ def test_a_chroma_server_that_accepts_and_stays_silent_is_one_sentence_within_th
     assert f"chroma+http://127.0.0.1:{port} could not be reached (nothing answered within 1 s): check that `chroma run` " \
            "serves there." in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_parquet_column_that_decompresses_past_the_bound_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """A compression bomb: a megabyte on disk that pyarrow would unpack whole to read one batch. The
+    file's own metadata says how large each column of a row group unpacks; past the bound, one sentence."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from ragsim.host import store_files
+
+    path = tmp_path / "bomb.parquet"
+    pq.write_table(pa.table({"page_content": ["a" * 3_000_000], "source": ["x.md"]}), path, compression="zstd")
+    assert path.stat().st_size < 100_000  # small on disk
+    monkeypatch.setattr(store_files, "MAX_UNPACKED", 2_000_000)
+    done = run_cli("inspect", str(path), env=cli_env())
+    assert done.returncode == 0  # the bound is the module's: a subprocess reads with the real one
+    with pytest.raises(RequestError, match=r"column 'page_content' of row group 1 decompresses to [\d,]+ bytes"):
+        list(store_files._parquet_rows(path))

@@ -94,6 +94,24 @@ def _parquet_chunks(path: Path, text_field, doc_field, progress) -> list[dict]:
     return chunks
 
 
+MAX_UNPACKED = 256 * 2**20  # bytes: a column of one row group, decompressed (pyarrow holds it whole to read a batch)
+
+
+def _check_unpacked(parquet, path: Path, columns: set) -> None:
+    """Refuse, from the file's own metadata and before any read, a column whose row group decompresses
+    past MAX_UNPACKED: a compression bomb (a cell of a gigabyte of one letter is a megabyte on disk)."""
+    meta = parquet.metadata
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for c in range(group.num_columns):
+            chunk = group.column(c)
+            if chunk.path_in_schema.split(".")[0] in columns and chunk.total_uncompressed_size > MAX_UNPACKED:
+                raise RequestError("store", f"{path.name}: column {chunk.path_in_schema!r} of row group {g + 1} "
+                                            f"decompresses to {chunk.total_uncompressed_size:,} bytes, more than the "
+                                            f"{MAX_UNPACKED // 2**20} MB ragsim reads at once; write it in smaller row "
+                                            "groups (pyarrow's row_group_size).")
+
+
 def _parquet_rows(path: Path, limit: bool = True):
     try:
         import pyarrow.parquet as pq
@@ -106,6 +124,7 @@ def _parquet_rows(path: Path, limit: bool = True):
     columns = vector_free(parquet.schema_arrow)
     if limit:
         check_count(parquet.metadata.num_rows, f"{path.name}")
+    _check_unpacked(parquet, path, set(columns))
     number = 0
     for batch in parquet.iter_batches(batch_size=1000, columns=columns):
         for row in batch.to_pylist():
