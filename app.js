@@ -16,8 +16,7 @@
 
 import { $ } from "./assets/js/dom.js";
 import { DEFAULT_STRATEGY, FIELD_LABELS, buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
-import { defaultOverlaps, defaultState, hasOwnText, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
-import { EXAMPLE } from "./assets/js/examples.js";
+import { defaultOverlaps, defaultState, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
@@ -116,21 +115,9 @@ let questionScores = null; // the set's scores, asked for after each result (onc
 
 /** Recompute, and rewrite the URL and the stored state once the controls rest. */
 function changed() {
-  dropExampleQuestion();
   computer.compute();
   share.schedule();
   persist.schedule();
-}
-
-/** The example's question goes with the example: once no document holds the example's title (the
- * user's own text, not an edit of the example), a question about Tidewater's snapshots would only
- * mislead, and the box is left empty for theirs. */
-function dropExampleQuestion() {
-  const state = store.state;
-  if (state.q !== EXAMPLE.question || !hasOwnText(state)) return;
-  if (state.docs.some((d, i) => (i === state.sel ? state.doc : d.text).includes(EXAMPLE.title))) return;
-  state.q = "";
-  controls.sync(state);
 }
 
 /** A whole new state (a state file read back): shown everywhere, computed, stored. */
@@ -309,12 +296,6 @@ function onRestart(sentence, reason) {
 /** The state the URL fragment describes (at load, and when the fragment changes); at load, the
  * stored state unless the fragment carries documents (persist.js says which wins). */
 async function applyFragment(event) {
-  // the address bar's fragment cleared over text of the user's own: keep the page as it is (over the
-  // example it opens the example page afresh, as a link without settings does)
-  if (event && /^#?$/.test(location.hash) && hasOwnText(store.state)) {
-    share.schedule(); // and write its own fragment back
-    return;
-  }
   let { state, embed, notes, hasDocs } = await stateFromFragment(location.hash);
   if (!event && !embed) ({ state, notes } = await persist.restore(state, notes, hasDocs));
   showAnswerDocument(state);
