@@ -31,7 +31,6 @@ export const PRIORITY = {
   audit: 3, // the corpus audit
   ask: 3, // your model's prompts
   code: 3, // the equivalent code
-  fix: 3, // what keeps a cut answer whole, said in the verdict
   map: 4, // the settings map
 };
 

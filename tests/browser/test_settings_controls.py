@@ -45,29 +45,3 @@ def test_an_exact_size_typed_in_the_box_is_the_setting(page):
     settle(page)
     assert shown(page)["size"] == 900
 
-
-def test_a_cut_answer_gets_the_fix_the_core_finds(page):
-    """The verdict of a cut answer says what keeps it whole with this splitter (the least overlap at
-    this size, else a size), the core's own sentence (ragsim.judge.overlap_advice.fix)."""
-    import json
-
-    from ragsim.wire.calls import call_json
-
-    page.locator("#param-unit").select_option("words")
-    page.locator("#param-size-exact").fill("10")
-    page.locator("#param-overlap-exact").fill("0")
-    page.wait_for_function("() => window.ragsim.shownRequest().chunking.size === 10 && "
-                           "window.ragsim.shownRequest().chunking.overlap === 0")
-    settle(page)
-    assert page.locator("#verdict").get_attribute("data-verdict") == "cut"
-    page.wait_for_function("() => !document.getElementById('verdict-fix').hidden")
-    req = page.evaluate("() => window.ragsim.shownRequest()")
-    doc = next(d for d in req["documents"] if d["id"] == req["span"]["doc"])
-    want = json.loads(call_json("fix", json.dumps({"documents": [doc], "query": req["query"], "chunking": req["chunking"],
-                                                   "retrieval": {"k": req["retrieval"]["k"]}, "span": req["span"]})))
-    assert page.locator("#verdict-fix").inner_text() == want["fix"]["sentence"]
-    page.locator("#param-size-exact").fill("300")  # the whole document in one chunk: nothing to fix
-    page.wait_for_function("() => window.ragsim.shownRequest().chunking.size === 300")
-    settle(page)
-    assert page.locator("#verdict").get_attribute("data-verdict") != "cut"
-    assert page.locator("#verdict-fix").is_hidden()
