@@ -17,12 +17,14 @@ fact is a false alarm a user acts on.
   (EMX-2)"), the name as the subject of a verb stating the value within `GAP_WORDS` words ("Harrow
   Lock lifts barges 11.5 m", "the East Terminal, which handles about 4,200 containers"), a short
   clause after a name that opens the sentence ("The Brannock Hill Station, cut into ... in 1994, can
-  deliver 1,200 MW"), "At 1,250 m, Varga Pass is ...". A value that measures another noun ("we cut
-  the federal deficit by $160 billion because Medicare ...") gives none.
+  deliver 1,200 MW"), "At 1,250 m, Varga Pass is ...", and (`judge.fact_shapes`) a subject team's
+  scores, a clause after a comma whose subject is the sentence's name ("..., posting a 3 – 1 – 2
+  record"), a conversion in brackets and what a price paid for. A value that measures another noun
+  ("we cut the federal deficit by $160 billion because Medicare ...") gives none.
 
 Known misses (counted in `docs/facts.md`): numbers in words that no plural noun follows, a name and
-value further apart or across a clause, a lower-case name ("10 nM axin"), scores that do not say
-what they measure, and modifiers ("a 20-foot ram").
+value further apart or across a clause, a lower-case name ("10 nM axin"), values in a list after the
+first, and modifiers ("a 20-foot ram").
 
 Every offset is a code-point index into the document, half-open, as everywhere in the core. The work
 is linear in the text: each line is read once, each look-up is a bisection, and names and gaps are
