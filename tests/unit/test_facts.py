@@ -35,7 +35,8 @@ def pairs(text):
      [("Route Nine", "twelve miles"), ("Route Nine", "19 km")]),
     ("Four miles ( 6 @.@ 4 km ) later , N @-@ 12 turns east .", [("N @-@ 12", "Four miles"), ("N @-@ 12", "6 @.@ 4 km")]),
     # a clause after a comma whose subject is the sentence's
-    ("Okafor ended the season strongly , posting a 12 – 4 – 1 record .", [("Okafor", "12 – 4 – 1 record")]),
+    ("Okafor ended the season strongly , posting a 12 – 4 – 1 record , 2 @.@ 1 goals against average .",
+     [("Okafor", "12 – 4 – 1 record"), ("Okafor", "2 @.@ 1 goals")]),
     ("Renwick retired to Bath in 1911, aged 82 years.", [("Renwick", "82 years")]),
     ("Okafor returned from injury after two games .", [("Okafor", "two games")]),
     ("Anselm Rovers started March with a 2 – 0 win.", [("Anselm Rovers", "2 – 0 win")]),

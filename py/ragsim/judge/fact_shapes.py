@@ -35,6 +35,7 @@ def scores(text: str, name: tuple[int, int], s: int, e: int) -> list[tuple[int, 
     return out
 
 
+_LIST_COMMA = re.compile(r" ?, ?")
 _CONVERSION = re.compile(r"\s?\(\s?")
 _PRICE = re.compile(r"[$€£¥₤]")
 # a clause after a comma whose subject is the sentence's, ending just before the value
@@ -50,10 +51,14 @@ def subject_clauses(text: str, names: list, values: list, s: int) -> list[tuple[
     if not opens(text, subject, s):
         return []
     out = []
-    for v in values:
+    for i, v in enumerate(values):
         clause = _PARTICIPLE.search(text, max(s, v[0] - 30), v[0]) if subject[1] <= v[0] else None
         if clause and (clause.group(1) == "aged" or not any(subject[1] <= n[0] < v[0] for n in names[1:])):
             out.append(v)
+            # "posting a 3 – 1 – 2 record , 1 @.@ 38 goals against average": a list goes on with the clause
+            while i + 1 < len(values) and _LIST_COMMA.fullmatch(text, values[i][1], values[i + 1][0]):
+                i += 1
+                out.append(values[i])
     return out
 
 
