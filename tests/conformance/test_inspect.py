@@ -244,7 +244,7 @@ def test_bad_input_one_line_each(built, tmp_path, capsys, monkeypatch):
         handle.truncate(200_000_001)
     # one request holds every chunk at once: its limits (a store read in pages has none: test_inspect_stream.py)
     assert "200 MB" in refused(capsys, "inspect", str(tmp_path / "huge.jsonl"), "--one-request")
-    # read in pages, its one line of 200 MB is refused once it is longer than a record (issue 43 item 6)
+    # read in pages, its one line of 200 MB is refused once it is longer than a record
     assert "Line 1 of huge.jsonl holds more than 20,000,000 characters" in refused(capsys, "inspect", str(tmp_path / "huge.jsonl"))
     monkeypatch.setattr(chunk_records, "MAX_CHUNKS", 3)
     err = refused(capsys, "inspect", f"chroma:{built['db']}", "--one-request")
