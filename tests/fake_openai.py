@@ -28,6 +28,8 @@ With `key` set, a request without `Authorization: Bearer <key>` gets 401 invalid
     nan      a NaN in the first vector;   short  one vector fewer than texts;   ragged  dimensions vary
     busy     429 with Retry-After: 0 for the first two requests, then as `hashed`
     flood    429 always;   moved  302 to another host (127.0.0.2)
+    slow     waits `slow_s` seconds, then as `hashed`;   shape  200 with {"embeddings": [...]} (Ollama's /api/embed)
+Every embeddings reply, the 429s and the redirect included, carries the CORS headers, so a page reads them.
 """
 
 from __future__ import annotations
@@ -161,6 +163,7 @@ class FakeOpenAI:
                 texts = [texts] if isinstance(texts, str) else texts
                 if model == "moved":
                     self.send_response(302)
+                    self._cors()
                     self.send_header("Location", f"http://127.0.0.2:{self.server.server_address[1]}/v1/embeddings")
                     self.send_header("Content-Length", "0")
                     self.end_headers()
@@ -171,6 +174,7 @@ class FakeOpenAI:
                         refuse = model == "flood" or api.busy <= 2
                     if refuse:
                         self.send_response(429)
+                        self._cors()
                         self.send_header("Retry-After", "0")
                         data = json.dumps(error_body("Rate limit reached.", "requests", "rate_limit_exceeded")).encode()
                         self.send_header("Content-Type", "application/json")
@@ -178,9 +182,14 @@ class FakeOpenAI:
                         self.end_headers()
                         self.wfile.write(data)
                         return
+                if model == "slow":
+                    time.sleep(api.slow_s)
+                if model == "shape":
+                    self._json(200, {"embeddings": [hashed_vector(t) for t in texts]})  # Ollama's own /api/embed shape
+                    return
                 if model == "minilm":
                     vectors = [[float(x) for x in v] for v in minilm_vectors(texts)]
-                elif model in ("hashed", "busy", "nan", "short", "ragged"):
+                elif model in ("hashed", "busy", "nan", "short", "ragged", "slow"):
                     vectors = [hashed_vector(t) for t in texts]
                 else:
                     self._json(404, error_body(f"model '{model}' not found", "invalid_request_error", "model_not_found"))
