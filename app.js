@@ -84,7 +84,7 @@ const computer = new Computer({
   onTurnedOff: () => { sync(); share.schedule(); },
 });
 // Your own embedding model (an endpoint on this computer), under the Embedding model row; opt-in.
-const yourModel = new YourModelPanel({ after: controls.byName.model.wrap, store, computer, changed });
+const yourModel = new YourModelPanel({ after: controls.byName.model.wrap, method: controls.input("method"), store, computer, changed });
 results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest
 // Issue 25: a semantic chunker's curve under the picture; its line sets the threshold field.
 results.semantic = new SemanticPanel({ onThreshold: setThreshold, onStop: () => computer.stopSemantic(), onResume: () => computer.resumeSemantic() });

@@ -23,15 +23,17 @@ function field(id, label, placeholder) {
 }
 
 export class YourModelPanel {
-  /** after: the element the panel follows (the Embedding model row); store: {state}; computer: the
-   * Computer (its dense client and embedCost); changed(): the state changed, compute again. */
-  constructor({ after, store, computer, changed }) {
+  /** after: the element the panel follows (the Embedding model row); method: the Retriever's select
+   * (its dense and hybrid choices name the model); store: {state}; computer: the Computer (its dense
+   * client and embedCost); changed(): the state changed, compute again. */
+  constructor({ after, method, store, computer, changed }) {
     Object.assign(this, { store, computer, changed });
+    this.choices = [...method.options].filter((o) => o.value !== "bm25").map((o) => [o, o.text]);
     const box = this.box = document.createElement("div");
     box.id = "yours";
     box.className = "yours";
     box.hidden = true;
-    const endpoint = field("yours-endpoint", "Your model's endpoint", "http://localhost:11434/v1");
+    const endpoint = field("yours-endpoint", "Your model's base URL", "http://localhost:11434/v1");
     const model = field("yours-model", "Your model's name", "nomic-embed-text");
     this.endpoint = endpoint.input;
     this.model = model.input;
@@ -57,6 +59,10 @@ export class YourModelPanel {
   /** Shown while your model is the dense or hybrid retriever's; the fields keep what was typed. */
   sync(state) {
     const shown = state.method !== "bm25" && state.model === "yours";
+    for (const [option, text] of this.choices) { // "Dense (all-MiniLM-L6-v2)" would say the wrong model
+      const words = state.model === "yours" ? text.replace("all-MiniLM-L6-v2", "your model").replace("dense", "your model") : text;
+      if (option.text !== words) option.text = words;
+    }
     if (this.box.hidden === shown) this.box.hidden = !shown;
     if (shown && !state.yourModel && this.status.dataset.kind !== "error") this.say("Type your model's endpoint and name, then press Use this model; BM25 ranks until then.");
   }

@@ -58,7 +58,7 @@ def choose(page, endpoint: str, model: str, method: str = "dense"):
         page.get_by_label("Retriever", exact=True).select_option(method)
     if page.get_by_label("Embedding model", exact=True).input_value() != "yours":
         page.get_by_label("Embedding model", exact=True).select_option("yours")
-    page.get_by_label("Your model's endpoint").fill(endpoint)
+    page.get_by_label("Your model's base URL").fill(endpoint)
     page.get_by_label("Your model's name").fill(model)
     page.get_by_role("button", name="Use this model").click()
 
@@ -74,7 +74,7 @@ def test_nothing_is_sent_before_use_and_minilm_served_equals_the_built_in_path(p
     page.get_by_label("Retriever", exact=True).select_option("dense")
     page.get_by_label("Embedding model", exact=True).select_option("yours")
     settle(page)
-    page.get_by_label("Your model's endpoint").fill(fake.endpoint)
+    page.get_by_label("Your model's base URL").fill(fake.endpoint)
     page.get_by_label("Your model's name").fill("minilm")
     page.wait_for_timeout(500)
     assert embeddings(fake) == before  # chosen and typed, not yet asked
@@ -150,7 +150,7 @@ def test_a_bad_reply_is_one_sentence_and_nothing_is_lost(page, fake, model, word
     assert page.get_by_label("Retriever", exact=True).input_value() == "bm25"  # the built-in retrievers go on
     settle(page)
     assert page.evaluate("window.ragsim.response().verdict") is not None
-    assert page.get_by_label("Your model's endpoint").input_value() == endpoint  # nothing typed is lost
+    assert page.get_by_label("Your model's base URL").input_value() == endpoint  # nothing typed is lost
     assert page.get_by_label("Your model's name").input_value() == model
     assert page.evaluate("window.ragsim.request().retrieval.embedding") is None
     page.evaluate("window.ragsim.setEmbedTimeout(120)")
