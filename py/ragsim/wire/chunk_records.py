@@ -13,6 +13,7 @@ import re
 
 from ragsim import limits
 from ragsim.errors import RequestError
+from ragsim.wire.node_metadata import metadata_str
 
 MAX_CHUNKS = 200_000
 # One chunk's record (a line of JSON Lines, a row of CSV, a serialised node) holds at most this many
@@ -110,6 +111,8 @@ def check_depth(metadata, where: str) -> None:
 
 
 def _offset(value) -> int | None:
+    if isinstance(value, float) and value.is_integer() and 0 <= value < 2**53:
+        value = int(value)  # Pinecone keeps every metadata number as a float: start_index 1234.0
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
@@ -214,8 +217,8 @@ def from_row(row: dict, position: str, *, candidates, text_field=None, doc_field
     holder = node if node is not None else row
     start, end = offsets(text, metadata, holder.get("start_char_idx"), holder.get("end_char_idx"))
     ref_doc = source_of(node) or source_of(row)
-    return {"id": chunk_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
-            "metadata": metadata, "start": start, "end": end}
+    return with_node({"id": chunk_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
+                      "metadata": metadata, "start": start, "end": end}, node)
 
 
 def from_chroma(chunk_id, document, metadata, *, text_field=None, doc_field=None, where: str) -> dict:
@@ -236,5 +239,11 @@ def from_chroma(chunk_id, document, metadata, *, text_field=None, doc_field=None
     check_depth(user, where)
     holder = node or {}
     start, end = offsets(text, user, holder.get("start_char_idx"), holder.get("end_char_idx"))
-    return {"id": str(chunk_id), "text": text, "doc": document_of(user, doc_field, source_of(node), where),
-            "metadata": user, "start": start, "end": end}
+    return with_node({"id": str(chunk_id), "text": text, "doc": document_of(user, doc_field, source_of(node), where),
+                      "metadata": user, "start": start, "end": end}, node)
+
+
+def with_node(chunk: dict, node: dict | None) -> dict:
+    """A LlamaIndex node's chunk carries `metadata_str`, the string its node parser took off the size."""
+    said = metadata_str(node)
+    return chunk if said is None else {**chunk, "metadata_str": said}

@@ -20,6 +20,7 @@ calls `inspect_json`.
 from ragsim.errors import RequestError
 from ragsim.judge import fact_chunks, facts as fact_rules, overlap_advice, stored_checks
 from ragsim.judge.identify import identify
+from ragsim.judge.identify_index import IndexReading
 from ragsim.judge.stored import Stored, align, read_chunks, to_splits
 from ragsim.wire import audit as corpus_audit
 from ragsim.wire import chunk_files
@@ -61,6 +62,7 @@ def _inspect(request) -> dict:
         entry["source"] = "phrase"
     out["unplaced"] = [c.id for c in al.chunks if c.start is None]
     out["splitter"] = splitters(al, request.get("tokenizers"))
+    out["splitter_index"] = index_reading(out["splitter"], al, node_metadata(records, stored))
     if request.get("chunking") is not None:  # a splitter named by the caller: does it make these chunks?
         out["compared"] = compare(request["chunking"], al)
     documents = _documents(al, sources)
@@ -201,6 +203,24 @@ def splitters(al, tokenizers=None) -> list[dict]:
         extents = [None if c.start is None else (c.start, c.end) for c in rows]
         out.append(identify(d.text, extents, [c.text for c in rows], doc=d.id, tokenizers=tokenizers))
     return out
+
+
+def node_metadata(records: list, stored: list) -> dict:
+    """Each document's LlamaIndex metadata string (`metadata_str`, its first chunk's), where known."""
+    out = {}
+    for r, c in zip(records, stored):
+        if isinstance(r, dict) and isinstance(r.get("metadata_str"), str):
+            out.setdefault(c.doc, r["metadata_str"])
+    return out
+
+
+def index_reading(rows: list[dict], al, metadata: dict) -> dict | None:
+    """One reading of the index (`judge.identify_index`) from the documents' rows."""
+    reading = IndexReading(rows, metadata)
+    if reading.needs_texts:
+        for d in al.documents:
+            reading.add(d.id, d.text, [(c.start, c.end) for c in al.placed(d.id)])
+    return reading.result()
 
 
 def _documents(al, sources: list[dict]) -> list[dict]:
