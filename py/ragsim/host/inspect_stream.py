@@ -19,6 +19,7 @@ from collections import Counter
 
 from ragsim.errors import RequestError
 from ragsim.host import inspect_facts, pool, sources as kb_sources, stores
+from ragsim.host.inspect_placing import place_loose
 from ragsim.judge.identify_index import IndexReading
 from ragsim.judge.pipeline import overlap_stats
 from ragsim.judge.stored import Stored, align, chunks_report, documents_report, read_chunks
@@ -68,6 +69,18 @@ class Spill:
                 raise RequestError(f"{f}.id", f"{f}.id {c.id!r} repeats chunks[{first}]'s; give every chunk its own id.") from None
             self.docs.setdefault(doc, None)
             self.count += 1
+
+    def rows_of(self, docs: list[str]):
+        """(seq, doc, record) of the chunks of `docs`, in store order."""
+        for doc in docs:
+            for seq, record in self.db.execute("SELECT seq, record FROM chunk WHERE doc = ? ORDER BY seq", (_cell(doc),)):
+                yield seq, doc, pickle.loads(record)
+
+    def move(self, moved: dict) -> None:
+        """Chunks given another document ({seq: doc}); the documents' order of first sight again."""
+        self.db.executemany("UPDATE chunk SET doc = ? WHERE seq = ?", [(_cell(d), s) for s, d in moved.items()])
+        rows = self.db.execute("SELECT doc FROM chunk GROUP BY doc ORDER BY MIN(seq)")
+        self.docs = {_text(doc): None for doc, in rows}
 
     def keep_placed(self, placed: list) -> None:
         """Each document's placed extents (and a rebuilt document's text), for the facts' passes."""
@@ -239,6 +252,7 @@ def run(args, progress=None, on_document=None, engine=None) -> dict:
     try:
         for page in pages:
             spill.add(page, metas)
+        place_loose(spill, [m["id"] for m in metas], lambda doc: kb_sources.read(where[doc][0], args.pdf_mode)[where[doc][1]]["text"])
         spill.db.commit()  # the workers read it
         if not spill.count:
             raise RequestError("chunks", "The store holds no chunks: there is nothing to inspect.")

@@ -73,8 +73,9 @@ def candidates(rows: list[dict], taken: dict) -> list[tuple[dict, bool]]:
         if setting is None:
             continue
         offer(setting, False, 1)
-        if setting["strategy"] in METADATA_AWARE and taken and isinstance(setting.get("size"), int):
-            extra = METADATA_AWARE[setting["strategy"]]
+        extra = METADATA_AWARE.get(setting["strategy"], 0)
+        if setting["strategy"] in METADATA_AWARE and (extra or any(taken.values())) and taken and \
+                isinstance(setting.get("size"), int):
             if row["doc"] in taken:
                 offer({**setting, "size": setting["size"] + taken[row["doc"]] + extra}, True, 1)
             for size in LI_SIZES:
@@ -184,5 +185,5 @@ def _line(out: dict, named: bool, strategy: str) -> str:
         also = "; ".join(t["short"] if t["strategy"] == strategy else t["described"] for t in out["ties"][:3])
         said += f"; as many with {also}" + (f" and {len(out['ties']) - 3} more" if len(out["ties"]) > 3 else "")
     if out["differ"]:
-        said += f"; {len(out['differ']):,} document{'' if len(out['differ']) == 1 else 's'} differ"
+        said += f"; {len(out['differ']):,} document{'s differ' if len(out['differ']) > 1 else ' differs'}"
     return said

@@ -33,10 +33,11 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string, escapes incl
 # Payload fields holding the chunk text, first found wins: LangChain's vector stores (page_content),
 # LlamaIndex's and LangChain's LanceDB (text), LlamaIndex's serialised node (a JSON string whose
 # "text" is the chunk, and which carries its offsets and metadata).
-PAYLOAD_TEXT = ("page_content", "text", "_node_content")
+PAYLOAD_TEXT = ("page_content", "text", "_node_content", "content")  # content: Haystack's Document
 # Metadata keys naming the source document, first found wins: LangChain loaders (source),
 # LlamaIndex's SimpleDirectoryReader (file_path), LlamaIndex's vector stores (ref_doc_id, doc_id).
-DOC_FIELDS = ("source", "file_path", "ref_doc_id", "doc_id")
+DOC_FIELDS = ("source", "file_path", "file_name", "ref_doc_id", "doc_id")
+NESTED = "meta"  # Haystack's Document keeps its metadata (file_path, split_idx_start) under meta
 ONE_DOCUMENT = "document"
 # LlamaIndex's bookkeeping in a flat payload: not the user's metadata.
 _NODE_KEYS = ("_node_content", "_node_type")
@@ -126,7 +127,7 @@ def offsets(text: str, metadata: dict, start=None, end=None) -> tuple[int | None
         start, end = _offset(metadata.get("start_char_idx")), _offset(metadata.get("end_char_idx"))
     for key in ("start_index", "split_idx_start"):
         if start is None:
-            start, end = _offset(metadata.get(key)), None
+            start, end = _offset(lookup(metadata, key)), None
     if start is None:
         return None, None
     return start, end if end is not None else start + len(text)
@@ -136,15 +137,29 @@ def document_of(metadata: dict, doc_field: str | None, ref_doc: str | None, wher
     """The document a chunk came from: the key the user names, else the first of DOC_FIELDS, else
     the store's own reference (a LlamaIndex node's SOURCE), else the one document."""
     if doc_field is not None:
-        if metadata.get(doc_field) in (None, ""):
+        if lookup(metadata, doc_field, nested=False) in (None, ""):
             keys = ", ".join(sorted(metadata)) or "none"
             raise RequestError("doc_field", f"{where} has no metadata key {doc_field!r} (its keys: {keys}): "
-                                            f"name the key that says which document it came from.")
-        return str(metadata[doc_field])
+                                            f"name the key that says which document it came from (a nested "
+                                            f"one with dots: meta.file_path).")
+        return str(lookup(metadata, doc_field, nested=False))
     for key in DOC_FIELDS:
-        if metadata.get(key) not in (None, ""):
-            return str(metadata[key])
+        if lookup(metadata, key) not in (None, ""):
+            return str(lookup(metadata, key))
     return str(ref_doc) if ref_doc else ONE_DOCUMENT
+
+
+def lookup(metadata: dict, key: str, nested: bool = True):
+    """`metadata[key]`; a dotted key (`meta.file_path`) walks into nested objects where no key holds
+    the dots; with `nested`, a key missing at the top is looked for in Haystack's `meta`."""
+    if key in metadata:
+        return metadata[key]
+    value = metadata
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    if value is None and nested and isinstance(metadata.get(NESTED), dict):
+        return metadata[NESTED].get(key)
+    return value if "." in key else None
 
 
 def node_content(row: dict, where: str = "A record") -> dict | None:

@@ -27,6 +27,7 @@ from ragsim.wire import chunk_files
 from ragsim.wire.api import simulate
 from ragsim.wire.inspect_compare import compare
 from ragsim.wire.jsonio import json_call
+from ragsim.wire.place_by_text import by_text
 from ragsim.wire.question_io import find_corpus, format_of, read_set, to_request
 from ragsim.text.index import DocIndex
 
@@ -52,7 +53,7 @@ def _inspect(request) -> dict:
     records = read_records(request)
     sources = read_sources(request.get("documents"))
     pages = [page_of(r) for r in records]
-    stored = [_matched(c, sources, page) for c, page in zip(read_chunks(records), pages)]
+    stored = by_text([_matched(c, sources, page) for c, page in zip(read_chunks(records), pages)], sources, Stored)
     al = align(stored, {d["id"]: d["text"] for d in sources})
     phrases = _phrases(request.get("phrases"))
     tokenizer = request.get("tokenizer")
@@ -118,7 +119,7 @@ def export_records(request: dict) -> list[dict]:
     `{id, doc, start, end, placement, text, metadata}` (the form the page and `inspect` read back)."""
     records = read_records(request)
     sources = read_sources(request.get("documents"))
-    stored = [_matched(c, sources, page_of(r)) for c, r in zip(read_chunks(records), records)]
+    stored = by_text([_matched(c, sources, page_of(r)) for c, r in zip(read_chunks(records), records)], sources, Stored)
     al = align(stored, {d["id"]: d["text"] for d in sources})
     report = stored_checks.chunks_report(al)
     exported_placements(records, report)
