@@ -50,8 +50,9 @@ def hit_row(hit) -> dict:
 
 def _weaviate(data) -> list | None:
     objects = data.get("objects") if isinstance(data, dict) else data
-    if isinstance(objects, list) and objects and all(isinstance(o, dict) and isinstance(o.get("properties"), dict)
-                                                     for o in objects):
+    if isinstance(objects, list) and objects and all(
+            isinstance(o, dict) and isinstance(o.get("properties"), dict) and ("uuid" in o or "id" in o)
+            and not any(k in o for k in EXPORT_TEXT) for o in objects):  # not a chunk whose metadata says properties
         rows = []
         for o in objects:
             key = o.get("uuid", o.get("id"))
