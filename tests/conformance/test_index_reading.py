@@ -72,6 +72,9 @@ def test_llamaindex_named_as_configured_once(tmp_path, size, overlap):
         # each file alone reproduces at the size less its own metadata
         for row in report["splitter"]:
             assert row["reproduced"] == row["chunks"]
+    # ragsim's export keeps the metadata string: read back, it names the same setting
+    assert run_cli("export", str(store), "--source", *map(str, paths), "-o", str(tmp_path / "export.jsonl")).returncode == 0
+    assert inspected(tmp_path / "export.jsonl", paths)["splitter_index"] == report["splitter_index"]
     out = run_cli("inspect", str(store), "--source", *map(str, paths))
     lines = [line for line in out.stdout.splitlines() if "SentenceSplitter(" in line]
     share = f"{min(taken.values())} to {max(taken.values())} tokens (by document)"

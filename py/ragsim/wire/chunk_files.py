@@ -144,8 +144,9 @@ def exported(row: dict, chunk: dict) -> dict:
         return chunk
     start, end = row.get("start"), row.get("end")
     ok = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (start, end))
+    kept = {"metadata_str": row["metadata_str"]} if isinstance(row.get("metadata_str"), str) else {}  # LlamaIndex's
     return {**chunk, "doc": row["doc"], "start": start if ok else None, "end": end if ok else None,
-            "placement": row["placement"]}
+            "placement": row["placement"], **kept}
 
 
 def load_json(name: str, text: str):

@@ -124,7 +124,9 @@ def export_records(request: dict) -> list[dict]:
     report = stored_checks.chunks_report(al)
     exported_placements(records, report)
     return [{"id": c["id"], "doc": c["doc"], "start": c["start"], "end": c["end"], "placement": c["placement"],
-             "text": r["text"], "metadata": r.get("metadata") or {}} for c, r in zip(report, records)]
+             "text": r["text"], "metadata": r.get("metadata") or {},
+             **({"metadata_str": r["metadata_str"]} if isinstance(r.get("metadata_str"), str) else {})}
+            for c, r in zip(report, records)]
 
 
 def read_records(request: dict) -> list:
