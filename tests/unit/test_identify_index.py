@@ -1,7 +1,10 @@
 """ragsim.judge.identify_index: one reading of an index from its documents' own readings, on LangChain's
 chunks of CPython's help topics; and chunk_records.lookup, the nested keys a document is named by."""
 
+import json
+
 import pydoc_data.topics
+from llama_index.core.schema import MetadataMode
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from ragsim.judge.identify import identify
@@ -72,3 +75,18 @@ def test_nested_and_dotted_keys_name_the_document():
     assert document_of({"file_name": "b.md", "ref_doc_id": "x"}, None, None, "A node") == "b.md"
     assert lookup({"a.b": 1, "a": {"b": 2}}, "a.b") == 1 and lookup({"a": {"b": 2}}, "a.b") == 2
     assert offsets("chunk", {"start_index": 7.0}) == (7, 12)  # Pinecone's numbers are floats
+
+
+def test_the_metadata_string_is_llamaindexs_and_a_stored_template_is_never_run():
+    from llama_index.core.schema import TextNode
+
+    from ragsim.wire.node_metadata import metadata_str
+
+    node = TextNode(text="x", metadata={"file_path": "/a/b.txt", "file_name": "b.txt", "size": 12},
+                    excluded_embed_metadata_keys=["file_name"], excluded_llm_metadata_keys=["size"])
+    stored = json.loads(node.model_dump_json())
+    longer = max((node.get_metadata_str(m) for m in (MetadataMode.EMBED, MetadataMode.LLM)), key=len)
+    assert metadata_str(stored) == longer
+    for hostile in ("{value:>999999999}", "{key.__class__}", "{value!r}", "{0}"):
+        assert metadata_str({**stored, "metadata_template": hostile}) is None
+    assert metadata_str({"metadata": {"a": 1}}) is None  # no LlamaIndex node

@@ -9,7 +9,23 @@ Document's metadata, excluded keys, template and separator, so the string is reb
 its nodes (in a docstore.json, or in a vector store's `_node_content`). Pure: plain dicts only.
 """
 
+import string
+
 TEMPLATE, SEPARATOR = "{key}: {value}", "\n"  # LlamaIndex's defaults
+MAX_TEMPLATE = 1000
+
+
+def _plain_template(template: str) -> bool:
+    """Whether a stored template only places `{key}` and `{value}`: a format spec or an attribute
+    (`{value:>999999999}`, `{key.__class__}`) from a file is never run."""
+    if len(template) > MAX_TEMPLATE:
+        return False
+    try:
+        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template)
+                  if name is not None]
+    except ValueError:
+        return False
+    return all(name in ("key", "value") and not spec and conversion is None for name, spec, conversion in fields)
 
 
 def metadata_str(node) -> str | None:
@@ -23,6 +39,8 @@ def metadata_str(node) -> str | None:
     template = node.get("metadata_template") if isinstance(node.get("metadata_template"), str) else TEMPLATE
     separator = node.get("metadata_separator", node.get("metadata_seperator", SEPARATOR))
     separator = separator if isinstance(separator, str) else SEPARATOR
+    if not _plain_template(template):
+        return None
     metadata = node["metadata"]
 
     def joined(excluded: list) -> str:
