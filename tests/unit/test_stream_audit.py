@@ -16,8 +16,9 @@ import time
 import pytest
 
 from helpers import cli_env, ctrl_c_as_a_terminal, ragsim_argv, run_cli
-from ragsim.host import audit_run, jsonl_out, pool, sources
-from ragsim.host.progress import Progress
+from ragsim.host.jobs import audit_run
+from ragsim.host.corpus import jsonl_out, pool, sources
+from ragsim.host.corpus.progress import Progress
 from ragsim.rank import ranking
 from ragsim.errors import RequestError
 from ragsim.rank.collection import Collection, document_frequencies

@@ -280,7 +280,7 @@ def facts(request: dict, al, documents: list[dict], rank: bool = True) -> dict:
     """The fact audit over the stored chunks: each detected name-value fact, and those no placed
     chunk holds whole (destroyed by this index), by name and value. Without `rank` nothing is
     ranked and each fact's `found_top_k` is False: the streamed inspect ranks every name over the
-    whole index itself (`host.inspect_facts`), where one document's ranking would be thrown away."""
+    whole index itself (`host.jobs.inspect_facts`), where one document's ranking would be thrown away."""
     if not documents:
         return {"count": 0, "destroyed": [], "found_top_k": 0, "facts": []}
     chunking = stored_chunking(al)
