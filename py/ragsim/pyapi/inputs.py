@@ -17,7 +17,7 @@ from ragsim.errors import RequestError
 from ragsim.fields import shown
 from ragsim.host.corpus import sources as kb_sources
 from ragsim.host.clients import pdf
-from ragsim.host.commands.cli_common import read_text_file
+from ragsim.host.clients.files import read_text_file
 from ragsim.wire.question_io import read_set, to_request
 
 DOCUMENT_KINDS = ("a text, a file's path, a dict with \"text\", a LangChain Document, a LlamaIndex Document or "

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ragsim.errors import RequestError
 from ragsim.host.clients import store_faiss, store_files, store_milvus, store_pgvector
-from ragsim.host.commands.cli_common import not_regular
+from ragsim.host.clients.files import not_regular
 from ragsim.host.clients.store_safety import Address, client_module, guarded, heard, read_only, unreachable, with_deadline
 from ragsim.host.clients.store_records import (
     MAX_CHUNKS, PAYLOAD_TEXT, check_count, from_chroma, from_row, pick_one, plain, vector_free)

@@ -20,7 +20,8 @@ from ragsim.wire import ask_checks
 from ragsim.wire.api import Session, simulate
 from ragsim.errors import RequestError
 from ragsim.host.commands.cli_common import (
-    Parser, add_setting_arguments, read_documents, read_text_file, setting_fields, unreadable)
+    Parser, add_setting_arguments, read_documents, setting_fields)
+from ragsim.host.clients.files import read_text_file, unreadable
 from ragsim.host.clients.ask import DEFAULT_TIMEOUT, AskError, api_key, check_endpoint, sample
 from ragsim.host.commands import cli_retrieval, console
 

@@ -19,7 +19,8 @@ import textwrap
 import time
 
 from ragsim.host.commands.cli_common import DEFAULT_SIZE, DEFAULT_UNIT, Parser, add_chunking_arguments, chunking_for, picks_unit, \
-    read_chunking, read_text_file, unreadable
+    read_chunking
+from ragsim.host.clients.files import read_text_file, unreadable
 from ragsim.host.commands.console import marked_fact, printable
 from ragsim.host.commands import cli_retrieval, console, kb_cli
 from ragsim.host.clients import pdf

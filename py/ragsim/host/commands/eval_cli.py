@@ -22,7 +22,8 @@ import sys
 from ragsim.host.commands import ask_cli, cli_retrieval, console, gate, kb_cli
 from ragsim.host.clients import pdf
 from ragsim.host.commands.cli_common import DEFAULT_SIZE, DEFAULT_UNIT, Parser, add_chunking_arguments, chunking_for, picks_unit, \
-    read_chunking, read_text_file, unreadable
+    read_chunking
+from ragsim.host.clients.files import read_text_file, unreadable
 from ragsim.split import registry
 from ragsim.wire import cost, state_file
 from ragsim.wire.api import simulate

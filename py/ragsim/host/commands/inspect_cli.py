@@ -23,7 +23,8 @@ from ragsim.host.commands import cli_retrieval, console, gate
 from ragsim.host.corpus import sources as kb_sources
 from ragsim.host.clients import pdf, stores
 from ragsim.host.commands.cli_common import (
-    Parser, add_chunking_arguments, read_chunking, read_documents, read_text_file, unreadable)
+    Parser, add_chunking_arguments, read_chunking, read_documents)
+from ragsim.host.clients.files import read_text_file, unreadable
 from ragsim.wire import inspect as inspection
 from ragsim.wire.jsonio import dumps
 
@@ -199,7 +200,11 @@ def _streamed(args) -> dict:
     try:
         if out is not None:
             out.start("inspect")
-        result = inspect_stream.run(args, _progress(args), document, pool.Local(args.workers))
+        try:
+            chunking = read_chunking(args)
+        except ValueError as e:  # both options, a file that cannot be read, not JSON: one sentence
+            raise RequestError("chunking", str(e)) from None
+        result = inspect_stream.run(args, chunking, _progress(args), document, pool.Local(args.workers))
         if out is not None:
             out.finish({"type": "summary", **{k: v for k, v in result.items() if k != "chunks"}})
         return result

@@ -11,6 +11,7 @@ from ragsim.host.jobs import audit_run
 from ragsim.host.corpus import jsonl_out, pool, sources
 from ragsim.host.corpus.progress import Progress
 from ragsim.host.clients.embed_endpoint import EndpointError
+from ragsim.host.clients.files import read_text_file, unreadable
 from ragsim.wire.audit import read_overlaps
 
 PROG = "ragsim audit"
@@ -147,7 +148,7 @@ def run_eval(args, chunking: dict, table, grid=None, finish=None) -> int:
     """The streamed question set over files and directories, and over the map's settings when `grid`
     (sizes, overlaps) asks: the table (or --json), exit status (`finish(result)`'s once it is shown:
     a CI gate's, `host.commands.gate`)."""
-    from ragsim.host.commands import cli_common, cli_retrieval
+    from ragsim.host.commands import cli_retrieval
     from ragsim.host.jobs import eval_run
 
     prog = "ragsim eval"
@@ -159,9 +160,9 @@ def run_eval(args, chunking: dict, table, grid=None, finish=None) -> int:
             raise ValueError("--resume goes on from an output file: give it with --jsonl OUT.jsonl")
         check_output(args)
         missing_named(skipped)
-        text = cli_common.read_text_file(args.questions)
+        text = read_text_file(args.questions)
     except (OSError, ValueError) as e:
-        console.say(f"{prog}: {cli_common.unreadable(e)}.")
+        console.say(f"{prog}: {unreadable(e)}.")
         return 2 if isinstance(e, ValueError) and args.questions is None else 1
     retrieval = {"k": args.k if args.k is not None else 5, **cli_retrieval.retrieval_fields(args)}
     problem = eval_run.check_setting(chunking, retrieval)

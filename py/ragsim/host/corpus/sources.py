@@ -1,5 +1,5 @@
 """A knowledge base's files: the paths given, directories walked recursively (their files
-matching `--glob`), each file read as the commands read one (`cli_common.read_text_file`, PDFs as
+matching `--glob`), each file read as the commands read one (`clients.files.read_text_file`, PDFs as
 PyPDFLoader reads them) and a file that cannot be read skipped with its reason, never fatal.
 
 Files come in a fixed order (the arguments as given, a directory's files sorted by path), so every
@@ -12,7 +12,7 @@ import pathlib
 from dataclasses import dataclass
 
 from ragsim.host.clients import pdf
-from ragsim.host.commands.cli_common import not_regular, read_text_file
+from ragsim.host.clients.files import not_regular, read_text_file
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ from ragsim.judge.stored import Stored, align, chunks_report, documents_report, 
 from ragsim.judge.stored_checks import phrase_check
 from ragsim.rank import dense
 from ragsim.text import tokens as token_counts
-from ragsim.host.commands.cli_common import read_chunking
 from ragsim.wire import inspect as inspection, inspect_compare
 
 
@@ -219,14 +218,10 @@ class Merged:
         return out
 
 
-def run(args, progress=None, on_document=None, engine=None) -> dict:
+def run(args, chunking=None, progress=None, on_document=None, engine=None) -> dict:
     """SPEC section 11's object for the store `args.store`, read and checked a document at a time on
-    `engine` (`pool.Local(1)`: this process); `on_document(entry, chunks, n, total)` sees each
-    document's report as it is made."""
-    try:
-        chunking = read_chunking(args)
-    except ValueError as e:  # both options, a file that cannot be read, not JSON: one sentence
-        raise RequestError("chunking", str(e)) from None
+    `engine` (`pool.Local(1)`: this process), its chunks compared with the splitter `chunking` (None:
+    none); `on_document(entry, chunks, n, total)` sees each document's report as it is made."""
     if chunking is not None:
         inspect_compare.check(chunking)
     metas, where = _sources(args)
