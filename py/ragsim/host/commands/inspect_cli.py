@@ -11,7 +11,9 @@ For a Chroma collection with Chroma's default embedding function, `--method dens
 collection's own query, side by side. `export` writes the aligned chunks, one JSON object a line.
 With a gate (--fail-on cut,ranked_out,absent, --min-recall X: ragsim.host.commands.gate, docs/ci.md) a summary
 and the gate's verdict follow on stderr. Exit status 0; 1 when the gate failed; 2 for bad input (one
-line); progress on stderr when it is a terminal or with --progress.
+line); progress on stderr when it is a terminal or with --progress, none with --quiet. A store read a
+page at a time is checked on every core (--workers N), or on a Dask cluster (--engine dask --scheduler
+ADDRESS), as audit and eval run; with --jsonl an interrupted run goes on with --resume.
 """
 
 import argparse
@@ -19,7 +21,8 @@ import contextlib
 import sys
 
 from ragsim.errors import RequestError
-from ragsim.host.commands import cli_retrieval, console, gate
+from ragsim.host.commands import cli_retrieval, console, gate, kb_cli
+from ragsim.host.jobs.audit_run import Interrupted
 from ragsim.host.corpus import sources as kb_sources
 from ragsim.host.clients import pdf, stores
 from ragsim.host.commands.cli_common import (
@@ -29,6 +32,9 @@ from ragsim.wire import inspect as inspection
 from ragsim.wire.jsonio import dumps
 
 METHODS = ("bm25", "dense", "hybrid")
+RESUME_NEEDS = "--resume goes on from an output file: give it with --jsonl OUT.jsonl."
+RESUME_STREAMED = ("--resume goes on from a store checked a document at a time; a question set, --method hybrid "
+                   "and --one-request read it as one request, which writes no --jsonl lines: leave --resume out.")
 
 
 class Refused(Exception):
@@ -50,6 +56,7 @@ def _store_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--glob", default=None, help="in --source directories, only the files matching this, e.g. '*.md'")
     parser.add_argument("--pdf-mode", default="page", choices=pdf.MODES, help="PyPDFLoader's mode for PDFs")
     parser.add_argument("--progress", action="store_true", help="show progress on stderr even when it is no terminal")
+    parser.add_argument("--quiet", action="store_true", help=kb_cli.QUIET)
 
 
 def inspect_parser() -> argparse.ArgumentParser:
@@ -68,12 +75,13 @@ def inspect_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tokenizer", default=None, help="count tokens with this tiktoken encoding (cl100k_base)")
     add_chunking_arguments(parser)  # a splitter to compare the stored chunks with (any, semantic ones too)
     parser.add_argument("--json", action="store_true", help="print SPEC section 11's object as JSON")
-    parser.add_argument("--jsonl", metavar="OUT.jsonl", help="also write a line per document as it is checked, then "
-                        "the summary (the object without its chunks)")
+    parser.add_argument("--jsonl", "-o", dest="jsonl", metavar="OUT.jsonl", help="also write a line per document as "
+                        "it is checked, then the summary (the object without its chunks)")
+    parser.add_argument("--resume", action="store_true", help="go on from where an interrupted run's --jsonl output "
+                        "stops (the documents it holds are not checked again)")
     parser.add_argument("--force", action="store_true", help="replace the --jsonl file when it exists already "
                         "(without it, an existing file is never overwritten)")
-    parser.add_argument("--workers", type=int, default=1, help="processes placing and checking the documents of a "
-                        "store read in pages (default 1: this one)")
+    kb_cli.add_engine_arguments(parser)  # the documents of a store read in pages, placed and checked there
     parser.add_argument("--one-request", action="store_true", help="read the whole store into one request, as "
                         "--questions and --method hybrid do (within the limits of one request)")
     gate.add_arguments(parser)
@@ -106,8 +114,12 @@ def export_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _shows_progress(args) -> bool:
+    return not getattr(args, "quiet", False) and (args.progress or sys.stderr.isatty())
+
+
 def _progress(args):
-    if not (args.progress or sys.stderr.isatty()):
+    if not _shows_progress(args):
         return None
 
     def show(done, total):
@@ -184,33 +196,31 @@ def _streamed(args) -> dict:
     from ragsim.host.jobs import inspect_stream
     from ragsim.host.corpus import jsonl_out, pool
 
-    if args.workers < 1:
-        raise Refused(f"--workers must be at least 1 (got {args.workers}).")
-
+    try:
+        engine = pool.engine(args.engine, args.workers, args.scheduler)
+    except pool.EngineError as e:
+        raise Refused(f"{str(e).rstrip('.')}.") from None
     out = jsonl_out.Output(args.jsonl) if args.jsonl else None
-    show = args.progress or sys.stderr.isatty()
+    show = _shows_progress(args)
 
     def document(entry, chunks, n, total):
-        if out is not None:
-            out.line({"type": "document", **entry, "chunk_entries": chunks})
         if show:
             sys.stderr.write(f"\rchecked {n:,} of {total:,} documents" + ("\n" if n == total else ""))
             sys.stderr.flush()
 
     try:
-        if out is not None:
-            out.start("inspect")
         try:
             chunking = read_chunking(args)
         except ValueError as e:  # both options, a file that cannot be read, not JSON: one sentence
             raise RequestError("chunking", str(e)) from None
-        result = inspect_stream.run(args, chunking, _progress(args), document, pool.Local(args.workers))
-        if out is not None:
-            out.finish({"type": "summary", **{k: v for k, v in result.items() if k != "chunks"}})
-        return result
+        return inspect_stream.run(args, chunking, _progress(args), document, engine, out)
+    except (jsonl_out.ResumeError, pool.EngineError) as e:
+        raise Refused(f"{str(e).rstrip('.')}.") from None
     finally:
         if out is not None:
             out.close()
+        if isinstance(engine, pool.Dask):
+            engine.close()
 
 
 def unreachable(e: OSError, outputs) -> Refused:
@@ -225,12 +235,13 @@ def unreachable(e: OSError, outputs) -> Refused:
     return Refused(f"{unreadable(e)}; check its permissions, or give a copy you can read.")
 
 
-def refuse_existing(path, force: bool) -> None:
-    """Refused when `path` exists and --force does not say to replace it."""
+def refuse_existing(path, force: bool, resume: bool | None = None) -> None:
+    """Refused when `path` exists and neither --force says to replace it nor --resume (`resume` None:
+    the command has none) to go on from it."""
     from ragsim.host.corpus.jsonl_out import refuse_existing as check
 
     try:
-        check(path, force)
+        check(path, force, resume)
     except ValueError as e:
         raise Refused(f"{e}.") from None
 
@@ -243,9 +254,11 @@ def run_inspect(argv) -> int:
         return 2
     try:
         rules = read_gate(args)
-        refuse_existing(args.jsonl, args.force)
+        refuse_existing(args.jsonl, args.force, args.resume or None)  # its refusal's words as before --resume
         if args.k < 1:
             raise Refused(f"--k must be at least 1 (got {args.k}).")
+        if args.resume and not (args.jsonl and streams(args)):
+            raise Refused(RESUME_NEEDS if not args.jsonl else RESUME_STREAMED)
         if streams(args):
             result = _streamed(args)
             return _print(result, args) or gate.finish(rules, "ragsim inspect", result)
@@ -264,6 +277,9 @@ def run_inspect(argv) -> int:
         return refuse("inspect", e)
     except OSError as e:
         return refuse("inspect", unreachable(e, [args.jsonl]))
+    except Interrupted as e:
+        console.say(f"ragsim inspect: {e}.")
+        return 130
     return _print(result, args) or gate.finish(rules, "ragsim inspect", result)
 
 

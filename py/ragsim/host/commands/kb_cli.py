@@ -76,14 +76,22 @@ NO_JSONL = ("this run is one request (hybrid retrieval needs every chunk's two r
             "page's request), so it writes no --jsonl file; leave --jsonl out and send --json to a file instead.")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--glob", default=None, help="In directories, only the files whose name (or path below "
-                        "the directory) matches this pattern, e.g. '*.md'.")
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where a run's work goes, alike in every command that runs on an engine (audit, eval, inspect)."""
     parser.add_argument("--workers", type=int, default=None, help="Processes to run on (default: every core).")
     parser.add_argument("--engine", default="local", choices=("local", "dask"),
                         help="Local (a process pool, the default) or dask (an existing dask.distributed cluster).")
     parser.add_argument("--scheduler", default=None, help="With --engine dask, the scheduler's address, e.g. "
                         "tcp://127.0.0.1:8786.")
+
+
+QUIET = "No progress on stderr."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--glob", default=None, help="In directories, only the files whose name (or path below "
+                        "the directory) matches this pattern, e.g. '*.md'.")
+    add_engine_arguments(parser)
     parser.add_argument("--jsonl", "-o", dest="jsonl", default=None, metavar="OUT.jsonl",
                         help="Write the results as JSON Lines: a line per document, then per fact or question, "
                         "then the summary.")
@@ -91,7 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "output stops (the documents it holds are not ranked again).")
     parser.add_argument("--force", action="store_true", help="Replace the --jsonl file when it exists already "
                         "(without it, an existing file is never overwritten).")
-    parser.add_argument("--quiet", action="store_true", help="No progress on stderr.")
+    parser.add_argument("--quiet", action="store_true", help=QUIET)
     parser.add_argument("--batch-kb", type=int, default=audit_run.BATCH_BYTES // 1024,
                         help=f"About how many KB of files a batch holds (default {audit_run.BATCH_BYTES // 1024}).")
 

@@ -7,7 +7,9 @@ whole-corpus run writes, with the checkpoint that lets `--resume` go on.
 whole lines only: a line per document as each batch is finished, then a line per fact (or question),
 then one summary line (`"type": "summary"`). They are written to `OUT.part`, moved onto `OUT` with the
 summary; beside it, `OUT.resume` (JSON, replaced atomically) records how many batches the lines hold,
-where they end and the run's merged state. An interrupted run keeps both, and a resumed one cuts the
+where they end and the run's merged state; a run whose state is too large to rewrite so often
+keeps its parts as JSON lines in `OUT.resume.jsonl` (`keep_part`), the checkpoint saying where they end.
+An interrupted run keeps them all, and a resumed one cuts the
 lines back to that point (a line half-written when the run was killed goes) and carries on; a run
 that fails otherwise removes them, and `OUT` is as it was.
 """
@@ -82,7 +84,8 @@ class Output:
         self.path, self.every = path, every
         self.work = path if self.temporary else path + ".part"  # the lines until the summary is written
         self.mark = path + ".resume"
-        self.file = None
+        self.kept = self.mark + ".jsonl"  # the parts of a run's state, a line each (`keep_part`)
+        self.file = self.kept_file = None
         self.last = 0.0
         self.docs_end = None
         self.keep = False  # an interrupted run's lines and checkpoint stay for --resume
@@ -91,8 +94,9 @@ class Output:
 
     def start(self, fingerprint: str) -> dict:
         """A fresh run: the lines empty (those of an earlier run at OUT.part gone), the state empty."""
-        if os.path.exists(self.mark) and not self.temporary:
-            os.remove(self.mark)
+        for old in (self.mark, self.kept):
+            if os.path.exists(old) and not self.temporary:
+                os.remove(old)
         self.started = True
         self.file = open(self.work, "wb")
         return {"fingerprint": fingerprint, "batches_done": 0, "documents": 0, "offset": 0,
@@ -120,6 +124,10 @@ class Output:
         self.file = open(self.work, "r+b")
         self.file.truncate(state["offset"])
         self.file.seek(state["offset"])
+        if "kept_offset" in state:
+            self.kept_file = open(self.kept, "r+b")
+            self.kept_file.truncate(state["kept_offset"])
+            self.kept_file.seek(state["kept_offset"])
         return state
 
     def _checkpoint(self) -> dict:
@@ -139,6 +147,9 @@ class Output:
             raise damaged
         if not 0 <= state["offset"] <= os.path.getsize(self.work) or state["batches_done"] < 0:
             raise damaged
+        if "kept_offset" in state and not (type(state["kept_offset"]) is int and os.path.isfile(self.kept)
+                                           and 0 <= state["kept_offset"] <= os.path.getsize(self.kept)):
+            raise damaged
         return state
 
     def _write(self, record: dict) -> None:
@@ -149,10 +160,29 @@ class Output:
             self._write(line)
         self.file.flush()
 
+    def keep_part(self, record: dict) -> None:
+        """A part of the run's state kept as a line beside the output, read back by `kept_parts`."""
+        if self.kept_file is None:
+            self.kept_file = open(self.kept, "wb")
+        self.kept_file.write((jsonio.dumps(record) + "\n").encode("utf-8"))
+
+    def kept_parts(self):
+        """The parts `keep_part` kept, up to where the checkpoint resumed from says they end."""
+        if self.kept_file is None:
+            return
+        self.kept_file.flush()
+        end = self.kept_file.tell()
+        with open(self.kept, "rb") as f:
+            while f.tell() < end and (line := f.readline()):
+                yield json.loads(line)
+
     def checkpoint(self, state: dict, force: bool = False) -> None:
         """The state, with where the document lines end, beside the output (at most every `every` s)."""
         self.file.flush()
         state["offset"] = self.file.tell()
+        if self.kept_file is not None:
+            self.kept_file.flush()
+            state["kept_offset"] = self.kept_file.tell()
         now = time.monotonic()
         if not force and now - self.last < self.every:
             return
@@ -168,7 +198,14 @@ class Output:
             raise
 
     def interrupted(self, state: dict) -> str:
-        """The checkpoint written at once and the lines kept for --resume; where they are, in words."""
+        """The checkpoint written at once and the lines kept for --resume; where they are, in words.
+        What was written after the state's last checkpoint (Ctrl-C in the middle of a batch's lines)
+        is cut off first, so the lines and kept parts end where the state says."""
+        for f, end in ((self.file, state["offset"]), (self.kept_file, state.get("kept_offset", 0))):
+            if f is not None:
+                f.flush()
+                f.truncate(end)
+                f.seek(end)
         self.checkpoint(state, force=True)
         self.keep = True
         return f"{self.work} holds them"
@@ -205,8 +242,10 @@ class Output:
         else:
             _into_place(self.work, self.path)
         self.finished = True
-        if os.path.exists(self.mark):
-            os.remove(self.mark)
+        self._close_kept()
+        for done in (self.mark, self.kept):
+            if os.path.exists(done):
+                os.remove(done)
 
     def close(self) -> None:
         """The file closed (an error closing it is the one the run already met: not raised again), and
@@ -215,11 +254,18 @@ class Output:
         if self.file is not None and not self.file.closed:
             with contextlib.suppress(OSError):
                 self.file.close()
+        self._close_kept()
         if self.finished or not self.started or (self.keep and not self.temporary):
             return
-        for path in (self.work, self.mark, self.mark + ".tmp"):
+        for path in (self.work, self.mark, self.mark + ".tmp", self.kept):
             with contextlib.suppress(OSError):
                 os.remove(path)
+
+
+    def _close_kept(self) -> None:
+        if self.kept_file is not None and not self.kept_file.closed:
+            with contextlib.suppress(OSError):
+                self.kept_file.close()
 
 
 def _last_line(path: str):

@@ -9,17 +9,28 @@ report entry (id, document, extent, sizes).
 A fact's `found_top_k` ranks its name over every chunk of the store (BM25's collection statistics
 over the whole index, or with `--method dense` its cosines): `inspect_facts` does it in more passes
 over the placed documents (their extents kept in the spill). A question set's verdicts are computed as one request (`--questions`).
+
+The documents are checked on the run's engine (`corpus.pool`: this machine's processes or a Dask
+cluster). With an output (`--jsonl`) each document's line is written as it is checked and its part
+of the answer kept beside it (`jsonl_out.Output.keep_part`), so an interrupted run goes on with
+`--resume` from the first document not yet checked, to the same answer.
 """
+
+import hashlib
+import json
 
 import os
 import pickle
 import sqlite3
 import tempfile
+import threading
 from collections import Counter
 
 from ragsim.errors import RequestError
 from ragsim.host.jobs import inspect_facts
+from ragsim.host.jobs.audit_run import Interrupted, content_hash
 from ragsim.host.corpus import pool, sources as kb_sources
+from ragsim.host.corpus.jsonl_out import ResumeError
 from ragsim.host.clients import stores
 from ragsim.judge.pipeline import overlap_stats
 from ragsim.judge.stored import Stored, align, chunks_report, documents_report, read_chunks
@@ -46,6 +57,7 @@ class Spill:
             raise
         self.docs: dict[str, None] = {}
         self.count = 0
+        self.digest = hashlib.sha256()  # every record read, for a resumed run's fingerprint
 
     def _database(self, *schema) -> tuple[str, sqlite3.Connection]:
         fd, path = tempfile.mkstemp(prefix="ragsim-inspect-", suffix=".sqlite")
@@ -59,9 +71,11 @@ class Spill:
     def add(self, records: list, sources: list[dict]) -> None:
         for record, c in zip(records, read_chunks(records)):
             doc = inspection.source_of(c.doc, sources, inspection.page_of(record)) if sources else c.doc
+            kept = pickle.dumps(record)
+            self.digest.update(kept)
             try:
                 self.db.execute("INSERT INTO chunk VALUES (?, ?, ?, ?)",
-                                (self.count, _cell(doc), _cell(c.id), pickle.dumps(record)))
+                                (self.count, _cell(doc), _cell(c.id), kept))
             except sqlite3.IntegrityError:
                 first = self.db.execute("SELECT seq FROM chunk WHERE id = ?", (_cell(c.id),)).fetchone()[0]
                 f = f"chunks[{self.count}]"
@@ -103,14 +117,15 @@ def _text(cell: bytes) -> str:
     return cell.decode("utf-8", "surrogatepass")
 
 
-_OPEN: dict = {}  # a worker's connection to the spill, by path
+_OPEN = threading.local()  # a worker thread's connection to the spill (a Dask worker runs several threads)
 
 
 def _records(path: str, doc: str) -> tuple[list[int], list]:
-    if path not in _OPEN:
-        _OPEN.clear()
-        _OPEN[path] = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    rows = _OPEN[path].execute("SELECT seq, record FROM chunk WHERE doc = ? ORDER BY seq", (_cell(doc),)).fetchall()
+    if getattr(_OPEN, "path", None) != path:
+        if getattr(_OPEN, "db", None) is not None:
+            _OPEN.db.close()
+        _OPEN.path, _OPEN.db = path, sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    rows = _OPEN.db.execute("SELECT seq, record FROM chunk WHERE doc = ? ORDER BY seq", (_cell(doc),)).fetchall()
     return [s for s, _ in rows], [pickle.loads(r) for _, r in rows]
 
 
@@ -218,10 +233,84 @@ class Merged:
         return out
 
 
-def run(args, chunking=None, progress=None, on_document=None, engine=None) -> dict:
+COUNTERS = ("chars", "tokens", "overlaps")
+
+
+def part_record(part: dict) -> dict:
+    """A document's part of the answer as one JSON line (kept beside the output for --resume)."""
+    return {**part, **{n: sorted(part[n].items()) for n in COUNTERS}, "phrases": sorted(part["phrases"].items())}
+
+
+def part_of(record: dict) -> dict:
+    """A part back from its JSON line, as `check` made it."""
+    return {**record, **{n: Counter(dict(record[n])) for n in COUNTERS}, "phrases": dict(record["phrases"]),
+            "unplaced": [tuple(u) for u in record["unplaced"]],
+            "placed": [(doc, [tuple(e) for e in extents], rebuilt) for doc, extents, rebuilt in record["placed"]],
+            "keys": [k if isinstance(k, str) else tuple(k) for k in record["keys"]]}
+
+
+def fingerprint(args, chunking, spill: Spill, where: dict) -> str:
+    """What a resumed run must match: the options that shape the answer, every record the store
+    gave, and each source file's path, size and the hash of its bytes."""
+    files = sorted({(s.path, s.size, content_hash(s.path) or "") for s, _ in where.values()})
+    described = json.dumps([args.store, args.collection, args.text_field, args.doc_field, args.phrase, args.k,
+                            args.method, args.tokenizer, args.pdf_mode, chunking, files, spill.digest.hexdigest()])
+    return hashlib.sha256(described.encode("utf-8", "backslashreplace")).hexdigest()
+
+
+class Checked:
+    """The documents' parts gathered as they come; with an output, each document's line written and
+    its part kept beside it, and the checkpoint moved on."""
+
+    def __init__(self, spill: Spill, merged: Merged, ranked, out):
+        self.spill, self.merged, self.ranked, self.out = spill, merged, ranked, out
+        self.state = None
+
+    def begin(self, fingerprint: str, resume: bool) -> int:
+        """The first document to check: past those an interrupted run's output holds (`resume`)."""
+        if self.out is None:
+            return 0
+        state = self.out.resume_state(fingerprint) if resume else None
+        if state is not None and state.get("complete"):
+            raise ResumeError(f"{self.out.path} is a finished run, so there is nothing to go on with; give --force "
+                              "instead of --resume to run it again.")
+        self.state = state or self.out.start(fingerprint)
+        for record in self.out.kept_parts():
+            self._take(part_of(record))
+        return self.state["batches_done"]
+
+    def _take(self, part: dict) -> None:
+        self.merged.add(part)
+        self.spill.keep_placed(part["placed"])
+        self.ranked.keys.update(dict.fromkeys(part["keys"]))
+
+    def add(self, part: dict, done: int) -> None:
+        self._take(part)
+        if self.out is not None:
+            self.out.line({"type": "document", **part["documents"][-1], "chunk_entries": part["report"]})
+            self.out.keep_part(part_record(part))
+            self.state["batches_done"] = self.state["documents"] = done
+            self.out.checkpoint(self.state)
+
+    def interrupted(self) -> None:
+        """Ctrl-C: with an output, its lines and parts kept for --resume (Interrupted says so)."""
+        if self.out is None or self.state is None:
+            raise KeyboardInterrupt
+        where = self.out.interrupted(self.state)
+        raise Interrupted(f"interrupted after {self.state['batches_done']:,} documents; {where}, and the same "
+                          "command with --resume goes on from there") from None
+
+    def finish(self, result: dict) -> None:
+        if self.out is not None:
+            self.out.finish({"type": "summary", **{k: v for k, v in result.items() if k != "chunks"}})
+
+
+def run(args, chunking=None, progress=None, on_document=None, engine=None, out=None) -> dict:
     """SPEC section 11's object for the store `args.store`, read and checked a document at a time on
     `engine` (`pool.Local(1)`: this process), its chunks compared with the splitter `chunking` (None:
-    none); `on_document(entry, chunks, n, total)` sees each document's report as it is made."""
+    none); `on_document(entry, chunks, n, total)` sees each document's report as it is made. `out` (a
+    `jsonl_out.Output`, or None) gets a line per document and the summary; with `args.resume` the
+    run goes on from where an interrupted one's output stops."""
     if chunking is not None:
         inspect_compare.check(chunking)
     metas, where = _sources(args)
@@ -235,26 +324,30 @@ def run(args, chunking=None, progress=None, on_document=None, engine=None) -> di
         if not spill.count:
             raise RequestError("chunks", "The store holds no chunks: there is nothing to inspect.")
         retrieval = {} if args.method == "bm25" else {"method": args.method}
-        merged, ranked = Merged(args.phrase), inspect_facts.FoundTopK(args.k, retrieval)
+        checked = Checked(spill, Merged(args.phrase), inspect_facts.FoundTopK(args.k, retrieval), out)
         order = list(spill.docs) + [m["id"] for m in metas if m["id"] not in spill.docs]
         shared = {"spill": spill.path, "where": where, "titles": {m["id"]: m["title"] for m in metas},
                   "pdf_mode": args.pdf_mode, "tokenizer": args.tokenizer, "phrases": args.phrase, "k": args.k,
                   "retrieval": retrieval, "chunking": chunking}
-        for n, part in (engine or pool.Local(1)).map(check, shared, order):
-            if isinstance(part, pool.Failed):
-                raise RequestError("store", f"The chunks of {order[n]!r} could not be checked: {part.reason}.")
-            merged.add(part)
-            spill.keep_placed(part["placed"])
-            ranked.keys.update(dict.fromkeys(part["keys"]))
-            if on_document is not None:
-                on_document(part["documents"][-1], part["report"], n + 1, len(order))
+        first = checked.begin(out is not None and fingerprint(args, chunking, spill, where), getattr(args, "resume", False))
 
         def read_source(doc):
             source, w = where[doc]
             return kb_sources.read(source, args.pdf_mode)[w]["text"]
 
-        ranked.count(spill.placed(read_source))
-        ranked.rank(spill.placed(read_source))
-        return merged.result(store, args.k, ranked.found(), chunking)
+        try:
+            for n, part in (engine or pool.Local(1)).map(check, shared, order[first:]):
+                if isinstance(part, pool.Failed):
+                    raise RequestError("store", f"The chunks of {order[first + n]!r} could not be checked: {part.reason}.")
+                checked.add(part, first + n + 1)
+                if on_document is not None:
+                    on_document(part["documents"][-1], part["report"], first + n + 1, len(order))
+            checked.ranked.count(spill.placed(read_source))
+            checked.ranked.rank(spill.placed(read_source))
+        except KeyboardInterrupt:
+            checked.interrupted()
+        result = checked.merged.result(store, args.k, checked.ranked.found(), chunking)
+        checked.finish(result)
+        return result
     finally:
         spill.close()
