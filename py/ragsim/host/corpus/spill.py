@@ -42,6 +42,25 @@ def keep(shared: dict, name: str, value) -> str | None:
     return path
 
 
+def kept_name(batch, what: str) -> str:
+    """The file a pass keeps `what` of `batch` in, named by the batch's first file."""
+    return f"{what}-{batch[0].seq if batch else 0}.pickle"
+
+
+def prepared(shared: dict, batch, what: str, made: tuple) -> dict:
+    """A count pass's answer from `made`, its (statistics, work for the next pass): `per`, the
+    statistics, and `kept`, where the work waits (`what` of `batch`), or None."""
+    per, ready = made
+    return {"per": per, "kept": keep(shared, kept_name(batch, what), ready)}
+
+
+def kept_or_made(kept: str | None, prepare, shared: dict, batch):
+    """What a count pass kept at `kept`, or, kept where this worker cannot read it, made again by
+    `prepare(shared, batch)` (the work, its second part)."""
+    ready = load(kept)
+    return ready if ready is not None else prepare(shared, batch)[1]
+
+
 def load(path: str | None):
     """What `keep` wrote at `path`, removed once read; None when there is nothing to read here."""
     if path is None:

@@ -17,6 +17,7 @@ Functions here run on the workers: module-level. The model loads once per worker
 """
 
 from ragsim.host.jobs import audit_stream, eval_dense
+from ragsim.host.corpus import spill
 from ragsim.split.session import Session
 from ragsim.wire.request import read_retrieval_options
 
@@ -44,7 +45,7 @@ def judge_pass(shared: dict, item: tuple) -> dict:
     """`audit_stream.judge_pass` by cosine: per document its facts' answering chunks and best answering
     chunk at each overlap, per overlap and name the batch's best k chunks (-cosine, position)."""
     batch, bases, kept = item
-    ready = audit_stream.kept_or_made(shared, batch, kept)
+    ready = spill.kept_or_made(kept, audit_stream.prepare, shared, batch)
     live = [int(o) for o in shared["collections"]]
     audit_stream.number_across(ready, bases, live)
     texts = _chunk_texts(shared, batch, live)

@@ -49,10 +49,6 @@ def _detect(text, analyzer, dense=False) -> tuple[list, list]:
     return found, [tuple(query_terms_for(text[f.name[0]:f.name[1]], analyzer)) for f in found]
 
 
-def kept_name(batch, what) -> str:
-    return f"{what}-{batch[0].seq if batch else 0}.pickle"
-
-
 def facts_pass(shared: dict, batch: list) -> dict:
     """Per file: its documents (id, title, characters) and each fact's query, as a tuple of terms;
     `kept`: where the facts wait for `prepare_pass` (or None)."""
@@ -64,7 +60,7 @@ def facts_pass(shared: dict, batch: list) -> dict:
             found, keys = kept[(source.seq, j)] = _detect(d["text"], analyzer, shared.get("dense"))
             entry["docs"].append({"id": d["id"], "title": d["title"], "chars": len(d["text"]), "keys": keys})
         out.append(entry)
-    return {"files": out, "kept": spill.keep(shared, kept_name(batch, "facts"), kept)}
+    return {"files": out, "kept": spill.keep(shared, spill.kept_name(batch, "facts"), kept)}
 
 
 def splits_of(shared, index, session):
@@ -95,11 +91,10 @@ def prepare_pass(shared: dict, item: tuple) -> dict:
     """Pass 2 over a batch `(files, where pass 1 kept their facts)`: `per`, its statistics per overlap
     (chunks, units stored, their lengths together, each query term's document frequency over chunks, the first refusal of an overlap), and `kept`, where what `judge_pass` ranks waits (or None)."""
     batch, facts_at = item
-    per, ready = _prepare(shared, batch, spill.load(facts_at))
-    return {"per": per, "kept": spill.keep(shared, kept_name(batch, "judge"), ready)}
+    return spill.prepared(shared, batch, "judge", prepare(shared, batch, spill.load(facts_at)))
 
 
-def _prepare(shared, batch, kept) -> tuple[dict, dict]:
+def prepare(shared, batch, kept=None) -> tuple[dict, dict]:
     """Each document indexed and split once: the statistics per overlap, and per overlap its
     `BatchSplit`, the documents' records (their facts' answering chunks numbered from the batch's
     first chunk) and the facts answered, whose best chunk `judge_pass` finds."""
@@ -192,19 +187,13 @@ def judge_pass(shared: dict, item: tuple) -> dict:
     each query ranked over the whole batch at once (`ranking.MaxScore`). `item`: the batch, its
     first chunk's position in the corpus per overlap, and where pass 2 kept its work (or None)."""
     batch, bases, kept = item
-    ready = kept_or_made(shared, batch, kept)
+    ready = spill.kept_or_made(kept, prepare, shared, batch)
     retrieval = read_retrieval_options(shared["retrieval"])
     stats = {o: tuple(c) for o, c in shared["collections"].items()}
     number_across(ready, bases, stats)
     splits, pending = ready["splits"], ready["pending"]
     best = {o: _rank_batch(splits[o], stats[o], retrieval, shared, bases[o], pending, o) for o in stats}
     return {"files": ready["files"], "best": best}
-
-
-def kept_or_made(shared, batch, kept) -> dict:
-    """What pass 2 kept for `batch`, or, kept where this worker cannot read it, made again."""
-    ready = spill.load(kept)
-    return ready if ready is not None else _prepare(shared, batch, None)[1]
 
 
 def number_across(ready, bases, overlaps) -> None:

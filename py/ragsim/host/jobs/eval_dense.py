@@ -19,6 +19,7 @@ import functools
 import heapq
 
 from ragsim.host.jobs import eval_stream
+from ragsim.host.corpus import spill
 from ragsim.host.jobs.audit_stream import documents_of
 
 
@@ -84,7 +85,7 @@ def rank_pass(shared: dict, item: tuple) -> dict:
     The chunks are those the count pass split and kept (`eval_stream.prepare_pass`), cut from the
     documents read again: no document is split twice (nor a semantic chunker's windows embedded again)."""
     batch, base, d, kept = item
-    ready = eval_stream.kept_or_made(shared, batch, kept)
+    ready = spill.kept_or_made(kept, eval_stream.prepare, shared, batch)
     texts_of = [doc["text"] for _, docs, _ in documents_of(shared, batch) for doc in docs]
     starts, ends, doc_of = ready["starts"], ready["ends"], ready["doc_of"]
     chunks = [(base + i, d + doc_of[i], s, e) for i, (s, e) in enumerate(zip(starts, ends))]

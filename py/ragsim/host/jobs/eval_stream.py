@@ -109,11 +109,10 @@ def referenced(shared: dict, item: tuple) -> tuple[dict, str, list, list]:
 def prepare_pass(shared: dict, batch: list) -> dict:
     """Pass 2: `per`, the batch's statistics at the one setting (`audit_stream.prepare_pass`'s, with
     each document's chunks), and `kept`, where what `rank_pass` ranks waits (or None)."""
-    per, ready = _prepare(shared, batch)
-    return {"per": per, "kept": spill.keep(shared, passes.kept_name(batch, "rank"), ready)}
+    return spill.prepared(shared, batch, "rank", prepare(shared, batch))
 
 
-def _prepare(shared, batch) -> tuple[dict, dict]:
+def prepare(shared, batch) -> tuple[dict, dict]:
     """Each document indexed and split once: the statistics, and the batch's split with each chunk's
     start, end and document (numbered from the batch's first)."""
     analyzer = read_retrieval_options(shared["retrieval"])["analyzer"]
@@ -143,19 +142,13 @@ def _prepare(shared, batch) -> tuple[dict, dict]:
     return per, {"split": split, "starts": starts, "ends": ends, "doc_of": doc_of, "documents": docs_out}
 
 
-def kept_or_made(shared, batch, kept) -> dict:
-    """What the count pass kept for `batch`, or, kept where this worker cannot read it, made again."""
-    ready = spill.load(kept)
-    return ready if ready is not None else _prepare(shared, batch)[1]
-
-
 def rank_pass(shared: dict, item: tuple) -> dict:
     """The batch's best k chunks per question (-score, position, document, start, end), its first
     2k chunks (position, document, start, end: the zero-scoring ones a short ranking ends with), and
     per span's best chunk (score s, position p) the chunks ranking above it here: for s > 0 those
     scoring above s or s before p; for s = 0 the question's positive chunks, and those before p."""
     batch, base, doc_base, kept = item
-    ready = kept_or_made(shared, batch, kept)
+    ready = spill.kept_or_made(kept, prepare, shared, batch)
     retrieval = read_retrieval_options(shared["retrieval"])
     k, thresholds, split = shared["k"], shared["thresholds"], ready["split"]
     starts, ends, doc_of = ready["starts"], ready["ends"], ready["doc_of"]
