@@ -4,8 +4,6 @@ spill, progress, the resumable output) -> clients (stores, onnxruntime, endpoint
 Every import of a host module, inside functions too, points down or across its own floor; only
 the package's `__init__` (register, embedder) sits directly in host/, and any floor may use it."""
 
-import pathlib
-
 from test_layers import CORE, graph
 
 FLOORS = {"commands": 0, "jobs": 1, "corpus": 2, "clients": 3}

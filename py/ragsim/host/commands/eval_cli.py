@@ -24,6 +24,7 @@ from ragsim.host.clients import pdf
 from ragsim.host.commands.cli_common import DEFAULT_SIZE, DEFAULT_UNIT, Parser, add_chunking_arguments, chunking_for, picks_unit, \
     read_chunking
 from ragsim.host.clients.files import read_text_file, unreadable
+from ragsim.host.corpus.refused import Refused
 from ragsim.split import registry
 from ragsim.wire import cost, state_file
 from ragsim.wire.api import simulate
@@ -39,10 +40,6 @@ DEFAULTS = {"strategy": "window", "size": DEFAULT_SIZE, "overlap": 0, "k": 5}  #
 EVAL_KINDS = ("cut", "ranked_out")  # what --fail-on judges here: the questions' verdicts (no phrases)
 
 
-class _Refused(Exception):
-    """Bad input, said in one line (exit 2)."""
-
-
 def _number(x: str):
     try:
         return int(x)
@@ -54,7 +51,7 @@ def _numbers(text: str, option: str) -> list:
     try:
         return [_number(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise _Refused(f"{option} takes whole numbers (a semantic chunker's threshold: any numbers) separated by "
+        raise Refused(f"{option} takes whole numbers (a semantic chunker's threshold: any numbers) separated by "
                        f"commas (got {shown(text)}).") from None
 
 
@@ -94,19 +91,19 @@ def _parser() -> argparse.ArgumentParser:
 def build_request(args, documents: list[dict], questions_text: str | None, questions_path: str | None,
                   base: dict | None = None) -> dict:
     """The simulate request of the command line's arguments over `base` (a state file's request, or
-    None); raises _Refused for bad input."""
+    None); raises Refused for bad input."""
     base = base or {}
     if questions_text is not None:
         try:
             questions, _ = read_set(questions_text, documents, format_of(questions_path), "strict",
                                     getattr(args, "every_occurrence", False))
         except RequestError as e:
-            raise _Refused(f"{questions_path}: {e.message}") from None
+            raise Refused(f"{questions_path}: {e.message}") from None
         asked = to_request(questions, documents)
     elif base.get("questions"):
         asked = base["questions"]
     else:
-        raise _Refused("Give the question set with --questions FILE (.json or .csv).")
+        raise Refused("Give the question set with --questions FILE (.json or .csv).")
     chunking = _chunking(args, base.get("chunking"))
     retrieval = {**(base.get("retrieval") or {"k": DEFAULTS["k"]}), **cli_retrieval.retrieval_fields(args)}
     if args.k is not None:
@@ -118,7 +115,7 @@ def build_request(args, documents: list[dict], questions_text: str | None, quest
         if field in base:
             request[field] = base[field]
     if (args.map_sizes is None) != (args.map_overlaps is None):
-        raise _Refused("Give --map-sizes and --map-overlaps together.")
+        raise Refused("Give --map-sizes and --map-overlaps together.")
     if args.map_sizes is not None:
         request["map"] = {"sizes": _numbers(args.map_sizes, "--map-sizes"),
                           "overlaps": _numbers(args.map_overlaps, "--map-overlaps")}
@@ -131,10 +128,10 @@ def _chunking(args, base: dict | None) -> dict:
     try:
         given = read_chunking(args)
     except ValueError as e:
-        raise _Refused(str(e)) from None
+        raise Refused(str(e)) from None
     if given is not None:
         if args.strategy is not None and args.strategy != given.get("strategy", "window"):
-            raise _Refused(f"--strategy {args.strategy} differs from the strategy of --chunking; give one of them.")
+            raise Refused(f"--strategy {args.strategy} differs from the strategy of --chunking; give one of them.")
         base = given
     elif base is None or (args.strategy is not None and args.strategy != base.get("strategy", "window")):
         base = chunking_for(args.strategy or DEFAULTS["strategy"], DEFAULTS["size"], DEFAULTS["overlap"])
@@ -219,11 +216,11 @@ def read_documents(args) -> tuple[list[dict], dict | None]:
         state = _state(text)
         if state is not None:
             if len(args.files) > 1:
-                raise _Refused(f"{path} is the page's state file, which holds its own documents; give it alone.")
+                raise Refused(f"{path} is the page's state file, which holds its own documents; give it alone.")
             try:
                 base = state_file.to_request(state)
             except RequestError as e:
-                raise _Refused(f"{path}: {e.message}") from None
+                raise Refused(f"{path}: {e.message}") from None
             return base["documents"], base
         documents.append({"id": path, "title": pathlib.Path(path).name, "text": text})
     return documents, base
@@ -251,14 +248,14 @@ def map_grid(args, chunking: dict):
     """The map's (sizes, overlaps) from --map-sizes and --map-overlaps, read as one request reads its
     `map` (the splitter's own axes), or None without them."""
     if (args.map_sizes is None) != (args.map_overlaps is None):
-        raise _Refused("Give --map-sizes and --map-overlaps together.")
+        raise Refused("Give --map-sizes and --map-overlaps together.")
     if args.map_sizes is None:
         return None
     asked = {"map": {"sizes": _numbers(args.map_sizes, "--map-sizes"), "overlaps": _numbers(args.map_overlaps, "--map-overlaps")}}
     try:
         return read_map(asked, chunking)
     except RequestError as e:
-        raise _Refused(f"{e.field}: {e.message}") from None
+        raise Refused(f"{e.field}: {e.message}") from None
 
 
 def _streamed(args, rules: gate.Gate) -> int:
@@ -266,7 +263,7 @@ def _streamed(args, rules: gate.Gate) -> int:
     try:
         chunking = _chunking(args, None)
         grid = map_grid(args, chunking)
-    except _Refused as e:
+    except Refused as e:
         console.say(f"{PROG}: {e}")
         return 2
 
@@ -299,14 +296,14 @@ def main(argv) -> int:
     except (OSError, ValueError) as e:
         console.say(f"{PROG}: {unreadable(e)}.")
         return 1
-    except _Refused as e:
+    except Refused as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
     try:
         if args.ask and not (args.endpoint and args.model):
-            raise _Refused("--ask needs --endpoint URL and --model NAME (the model to ask each question).")
+            raise Refused("--ask needs --endpoint URL and --model NAME (the model to ask each question).")
         request = build_request(args, documents, questions_text, args.questions, base)
-    except _Refused as e:
+    except Refused as e:
         console.say(f"{PROG}: {e}")
         return 2
     estimate = cost.estimate(request, documents)

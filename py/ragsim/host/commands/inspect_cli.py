@@ -24,6 +24,7 @@ from ragsim.errors import RequestError
 from ragsim.host.commands import cli_retrieval, console, gate, kb_cli
 from ragsim.host.jobs.audit_run import Interrupted
 from ragsim.host.corpus import sources as kb_sources
+from ragsim.host.corpus.refused import Refused
 from ragsim.host.clients import pdf, stores
 from ragsim.host.commands.cli_common import (
     Parser, add_chunking_arguments, read_chunking, read_documents)
@@ -35,10 +36,6 @@ METHODS = ("bm25", "dense", "hybrid")
 RESUME_NEEDS = "--resume goes on from an output file: give it with --jsonl OUT.jsonl."
 RESUME_STREAMED = ("--resume goes on from a store checked a document at a time; a question set, --method hybrid "
                    "and --one-request read it as one request, which writes no --jsonl lines: leave --resume out.")
-
-
-class Refused(Exception):
-    """Bad input, said in one line (exit 2)."""
 
 
 def _store_arguments(parser: argparse.ArgumentParser) -> None:
@@ -198,7 +195,7 @@ def _streamed(args) -> dict:
 
     try:
         engine = pool.engine(args.engine, args.workers, args.scheduler)
-    except pool.EngineError as e:
+    except Refused as e:  # said as audit and eval say it
         raise Refused(f"{str(e).rstrip('.')}.") from None
     out = jsonl_out.Output(args.jsonl) if args.jsonl else None
     show = _shows_progress(args)
@@ -214,7 +211,7 @@ def _streamed(args) -> dict:
         except ValueError as e:  # both options, a file that cannot be read, not JSON: one sentence
             raise RequestError("chunking", str(e)) from None
         return inspect_stream.run(args, chunking, _progress(args), document, engine, out)
-    except (jsonl_out.ResumeError, pool.EngineError) as e:
+    except Refused as e:
         raise Refused(f"{str(e).rstrip('.')}.") from None
     finally:
         if out is not None:

@@ -10,6 +10,7 @@ from ragsim.host.commands import console
 from ragsim.host.jobs import audit_run
 from ragsim.host.corpus import jsonl_out, pool, sources
 from ragsim.host.corpus.progress import Progress
+from ragsim.host.corpus.refused import Refused
 from ragsim.host.clients.embed_endpoint import EndpointError
 from ragsim.host.clients.files import read_text_file, unreadable
 from ragsim.wire.audit import read_overlaps
@@ -23,7 +24,7 @@ def _go(prog, args, plan, job):
     resumed each said in one sentence."""
     try:
         engine = pool.engine(args.engine, args.workers, args.scheduler)
-    except pool.EngineError as e:
+    except Refused as e:
         console.say(f"{prog}: {str(e).rstrip('.')}.")
         return 2, None
     out = jsonl_out.Output(args.jsonl)
@@ -39,7 +40,7 @@ def _go(prog, args, plan, job):
         progress.end()
         console.say(f"{prog}: interrupted before any document was ranked; run the same command again.")
         return 130, None
-    except (jsonl_out.ResumeError, pool.EngineError) as e:
+    except Refused as e:
         progress.end()
         console.say(f"{prog}: {str(e).rstrip('.')}.")
         return 2, None

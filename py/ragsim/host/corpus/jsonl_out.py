@@ -21,11 +21,8 @@ import shutil
 import tempfile
 import time
 
+from ragsim.host.corpus.refused import Refused
 from ragsim.wire import jsonio
-
-
-class ResumeError(Exception):
-    """The output cannot be resumed (one sentence)."""
 
 
 def refuse_existing(path: str | None, force: bool, resume: bool | None = None) -> None:
@@ -104,22 +101,22 @@ class Output:
 
     def resume_state(self, fingerprint: str) -> dict | None:
         """The state of the run the output came from (None: nothing to resume, start afresh);
-        `{"complete": True, "summary"}` when it was finished; ResumeError when it cannot go on."""
+        `{"complete": True, "summary"}` when it was finished; Refused when it cannot go on."""
         if not os.path.exists(self.work) or os.path.getsize(self.work) == 0:
             if not os.path.isfile(self.path) or os.path.getsize(self.path) == 0:
                 return None
             last = _last_line(self.path)
             if last is not None and last.get("type") == "summary":
                 return {"complete": True, "summary": last}
-            raise ResumeError(f"{self.path} is no finished run and has no lines of an interrupted one beside it "
+            raise Refused(f"{self.path} is no finished run and has no lines of an interrupted one beside it "
                               f"({os.path.basename(self.work)}), so it cannot be resumed; give --force instead of "
                               "--resume to start over.")
         if not os.path.exists(self.mark):
-            raise ResumeError(f"{self.work} has no checkpoint beside it ({os.path.basename(self.mark)}), so it "
+            raise Refused(f"{self.work} has no checkpoint beside it ({os.path.basename(self.mark)}), so it "
                               "cannot be resumed; give --force instead of --resume to start over.")
         state = self._checkpoint()
         if state.get("fingerprint") != fingerprint:
-            raise ResumeError(f"{self.work} was written for other files or settings; give the same ones to "
+            raise Refused(f"{self.work} was written for other files or settings; give the same ones to "
                               "resume it, or --force instead of --resume to start over.")
         self.file = open(self.work, "r+b")
         self.file.truncate(state["offset"])
@@ -132,8 +129,8 @@ class Output:
 
     def _checkpoint(self) -> dict:
         """The checkpoint beside the output, checked before it is trusted: its fields of the right
-        kinds and where the document lines end inside the output; ResumeError otherwise."""
-        damaged = ResumeError(f"{self.mark} is not a checkpoint of {self.work} (it is damaged, or says the output goes "
+        kinds and where the document lines end inside the output; Refused otherwise."""
+        damaged = Refused(f"{self.mark} is not a checkpoint of {self.work} (it is damaged, or says the output goes "
                               "further than it does); give --force instead of --resume to start over.")
         try:
             with open(self.mark, encoding="utf-8") as f:

@@ -18,11 +18,8 @@ from dataclasses import dataclass
 
 import ragsim
 from ragsim import host
+from ragsim.host.corpus.refused import Refused
 from ragsim.rank.queries import collection_paused
-
-
-class EngineError(Exception):
-    """The engine cannot run at all (one sentence): nothing can go on."""
 
 
 @dataclass(frozen=True)
@@ -76,14 +73,14 @@ def _lacks_ragsim(e: BaseException) -> bool:
     return isinstance(e, ImportError) and getattr(e, "name", None) == "ragsim" or "No module named 'ragsim'" in str(e)
 
 
-def _environment_error(address: str, e: BaseException) -> "EngineError":
+def _environment_error(address: str, e: BaseException) -> "Refused":
     """One sentence for a cluster whose workers cannot run this ragsim, as Dask's own "different
     environments" advice means: which version to install where."""
     here = f"ragsim {ragsim.__version__}"
     if isinstance(e, WorkerMismatch):
-        return EngineError(f"the Dask workers at {address} run ragsim {e.args[0]}, this command {here}: install {here} "
+        return Refused(f"the Dask workers at {address} run ragsim {e.args[0]}, this command {here}: install {here} "
                            "on every worker (or run the command from their version) and run again")
-    return EngineError(f"the Dask workers at {address} cannot import ragsim (No module named 'ragsim'): install {here} "
+    return Refused(f"the Dask workers at {address} cannot import ragsim (No module named 'ragsim'): install {here} "
                        "on every worker, in the Python environment the worker runs (pip install the project, or put "
                        "its py/ folder on the workers' PYTHONPATH), and run again")
 
@@ -171,13 +168,13 @@ class Dask:
         try:
             from dask.distributed import Client
         except ImportError:
-            raise EngineError("--engine dask needs dask.distributed; install it with "
+            raise Refused("--engine dask needs dask.distributed; install it with "
                               "`.venv/bin/pip install \"dask[distributed]\"`.") from None
         probe_scheduler(address, timeout)
         try:
             self.client = Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as e:
-            raise EngineError(f"the Dask scheduler at {address} cannot be reached ({_first_line(e)}); start it, "
+            raise Refused(f"the Dask scheduler at {address} cannot be reached ({_first_line(e)}); start it, "
                               "or give its address with --scheduler tcp://HOST:8786.") from None
         self.address = address
         self.retried = 0
@@ -203,7 +200,7 @@ class Dask:
 
         items = list(items)
         if not self.client.nthreads():
-            raise EngineError(f"the Dask cluster at {self.address} has no workers; start some and run again.")
+            raise Refused(f"the Dask cluster at {self.address} has no workers; start some and run again.")
         [handle] = self.client.scatter([shared], broadcast=True, hash=False)  # one object, not one per key
         hosts = host.registered()
         limit = 2 * self.workers
@@ -256,7 +253,7 @@ def probe_scheduler(address: str, timeout: float) -> None:
     scheduler does, with its first message's length (Dask's TCP frames start with it, eight bytes,
     little-endian) within the deadline. Dask's own connect has no deadline for that handshake (a
     server that accepts and says nothing held it for minutes) and believes the length it is sent (a
-    server sending anything else made it ask for exabytes). EngineError with one sentence otherwise."""
+    server sending anything else made it ask for exabytes). Refused with one sentence otherwise."""
     import socket
     import struct
     import time
@@ -266,13 +263,13 @@ def probe_scheduler(address: str, timeout: float) -> None:
     if not rest:
         scheme, rest = "tcp", address
     if scheme != "tcp":
-        raise EngineError(f"the Dask scheduler address {address} is {scheme}://; ragsim connects over tcp:// only "
+        raise Refused(f"the Dask scheduler address {address} is {scheme}://; ragsim connects over tcp:// only "
                           "(give --scheduler tcp://HOST:PORT).")
     parts = urlsplit("tcp://" + rest)
     try:
         port = parts.port or 8786
     except ValueError:
-        raise EngineError(f"the Dask scheduler address {address} has no port ragsim can read; give "
+        raise Refused(f"the Dask scheduler address {address} has no port ragsim can read; give "
                           "--scheduler tcp://HOST:PORT.") from None
     where = f"the Dask scheduler at {address}"
     deadline = time.monotonic() + timeout
@@ -283,32 +280,32 @@ def probe_scheduler(address: str, timeout: float) -> None:
                 s.settimeout(max(0.01, deadline - time.monotonic()))
                 got = s.recv(8 - len(head))
                 if not got:
-                    raise EngineError(f"{where} closed the connection at once; is it a Dask scheduler?")
+                    raise Refused(f"{where} closed the connection at once; is it a Dask scheduler?")
                 head += got
     except ConnectionRefusedError:
-        raise EngineError(f"{where} cannot be reached: nothing listens there; start it (`dask scheduler`), or give "
+        raise Refused(f"{where} cannot be reached: nothing listens there; start it (`dask scheduler`), or give "
                           "its address with --scheduler tcp://HOST:8786.") from None
     except (TimeoutError, socket.timeout):
-        raise EngineError(f"{where} accepted the connection but said nothing within {timeout:g} s, as a Dask "
+        raise Refused(f"{where} accepted the connection but said nothing within {timeout:g} s, as a Dask "
                           "scheduler would; check that it is one, and that it is not overloaded.") from None
     except OSError as e:
-        raise EngineError(f"{where} cannot be reached ({e.strerror or type(e).__name__}); start it, or give its "
+        raise Refused(f"{where} cannot be reached ({e.strerror or type(e).__name__}); start it, or give its "
                           "address with --scheduler tcp://HOST:8786.") from None
     (length,) = struct.unpack("<Q", head)
     if length > MAX_HANDSHAKE:
-        raise EngineError(f"{where} does not speak Dask's protocol (its first message claims {length:,} bytes); "
+        raise Refused(f"{where} does not speak Dask's protocol (its first message claims {length:,} bytes); "
                           "check the address.")
 
 
 def engine(name: str, workers: int | None, scheduler: str | None):
-    """The engine the options ask for; EngineError with one sentence when it cannot be had."""
+    """The engine the options ask for; Refused with one sentence when it cannot be had."""
     if name == "dask":
         if not scheduler:
-            raise EngineError("--engine dask needs --scheduler ADDRESS (an existing cluster's scheduler, "
+            raise Refused("--engine dask needs --scheduler ADDRESS (an existing cluster's scheduler, "
                               "e.g. tcp://127.0.0.1:8786).")
         return Dask(scheduler)
     if name != "local":
-        raise EngineError(f"--engine must be local or dask (got {name!r}).")
+        raise Refused(f"--engine must be local or dask (got {name!r}).")
     if workers is not None and workers < 1:
-        raise EngineError(f"--workers must be at least 1 (got {workers}).")
+        raise Refused(f"--workers must be at least 1 (got {workers}).")
     return Local(workers or cores())

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from ragsim.host.jobs import audit_run, eval_dense, eval_stream
 from ragsim.host.corpus import jsonl_out, pool as engines, sources, spill
+from ragsim.host.corpus.refused import Refused
 from ragsim.judge import questions as judged, settings_map
 from ragsim.split import registry
 from ragsim.wire.question_io import format_of, read_set
@@ -133,7 +134,7 @@ def _count(plan, engine, batches, terms, progress, doc_base, kept, referenced=fr
     df, bases, doc_first, ready = {}, [], {}, []
     for i, result in audit_run.run_pass(engine, eval_stream.prepare_pass, shared, batches, progress, "count", batches):
         if isinstance(result, engines.Failed):
-            raise engines.EngineError(f"a batch of files could not be counted ({result.reason}); run again")
+            raise Refused(f"a batch of files could not be counted ({result.reason}); run again")
         row = result["per"][o]
         if row["error"]:
             raise ValueError(row["error"])
@@ -247,7 +248,7 @@ def _referenced(plan, engine, shared, docs, doc_first, progress) -> tuple[dict, 
     whole, touching = {}, {}
     for _, result in engine.map(passes(plan)[0], shared, items):
         if isinstance(result, engines.Failed):
-            raise engines.EngineError(f"a referenced document could not be split ({result.reason})")
+            raise Refused(f"a referenced document could not be split ({result.reason})")
         whole.update(result["whole"])
         touching.update(result["touching"])
     return whole, touching
@@ -263,7 +264,7 @@ def _rank(plan, engine, batches, starts, shared, state, out, progress) -> None:
     try:
         for j, r in audit_run.run_pass(engine, passes(plan)[1], shared, items, progress, "rank", batches[first:]):
             if isinstance(r, engines.Failed):
-                raise engines.EngineError(f"a batch of files could not be ranked ({r.reason}); run again with --resume")
+                raise Refused(f"a batch of files could not be ranked ({r.reason}); run again with --resume")
             for qi, top in r["best"].items():
                 mine = [tuple(x) for x in state["best"].get(str(qi), [])]
                 state["best"][str(qi)] = heapq.nsmallest(k, mine + [tuple(x) for x in top])

@@ -30,7 +30,7 @@ from ragsim.errors import RequestError
 from ragsim.host.jobs import inspect_facts
 from ragsim.host.jobs.audit_run import Interrupted, content_hash
 from ragsim.host.corpus import pool, sources as kb_sources
-from ragsim.host.corpus.jsonl_out import ResumeError
+from ragsim.host.corpus.refused import Refused
 from ragsim.host.clients import stores
 from ragsim.judge.pipeline import overlap_stats
 from ragsim.judge.stored import Stored, align, chunks_report, documents_report, read_chunks
@@ -272,7 +272,7 @@ class Checked:
             return 0
         state = self.out.resume_state(fingerprint) if resume else None
         if state is not None and state.get("complete"):
-            raise ResumeError(f"{self.out.path} is a finished run, so there is nothing to go on with; give --force "
+            raise Refused(f"{self.out.path} is a finished run, so there is nothing to go on with; give --force "
                               "instead of --resume to run it again.")
         self.state = state or self.out.start(fingerprint)
         for record in self.out.kept_parts():
