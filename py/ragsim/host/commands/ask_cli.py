@@ -148,12 +148,12 @@ def run_ask(args) -> int:
     try:
         documents = read_documents(args)
     except (OSError, ValueError) as e:
-        print(f"{PROG}: {unreadable(e)}.", file=sys.stderr)
+        console.say(f"{PROG}: {unreadable(e)}.")
         return 1
     span = _locate(documents, args.answer)
     response = simulate(_context_request(args, documents, args.question, span))
     if "error" in response:
-        print(f"{PROG}: {response['error']['field']}: {response['error']['message']}", file=sys.stderr)
+        console.say(f"{PROG}: {response['error']['field']}: {response['error']['message']}")
         return 2
     context, answers = response["context"], [args.answer] if args.answer and args.answer.strip() else []
     ranked = [c["number"] for c in sorted((c for c in response["chunks"] if c["retrieved"]), key=lambda c: c["rank"])]
@@ -226,12 +226,12 @@ def ask_each(asker, contexts, response: dict, table: str | None) -> int:
 
 
 def _stopped(prog: str = PROG) -> int:
-    print(f"{prog}: stopped (Ctrl-C) before every sample was asked.", file=sys.stderr)
+    console.say(f"{prog}: stopped (Ctrl-C) before every sample was asked.")
     return 130
 
 
 def _refuse(e: Exception, prog: str = PROG) -> int:
-    print(f"{prog}: {e}", file=sys.stderr)
+    console.say(f"{prog}: {e}")
     return 2
 
 

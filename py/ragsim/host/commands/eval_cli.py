@@ -297,7 +297,7 @@ def main(argv) -> int:
         console.say(f"{PROG}: {unreadable(e)}.")
         return 1
     except Refused as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
+        console.say(f"{PROG}: {e}")
         return 2
     try:
         if args.ask and not (args.endpoint and args.model):

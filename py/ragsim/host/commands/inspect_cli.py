@@ -310,12 +310,12 @@ def run_export(argv) -> int:
     except OSError as e:
         return refuse("export", unreachable(e, [args.output]))
     placed = sum(r["start"] is not None for r in records)
-    print(f"wrote {len(records):,} chunks ({placed:,} placed) to {args.output}", file=sys.stderr)
+    console.say(f"wrote {len(records):,} chunks ({placed:,} placed) to {args.output}")
     return 0
 
 
 def refuse(command: str, e) -> int:
     message = e.message if isinstance(e, RequestError) else str(e)
-    sys.stderr.buffer.write(f"ragsim {command}: {message}\n".encode("utf-8", "backslashreplace"))
+    console.say(f"ragsim {command}: {message}")
     return 2
 
