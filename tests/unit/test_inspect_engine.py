@@ -66,6 +66,9 @@ def test_an_interrupted_inspect_resumes_to_the_uninterrupted_report_and_lines(ar
     assert status == 130 and not part.exists()
     assert err == (f"ragsim inspect: interrupted after 2 documents; {part}.part holds them, and the same command "
                    "with --resume goes on from there.\n")
+    status, _, err = run(capsys, *argv, *shown, "--workers", "1", "--jsonl", str(part))
+    assert (status, err) == (2, f"ragsim inspect: {part}.part holds the lines of an interrupted run; give --resume to "
+                                "go on from it, or --force to start over.\n")  # never thrown away unasked
     status, _, err = run(capsys, *argv, *shown, "--k", "2", "--workers", "1", "--jsonl", str(part), "--resume")
     assert status == 2 and "was written for other files or settings" in err  # another run's lines: refused
     calls = counting(monkeypatch)

@@ -18,6 +18,7 @@ ADDRESS), as audit and eval run; with --jsonl an interrupted run goes on with --
 
 import argparse
 import contextlib
+import os
 import sys
 
 from ragsim.errors import RequestError
@@ -232,6 +233,14 @@ def unreachable(e: OSError, outputs) -> Refused:
     return Refused(f"{unreadable(e)}; check its permissions, or give a copy you can read.")
 
 
+def _resumable(args) -> bool | None:
+    """--resume for the output check: None (its refusal as before inspect had --resume) unless asked,
+    or an interrupted run's checkpoint is there to be gone on with rather than started over."""
+    if args.resume or (args.jsonl and os.path.exists(f"{args.jsonl}.resume")):
+        return bool(args.resume)
+    return None
+
+
 def refuse_existing(path, force: bool, resume: bool | None = None) -> None:
     """Refused when `path` exists and neither --force says to replace it nor --resume (`resume` None:
     the command has none) to go on from it."""
@@ -251,7 +260,7 @@ def run_inspect(argv) -> int:
         return 2
     try:
         rules = read_gate(args)
-        refuse_existing(args.jsonl, args.force, args.resume or None)  # its refusal's words as before --resume
+        refuse_existing(args.jsonl, args.force, _resumable(args))
         if args.k < 1:
             raise Refused(f"--k must be at least 1 (got {args.k}).")
         if args.resume and not (args.jsonl and streams(args)):
