@@ -87,7 +87,7 @@ def _ragsim_tokenizer(name, path):
 
 def _ragsim_pdf(path, name, mode, progress):
     import json
-    from ragsim.host import pdf
+    from ragsim.host.clients import pdf
     with open(path, "rb") as f:
         data = f.read()
     try:

@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "py"))
 
 import ragsim.host  # noqa: E402
 from ragsim.wire import api
-from ragsim.host import embed_onnx
+from ragsim.host.clients import embed_onnx
 from ragsim.text import wordpiece  # noqa: E402
 
 ragsim.host.register()  # CPython's hosts: rank files, the model

@@ -89,7 +89,7 @@ class Recording:
 def first_request(text: str, chunking: dict, embedding: str):
     """The simulation's first request, embedding every window through the registered host."""
     if embedding == "model":
-        from ragsim.host import embed_onnx
+        from ragsim.host.clients import embed_onnx
 
         model = embed_onnx.default_embedder()
         recording = Recording(model.embed)

@@ -18,8 +18,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "py"), str(ROOT / "tests" / "unit"), str(ROOT / "tests")]
 
 import ragsim.host  # noqa: E402
-from ragsim.host import eval_run, jsonl_out, pool, sources  # noqa: E402
-from ragsim.host.progress import Progress  # noqa: E402
+from ragsim.host.jobs import eval_run
+from ragsim.host.corpus import jsonl_out, pool, sources  # noqa: E402
+from ragsim.host.corpus.progress import Progress  # noqa: E402
 from test_stream_eval import question_set  # noqa: E402
 
 ragsim.host.register()  # CPython's hosts, as `python -m ragsim eval` registers them

@@ -133,7 +133,7 @@ def _audit_time(folder: pathlib.Path, detect) -> tuple[float, str]:
     import contextlib
     import io
 
-    from ragsim.host import audit_cli
+    from ragsim.host.commands import audit_cli
     saved = finder.detect
     finder.detect = detect
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")

@@ -1,5 +1,5 @@
-"""A local OpenAI-compatible server for the tests of "Ask your own model" (ragsim.host.ask and the page's panel)
-and of your own embedding model (ragsim.host.embed_endpoint and the page's "Your model"); run as a
+"""A local OpenAI-compatible server for the tests of "Ask your own model" (ragsim.host.clients.ask and the page's panel)
+and of your own embedding model (ragsim.host.clients.embed_endpoint and the page's "Your model"); run as a
 script it stands in for Ollama at http://127.0.0.1:11434/v1 (README, "Your own embedding model").
 
 It listens on 127.0.0.1 at a free port, in a thread, and answers as the real API does in shape:
@@ -25,7 +25,7 @@ With `key` set, a request without `Authorization: Bearer <key>` gets 401 invalid
 
 `POST /v1/embeddings` answers as the API does (`{"object": "list", "data": [{"object": "embedding",
 "embedding", "index"}], "model", "usage"}`), the model's name saying which vectors:
-    minilm   all-MiniLM-L6-v2's, from the project's own ONNX model (ragsim.host.embed_onnx)
+    minilm   all-MiniLM-L6-v2's, from the project's own ONNX model (ragsim.host.clients.embed_onnx)
     hashed   a hashed bag of words (64 dimensions, counts, not normalised): another model entirely
     nan      a NaN in the first vector;   short  one vector fewer than texts;   ragged  dimensions vary
     busy     429 with Retry-After: 0 for the first two requests, then as `hashed`
@@ -252,7 +252,7 @@ def hashed_vector(text: str) -> list[float]:
 
 def minilm_vectors(texts: list[str]):
     """all-MiniLM-L6-v2's unit vectors, as ragsim's own host computes them."""
-    from ragsim.host.embed_onnx import default_embedder
+    from ragsim.host.clients.embed_onnx import default_embedder
 
     return default_embedder().embed(list(texts))
 

@@ -14,11 +14,11 @@ long run (`--surface`).
     surface       entry points
     chunks        wire.chunk_files.parse, wire.inspect.inspect and inspect_json (the page's worker)
     docstore      the same, for LlamaIndex docstore.json files
-    parquet       host.store_files.read and .pages (the command line's reader), stores.read_store
+    parquet       host.clients.store_files.read and .pages (the command line's reader), stores.read_store
     state         wire.state_file.is_state / to_request, then simulate and simulate_json
     chunking      cli_common.read_chunking (--chunking), inspect_compare.compare, audit, simulate
     questions     question_io.read_set, import_questions(_json), inspect's question_file
-    replies       host.ask.complete and models over a server's reply, ask_checks.page_call / page_json
+    replies       host.clients.ask.complete and models over a server's reply, ask_checks.page_call / page_json
     vectors       simulate with `semantic_vectors` for the keys `semantic_needs` named, bent
     cli           `python -m ragsim` itself: inspect, export, audit --chunking, eval --questions, a state file
 """
@@ -42,7 +42,8 @@ import fuzz_files as files
 from fuzz_requests import LONG, PIECES, Hang, Malformed, _limit, any_json, check_error, check_response, chunking
 
 from ragsim.errors import MAX_MESSAGE, RequestError
-from ragsim.host import ask, cli_common, http_client, store_files, stores
+from ragsim.host.commands import cli_common
+from ragsim.host.clients import ask, http_client, store_files, stores
 from ragsim.split import semantic_split
 from ragsim.judge.stored import align
 from ragsim.wire import ask_checks, chunk_files, inspect_compare, jsonio, question_io, state_file

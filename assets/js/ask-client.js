@@ -1,5 +1,5 @@
 // Asking your own model, the page's client: one OpenAI-compatible chat-completions
-// request per sample (POST {endpoint}/chat/completions, as ragsim.host.ask does on the command line),
+// request per sample (POST {endpoint}/chat/completions, as ragsim.host.clients.ask does on the command line),
 // to a server on this computer only, stoppable with an AbortController. Every failure is one
 // sentence; nothing here touches the DOM.
 //

@@ -12,7 +12,7 @@ import sys
 
 from ragsim import host, limits
 from ragsim.errors import RequestError
-from ragsim.host import ask_cli, audit_cli, console, eval_cli, inspect_cli
+from ragsim.host.commands import ask_cli, audit_cli, console, eval_cli, inspect_cli
 from ragsim.wire import jsonio, state_file
 from ragsim.wire.api import simulate, simulate_plain
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
-from ragsim.host import embed_onnx
+from ragsim.host.clients import embed_onnx
 from ragsim.text import wordpiece  # noqa: E402
 
 from helpers import DENSE_LONG as LONG, DENSE_TEXTS as TEXTS  # noqa: E402

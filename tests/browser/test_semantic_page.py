@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 
 pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
-from ragsim.host import embed_onnx  # noqa: E402
+from ragsim.host.clients import embed_onnx  # noqa: E402
 from ragsim.split import semantic  # noqa: E402
 from a11y import axe_violations  # noqa: E402
 from test_page import INDEX, page_request, restore, settle, verdict  # noqa: E402

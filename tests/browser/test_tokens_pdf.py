@@ -12,7 +12,7 @@ import pytest
 
 from helpers import assert_shows_the_core, shown_stats
 from pdf_maker import encrypt, make_pdf, sample_pages
-from ragsim.host import pdf
+from ragsim.host.clients import pdf
 from test_page import INDEX, page_request, restore, settle
 
 pytestmark = pytest.mark.slow  # real Chromium on the built dist/

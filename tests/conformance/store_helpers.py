@@ -18,8 +18,8 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from corpus import TEXTS_DIR
 from helpers import run_cli
 from ragsim.errors import RequestError
-from ragsim.host import embed_onnx
-from ragsim.host.stores import CHROMA_MODEL_FILES, place_chroma_model, read_store
+from ragsim.host.clients import embed_onnx
+from ragsim.host.clients.stores import CHROMA_MODEL_FILES, place_chroma_model, read_store
 
 DIM = 8
 

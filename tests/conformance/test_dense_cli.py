@@ -7,8 +7,8 @@ import pytest
 
 from ragsim.wire import api
 from ragsim.wire.audit import audit
-from ragsim.host.audit_cli import main as audit_main
-from ragsim.host.eval_cli import main as eval_main
+from ragsim.host.commands.audit_cli import main as audit_main
+from ragsim.host.commands.eval_cli import main as eval_main
 
 TEXT = ("Retention policy. Hourly snapshots are kept for 48 hours. Daily snapshots are kept for 30 days. "
         "Weekly snapshots last one year. The compaction job runs at 02:00 UTC every night and merges "

@@ -18,7 +18,7 @@ from ragsim.wire.api import simulate
 from ragsim.wire.codegen import equivalent_code
 
 pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
-from ragsim.host import embed_onnx  # noqa: E402
+from ragsim.host.clients import embed_onnx  # noqa: E402
 
 CASES = (
     ("prose.txt", {"unit": "words", "size": 24, "overlap": 6}, {"method": "dense"}),

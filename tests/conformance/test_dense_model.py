@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragsim.host import embed_onnx
+from ragsim.host.clients import embed_onnx
 from ragsim.text import wordpiece
 
 ROOT = Path(__file__).resolve().parents[2]

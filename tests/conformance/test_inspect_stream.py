@@ -19,7 +19,8 @@ from langchain_qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient
 from qdrant_client.models import Distance, VectorParams
 
-from ragsim.host import inspect_cli, store_files, stores
+from ragsim.host.commands import inspect_cli
+from ragsim.host.clients import store_files, stores
 
 pytestmark = pytest.mark.slow  # real stores of four libraries
 

@@ -13,7 +13,7 @@ import pytest
 
 import pdf_maker
 from pdf_maker import encrypt, make_pdf, sample_pages
-from ragsim.host import pdf
+from ragsim.host.clients import pdf
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -82,7 +82,7 @@ def test_a_pdf_without_text_gets_one_sentence_naming_it(name, data, words):
 
 
 def test_the_audit_command_reads_pdfs_a_document_per_page(tmp_path, capsys):
-    from ragsim.host import audit_cli
+    from ragsim.host.commands import audit_cli
 
     path = tmp_path / "report.pdf"
     path.write_bytes(make_pdf(sample_pages(3)))

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow  # runs the generated code against the real chunke
 def model():
     pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
     import ragsim.host
-    from ragsim.host import embed_onnx
+    from ragsim.host.clients import embed_onnx
 
     ragsim.host.register()  # ragsim's own side embeds through the registered host
     embedder = embed_onnx.default_embedder()

@@ -250,7 +250,7 @@ def test_chroma_on_random_texts(text, strategy, size, min_size):
 @pytest.fixture(scope="module")
 def minilm():
     pytest.importorskip("onnxruntime", reason="the dense extra is part of the test extras")
-    from ragsim.host import embed_onnx
+    from ragsim.host.clients import embed_onnx
 
     embedder = embed_onnx.default_embedder()  # keeps each text's vector: every window is embedded once
     return lambda texts: embedder.embed(texts).tolist()

@@ -1,4 +1,4 @@
-"""`--source` and a store's own metadata together (ragsim.wire.place_by_text, host.inspect_placing,
+"""`--source` and a store's own metadata together (ragsim.wire.place_by_text, host.jobs.inspect_placing,
 chunk_records.lookup): chunks whose metadata names no given file are placed in the files by their text,
 a LlamaIndex docstore whose document ids are not the files' names included; Haystack's nested
 `meta.file_path` names the document (and `--doc-field meta.file_path` reaches it). Each store is built

@@ -9,7 +9,7 @@ from corpus import TEXTS_DIR
 from helpers import one_line, run_cli
 from servers import chroma, free_port
 from store_helpers import HashEmbeddings, langchain_chunks, placed_and_named, refused, source_texts
-from ragsim.host.stores import read_store
+from ragsim.host.clients.stores import read_store
 
 import chromadb  # noqa: E402  (after store_helpers, which turns chroma's telemetry off)
 from langchain_chroma import Chroma

@@ -30,7 +30,7 @@ import pytest
 from helpers import run_cli
 from store_helpers import langchain_chunks, source_texts, vector
 from corpus import TEXTS_DIR
-from ragsim.host.stores import read_store
+from ragsim.host.clients.stores import read_store
 
 pytestmark = pytest.mark.slow  # the command line
 

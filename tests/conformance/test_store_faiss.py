@@ -1,4 +1,4 @@
-"""LangChain's FAISS store (ragsim.host.store_faiss, docs/stores.md) as `FAISS.save_local` writes it,
+"""LangChain's FAISS store (ragsim.host.clients.store_faiss, docs/stores.md) as `FAISS.save_local` writes it,
 built here by langchain-community and faiss: every chunk read back as LangChain's splitter made it,
 placed, its splitter named by `inspect`, written by `export`; LangChain itself never imported to read
 it; and a pickle holding anything but LangChain's docstore refused in one sentence without running."""
@@ -16,7 +16,7 @@ import pytest
 from helpers import cli_env, one_line, run_cli
 from store_helpers import langchain_chunks, placed_and_named, refused as error, source_texts
 from corpus import TEXTS_DIR
-from ragsim.host.stores import read_store
+from ragsim.host.clients.stores import read_store
 
 with warnings.catch_warnings():  # langchain-community's sunset notice, said on its first import
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -114,7 +114,7 @@ def test_metadata_is_read_as_plain_data(tmp_path):
 def test_reading_never_imports_langchain(built):
     """The docstore's classes become local stand-ins: a fresh process reads the store with no
     langchain module (nor faiss) loaded at the end."""
-    code = ("import sys; from ragsim.host.stores import read_store; "
+    code = ("import sys; from ragsim.host.clients.stores import read_store; "
             f"n = len(read_store({str(built['db'])!r})['chunks']); "
             "print(n, sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in ('langchain', "
             "'langchain_core', 'langchain_community', 'faiss', 'pydantic')}))")

@@ -12,7 +12,7 @@ from corpus import TEXTS_DIR
 from helpers import one_line, run_cli
 from store_helpers import langchain_chunks, source_texts
 from ragsim.errors import RequestError
-from ragsim.host.stores import read_store
+from ragsim.host.clients.stores import read_store
 
 from haystack import Document as HaystackDocument
 from haystack.components.preprocessors import DocumentSplitter

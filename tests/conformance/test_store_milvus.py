@@ -1,4 +1,4 @@
-"""Milvus Lite (ragsim.host.store_milvus, docs/stores.md) as LangChain's `Milvus` and pymilvus's
+"""Milvus Lite (ragsim.host.clients.store_milvus, docs/stores.md) as LangChain's `Milvus` and pymilvus's
 `MilvusClient("milvus_demo.db")` quick-starts write it, built here by langchain-milvus, pymilvus and
 milvus-lite: every chunk read back as LangChain's splitter made it, placed, its splitter named by
 `inspect`, written by `export`; the store left byte for byte as it was; bad input one sentence."""
@@ -13,7 +13,7 @@ import pytest
 from corpus import TEXTS_DIR
 from helpers import one_line, run_cli
 from store_helpers import fingerprint, langchain_chunks, placed_and_named, refused as error, source_texts
-from ragsim.host.stores import read_store, store_pages
+from ragsim.host.clients.stores import read_store, store_pages
 
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_milvus import Milvus

@@ -1,4 +1,4 @@
-"""PostgreSQL with pgvector (ragsim.host.store_pgvector, docs/stores.md), named by a connection string,
+"""PostgreSQL with pgvector (ragsim.host.clients.store_pgvector, docs/stores.md), named by a connection string,
 against a real PostgreSQL 16 with pgvector started here on 127.0.0.1 (pgserver's binaries) and
 stopped at the end. The stores are written by LangChain's PGVector (langchain-postgres, and
 langchain-community's older schema), langchain-postgres's PGVectorStore and LlamaIndex's
@@ -15,7 +15,7 @@ from corpus import TEXTS, TEXTS_DIR
 from helpers import one_line, run_cli
 from servers import free_port, postgres
 from store_helpers import langchain_chunks, placed_and_named, refused, source_texts
-from ragsim.host.stores import read_store
+from ragsim.host.clients.stores import read_store
 
 import psycopg
 from langchain_core.embeddings import DeterministicFakeEmbedding

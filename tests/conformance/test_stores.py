@@ -1,4 +1,4 @@
-"""The store readers (ragsim.host.stores, SPEC section 11) against stores the real libraries build here:
+"""The store readers (ragsim.host.clients.stores, SPEC section 11) against stores the real libraries build here:
 LangChain's splitter into langchain-chroma, langchain-qdrant (Qdrant local mode) and LangChain's
 LanceDB; LlamaIndex's SentenceSplitter into VectorStoreIndex and StorageContext.persist(); LlamaIndex's
 own node payloads (node_to_metadata_dict) in Qdrant and LanceDB; files as LangChain writes Documents.
@@ -15,11 +15,11 @@ import pytest
 from helpers import run_cli
 from store_helpers import (DIM, HashEmbeddings, fingerprint, langchain_chunks, leftovers, offline_chroma_model,
                            source_texts, vector)
-from ragsim.host import embed_onnx
+from ragsim.host.clients import embed_onnx
 from ragsim.errors import RequestError
-from ragsim.host import stores
+from ragsim.host.clients import stores
 from ragsim.wire import chunk_records
-from ragsim.host.stores import chroma_query, read_store, store_pages
+from ragsim.host.clients.stores import chroma_query, read_store, store_pages
 
 import chromadb  # noqa: E402  (after store_helpers, which turns chroma's telemetry off)
 from langchain_chroma import Chroma

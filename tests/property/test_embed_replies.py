@@ -1,4 +1,4 @@
-"""An embedding endpoint's reply, whatever it holds, is vectors or one sentence (host.embed_endpoint):
+"""An embedding endpoint's reply, whatever it holds, is vectors or one sentence (host.clients.embed_endpoint):
 the fuzz of the replies around the core (tests/fuzz_surfaces.py) for the endpoint added with
 --embed-endpoint. Any JSON at all, and the right shape bent (counts, dimensions, numbers)."""
 
@@ -8,7 +8,7 @@ import math
 from hypothesis import given, settings, strategies as st
 
 from ragsim.errors import MAX_MESSAGE
-from ragsim.host.embed_endpoint import EndpointEmbedder, EndpointError
+from ragsim.host.clients.embed_endpoint import EndpointEmbedder, EndpointError
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),

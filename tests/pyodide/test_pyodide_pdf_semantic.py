@@ -1,5 +1,5 @@
 """A PDF read in the page's worker leaves the semantic chunkers asking the page for their vectors
-(SPEC section 12). The worker reads a PDF through a host module (`from ragsim.host import pdf`);
+(SPEC section 12). The worker reads a PDF through a host module (`from ragsim.host.clients import pdf`);
 importing it must not register CPython's onnxruntime embedder inside Pyodide, or every semantic
 chunker after the first PDF is refused for want of the model's libraries (numpy, onnxruntime)
 instead of naming the texts to embed. Run in real Pyodide under Node, through the worker's own prelude, against CPython's core
@@ -17,7 +17,7 @@ import pytest
 
 from helpers import hashed, make_request, worker_prelude
 from pdf_maker import make_pdf
-from ragsim.host import pdf
+from ragsim.host.clients import pdf
 from ragsim.split import semantic_split
 from ragsim.wire import api
 

@@ -1,5 +1,5 @@
 """Asking your own model: the prompt and the two checks (ragsim.wire.ask_checks), the client
-(ragsim.host.ask) against a local OpenAI-compatible server this file starts (tests/fake_openai.py),
+(ragsim.host.clients.ask) against a local OpenAI-compatible server this file starts (tests/fake_openai.py),
 and the command line (`ask`, `eval --ask`): one sentence and exit 2 for every failure, no traceback."""
 
 import functools
@@ -15,7 +15,7 @@ import pytest
 from fake_openai import FakeOpenAI
 from helpers import CORE, cli_env, ctrl_c_as_a_terminal, ragsim_argv, run_cli
 from ragsim.wire import ask_checks
-from ragsim.host import ask
+from ragsim.host.clients import ask
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NEPTUNE = ("Neptune is the eighth planet from the Sun. Its rings are faint and dark, made of dust and ice. "

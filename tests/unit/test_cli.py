@@ -9,7 +9,7 @@ import pytest
 
 from helpers import CORE, make_request, run_cli
 from ragsim import __main__ as cli, limits
-from ragsim.host import audit_cli
+from ragsim.host.commands import audit_cli
 from ragsim.wire.api import simulate
 
 COLLECTION = "../assets/collection/01-the-authority.md"

@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 from helpers import bare_env, hashed, run_cli
-from ragsim.host import audit_cli, eval_cli, inspect_cli
+from ragsim.host.commands import audit_cli, eval_cli, inspect_cli
 from ragsim.split import semantic, semantic_split
 from ragsim.wire.api import simulate
 
@@ -30,7 +30,7 @@ class Host:
 @pytest.fixture
 def host(monkeypatch):
     # the streamed commands run in this process (one worker), so the host's count is this process's
-    monkeypatch.setattr("ragsim.host.pool.cores", lambda: 1)
+    monkeypatch.setattr("ragsim.host.corpus.pool.cores", lambda: 1)
     saved, counting = list(semantic_split.HOSTS), Host()
     semantic_split.register_host(lambda: counting)
     yield counting

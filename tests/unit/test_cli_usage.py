@@ -80,7 +80,7 @@ def test_unit_help_lists_tokens_and_eval_help_is_sentences():
     assert "words, chars or tokens" in " ".join(run_cli("audit", "--help").stdout.split())
     help_text = " ".join(run_cli("eval", "--help").stdout.split())
     assert "Score a question set over text files at one setting" in help_text and "of settings): each" in help_text
-    from ragsim.host import eval_cli
+    from ragsim.host.commands import eval_cli
 
     parser = eval_cli._parser()
     assert parser.description.endswith(".")

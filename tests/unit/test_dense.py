@@ -175,7 +175,7 @@ def test_bad_dense_settings_name_the_field(retrieval, field):
 
 
 def test_dense_without_onnxruntime_says_how_to_install_it(monkeypatch):
-    from ragsim.host import embed_onnx
+    from ragsim.host.clients import embed_onnx
 
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` now fails
     monkeypatch.setattr(embed_onnx, "default_embedder", lambda: embed_onnx.Embedder(embed_onnx.CHECKOUT))
@@ -197,7 +197,7 @@ def test_dense_where_no_host_is_registered_says_so(monkeypatch):
 
 
 def test_a_model_that_cannot_load_is_one_sentence_and_bm25_still_works(monkeypatch, tmp_path):
-    from ragsim.host import embed_onnx
+    from ragsim.host.clients import embed_onnx
 
     monkeypatch.setattr(embed_onnx, "default_embedder", lambda: embed_onnx.Embedder(tmp_path))  # no files there
     pytest.importorskip("onnxruntime")

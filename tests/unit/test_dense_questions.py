@@ -116,7 +116,7 @@ def test_bad_question_similarities_name_the_field(value, field):
 @pytest.mark.slow
 def test_with_onnxruntime_as_host_the_page_round_trip_is_the_same():
     pytest.importorskip("onnxruntime")
-    from ragsim.host import embed_onnx
+    from ragsim.host.clients import embed_onnx
 
     embedder = embed_onnx.default_embedder()
     req = request("dense")

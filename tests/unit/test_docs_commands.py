@@ -11,7 +11,7 @@ import shlex
 import pytest
 
 from helpers import run_cli
-from ragsim.host import embed_onnx
+from ragsim.host.clients import embed_onnx
 from ragsim.wire.api import simulate
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -80,5 +80,5 @@ def test_the_install_hints_name_the_checkouts_venv_and_an_extra_that_exists():
     assert embed_onnx.INSTALL.startswith('.venv/bin/pip install -e ".[dense]"')
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r"^dense = \[", pyproject, re.M)
-    for path in (ROOT / "py" / "ragsim" / "host").glob("*.py"):
+    for path in (ROOT / "py" / "ragsim" / "host").rglob("*.py"):
         assert 'pip install "ragsim[dense]"' not in path.read_text(encoding="utf-8"), path

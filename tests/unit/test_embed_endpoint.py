@@ -1,5 +1,5 @@
 """Ranking with the user's own embedding model through an OpenAI-compatible `/embeddings` endpoint
-(`host.embed_endpoint`), against a local server started here on 127.0.0.1 (tests/fake_openai.py).
+(`host.clients.embed_endpoint`), against a local server started here on 127.0.0.1 (tests/fake_openai.py).
 
 - Served all-MiniLM-L6-v2's vectors (the project's own ONNX model), every rank, score and verdict
   equals the built-in dense path's, in the core and on the command line.
@@ -19,8 +19,8 @@ import pytest
 from fake_openai import FakeOpenAI, hashed_vector
 from helpers import cli_env, run_cli
 from ragsim.errors import RequestError
-from ragsim.host import embed_endpoint
-from ragsim.host.embed_endpoint import EndpointEmbedder, EndpointError
+from ragsim.host.clients import embed_endpoint
+from ragsim.host.clients.embed_endpoint import EndpointEmbedder, EndpointError
 from ragsim.wire import api
 
 pytestmark = pytest.mark.slow  # the model's vectors and local servers

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from fake_openai import FakeOpenAI, hashed_vector
-from ragsim.host import embed_endpoint
+from ragsim.host.clients import embed_endpoint
 from ragsim.wire.api import simulate
 from ragsim.wire.codegen import equivalent_code
 

@@ -10,7 +10,8 @@ import pytest
 
 from ragsim import fields
 from ragsim.errors import RequestError
-from ragsim.host import ask, cli_common, http_client
+from ragsim.host.commands import cli_common
+from ragsim.host.clients import ask, http_client
 from ragsim.wire import chunk_files, cost, jsonio, question_io, state_file
 from ragsim.wire.api import simulate, simulate_json
 from ragsim.wire.audit import audit

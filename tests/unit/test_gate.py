@@ -1,4 +1,4 @@
-"""The CI gate of `eval` and `inspect` (ragsim.host.gate, docs/ci.md): `--fail-on cut|ranked_out|absent`
+"""The CI gate of `eval` and `inspect` (ragsim.host.commands.gate, docs/ci.md): `--fail-on cut|ranked_out|absent`
 and `--min-recall` (precision, IoU alike) exit 1 with one sentence naming what failed and which
 questions or phrases, 0 when every rule holds, 2 for a rule that cannot be judged."""
 

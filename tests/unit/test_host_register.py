@@ -1,5 +1,5 @@
 """CPython's hosts are registered by `ragsim.host.register()` only: importing the host package or any
-of its modules registers nothing (the page's worker imports `ragsim.host.pdf` inside Pyodide), a
+of its modules registers nothing (the page's worker imports `ragsim.host.clients.pdf` inside Pyodide), a
 second call changes nothing, and a run's worker processes have their parent's hosts, however they
 were started."""
 
@@ -25,8 +25,8 @@ def state():
 
 IMPORTS = STATE + """
 import pkgutil, importlib
-for module in pkgutil.iter_modules(ragsim.host.__path__):
-    importlib.import_module("ragsim.host." + module.name)
+for module in pkgutil.walk_packages(ragsim.host.__path__, "ragsim.host."):
+    importlib.import_module(module.name)
 states = [state()]
 ragsim.host.register()
 states.append(state())
@@ -37,7 +37,7 @@ print(json.dumps(states))
 
 WORKERS = STATE + """
 import multiprocessing, sys
-from ragsim.host import pool
+from ragsim.host.corpus import pool
 
 def probe(shared, item):
     return state()

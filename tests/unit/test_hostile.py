@@ -67,7 +67,7 @@ def test_dense_and_hybrid_take_a_lone_surrogate_in_the_text_and_the_query():
 
 
 def test_the_tokenizer_reads_a_surrogate_as_the_replacement_character_both_hosts_drop():
-    from ragsim.host import embed_onnx
+    from ragsim.host.clients import embed_onnx
     from ragsim.text import wordpiece
 
     assert embed_onnx.readable("a\ud83db\udfff") == "a\ufffdb\ufffd"

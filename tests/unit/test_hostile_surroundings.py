@@ -23,7 +23,9 @@ import pytest
 
 from helpers import bare_env, cli_env, one_line, ragsim_argv, run_cli
 from ragsim.errors import RequestError
-from ragsim.host import ask, eval_cli, http_client, inspect_cli, jsonl_out, sources, store_files, store_records
+from ragsim.host.commands import eval_cli, inspect_cli
+from ragsim.host.corpus import jsonl_out, sources
+from ragsim.host.clients import ask, http_client, store_files, store_records
 from ragsim.wire import chunk_files, chunk_records
 
 
@@ -352,7 +354,8 @@ def test_a_chroma_server_that_accepts_and_stays_silent_is_one_sentence_within_th
     import time
 
     pytest.importorskip("chromadb")
-    from ragsim.host import inspect_cli, store_safety
+    from ragsim.host.commands import inspect_cli
+    from ragsim.host.clients import store_safety
 
     monkeypatch.setattr(store_safety, "SERVER_DEADLINE", 1.0)
     listener = socket.socket()
@@ -378,7 +381,7 @@ def test_a_parquet_column_that_decompresses_past_the_bound_is_refused_before_it_
     file's own metadata says how large each column of a row group unpacks; past the bound, one sentence."""
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
-    from ragsim.host import store_files
+    from ragsim.host.clients import store_files
 
     path = tmp_path / "bomb.parquet"
     pq.write_table(pa.table({"page_content": ["a" * 3_000_000], "source": ["x.md"]}), path, compression="zstd")

@@ -1,4 +1,4 @@
-"""The command line's outward HTTP (ragsim.host.http_client, used by ragsim.host.ask) against servers
+"""The command line's outward HTTP (ragsim.host.clients.http_client, used by ragsim.host.clients.ask) against servers
 this file starts on 127.0.0.1 and 127.0.0.2: a redirect to another origin is refused before anything
 is sent there (so a key never travels), a redirect within the origin is followed, and `--timeout` is
 a deadline for the whole request, so a server that drips a byte at a time is cut off in time. Every
@@ -15,7 +15,7 @@ import pytest
 
 from fake_openai import completion
 from helpers import CORE, cli_env, run_cli
-from ragsim.host import ask
+from ragsim.host.clients import ask
 
 pytestmark = pytest.mark.slow  # real sockets and deadlines of seconds
 

@@ -20,7 +20,7 @@ from ragsim import split as splitters
 from ragsim.text import tokens
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
-from ragsim.host import tokens_files as host
+from ragsim.host.clients import tokens_files as host
 
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 logging.getLogger("langchain_text_splitters.base").setLevel(logging.ERROR)

@@ -1,7 +1,7 @@
-"""ragsim.wire.place_by_text and host.inspect_placing: chunks that name no given file go to the file
+"""ragsim.wire.place_by_text and host.jobs.inspect_placing: chunks that name no given file go to the file
 holding their text; one held by several goes where its document's other chunks went."""
 
-from ragsim.host import inspect_placing
+from ragsim.host.jobs import inspect_placing
 from ragsim.judge.stored import Stored
 from ragsim.wire.place_by_text import by_text, choose
 

@@ -1,4 +1,4 @@
-"""How a store is named (ragsim.host.stores.parse_spec, docs/stores.md) for the stores served over a
+"""How a store is named (ragsim.host.clients.stores.parse_spec, docs/stores.md) for the stores served over a
 network or opened by a client library, without any of those libraries: ragsim imports without them,
 a connection string's password is never shown, and a missing client is one sentence naming it."""
 
@@ -9,7 +9,7 @@ import pytest
 
 from helpers import cli_env
 from ragsim.errors import RequestError
-from ragsim.host.stores import parse_spec
+from ragsim.host.clients.stores import parse_spec
 
 CLIENTS = ("chromadb", "pymilvus", "milvus_lite", "psycopg", "qdrant_client", "lancedb")
 
@@ -42,7 +42,7 @@ def test_ragsim_imports_and_names_a_missing_client_without_the_clients(tmp_path)
     code = ("import sys\n"
             f"for name in {CLIENTS!r}: sys.modules[name] = None\n"
             "from ragsim.errors import RequestError\n"
-            "from ragsim.host.stores import read_store\n"
+            "from ragsim.host.clients.stores import read_store\n"
             f"for spec in ({str(tmp_path / 'milvus_demo.db')!r}, 'postgresql://me@127.0.0.1:1/rag'):\n"
             "    try:\n"
             "        read_store(spec)\n"
@@ -56,7 +56,7 @@ def test_ragsim_imports_and_names_a_missing_client_without_the_clients(tmp_path)
 
 
 def test_importing_the_stores_loads_no_client():
-    code = ("import sys, ragsim.host.stores, ragsim.host.inspect_cli; "
+    code = ("import sys, ragsim.host.clients.stores, ragsim.host.commands.inspect_cli; "
             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({CLIENTS!r})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env())
     assert out.returncode == 0 and out.stdout == "[]\n", out.stderr

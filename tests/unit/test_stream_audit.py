@@ -16,8 +16,10 @@ import time
 import pytest
 
 from helpers import cli_env, ctrl_c_as_a_terminal, ragsim_argv, run_cli
-from ragsim.host import audit_run, jsonl_out, pool, sources
-from ragsim.host.progress import Progress
+from ragsim.host.jobs import audit_run
+from ragsim.host.corpus import jsonl_out, pool, sources
+from ragsim.host.corpus.progress import Progress
+from ragsim.host.corpus.refused import Refused
 from ragsim.rank import ranking
 from ragsim.errors import RequestError
 from ragsim.rank.collection import Collection, document_frequencies
@@ -219,7 +221,7 @@ def test_workers_of_another_ragsim_version_stop_the_run_naming_both(monkeypatch)
         monkeypatch.setattr(ragsim, "__version__", "9.9.9")  # this command's version; the worker keeps its own
         engine = pool.Dask(cluster.scheduler_address)
         try:
-            with pytest.raises(pool.EngineError, match=rf"run ragsim {theirs}, this command ragsim 9\.9\.9: install "):
+            with pytest.raises(Refused, match=rf"run ragsim {theirs}, this command ragsim 9\.9\.9: install "):
                 list(engine.map(_collector_state, None, range(2)))
         finally:
             engine.close()
@@ -459,12 +461,12 @@ def test_resume_trusts_no_damaged_checkpoint_nor_an_edited_file(tmp_path):
     for damaged in (json.dumps({**state, "offset": size + 5_000_000}), json.dumps(state)[:40], "[1, 2]",
                     json.dumps({**state, "best": None}), "[" * 100_000):
         mark.write_text(damaged, encoding="utf-8")
-        with pytest.raises(jsonl_out.ResumeError, match="not a checkpoint"):
+        with pytest.raises(Refused, match="not a checkpoint"):
             streamed(files, chunking, overlaps, pool.Local(1), out_path=str(part), resume=True)
         assert lines.stat().st_size == size  # nothing padded, nothing cut
     interrupted()
     first = pathlib.Path(files[0])
     text = first.read_text(encoding="utf-8")
     first.write_text(text.replace("a", "e", 1), encoding="utf-8")  # the same size, other words
-    with pytest.raises(jsonl_out.ResumeError, match="other files or settings"):
+    with pytest.raises(Refused, match="other files or settings"):
         streamed(files, chunking, overlaps, pool.Local(1), out_path=str(part), resume=True)

@@ -1,4 +1,4 @@
-"""`audit --method dense` streams (`host.audit_dense`): each fact's name, its text, ranked by
+"""`audit --method dense` streams (`host.jobs.audit_dense`): each fact's name, its text, ranked by
 cosine over every chunk of the corpus, the chunks embedded on the workers a batch at a time, gives the
 facts and the table one request's dense audit gives: in this process, on a pool of 2, on a Dask
 LocalCluster, with the names cut into blocks, and from the command line."""
@@ -10,7 +10,8 @@ import pytest
 
 import ragsim.host
 from helpers import run_cli
-from ragsim.host import audit_dense, pool
+from ragsim.host.jobs import audit_dense
+from ragsim.host.corpus import pool
 from test_stream_audit import ROOT, streamed
 from ragsim.wire.audit import audit
 

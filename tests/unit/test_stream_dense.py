@@ -1,5 +1,5 @@
 """`eval --method dense` over a streamed corpus embeds the chunks on the workers, a batch at
-a time (`host.eval_dense`), and gives every question the verdict, needed_k, metrics and retrieved
+a time (`host.jobs.eval_dense`), and gives every question the verdict, needed_k, metrics and retrieved
 chunks one request's dense eval gives: in this process, on a pool of 2 and on a Dask LocalCluster."""
 
 import json
@@ -9,8 +9,9 @@ import pytest
 
 from helpers import run_cli
 import ragsim.host
-from ragsim.host import eval_dense, pool
-from ragsim.host.embed_onnx import default_embedder
+from ragsim.host.jobs import eval_dense
+from ragsim.host.corpus import pool
+from ragsim.host.clients.embed_onnx import default_embedder
 from ragsim.wire.api import simulate
 import test_stream_eval as stream_eval
 from test_stream_eval import question_set
@@ -111,8 +112,9 @@ def test_streamed_dense_eval_on_a_dask_cluster_equals_one_request(expected):
 
 
 def test_a_dense_settings_map_over_a_streamed_corpus_is_one_requests_map(expected):
-    from ragsim.host import eval_run, sources
-    from ragsim.host.progress import Progress
+    from ragsim.host.jobs import eval_run
+    from ragsim.host.corpus import sources
+    from ragsim.host.corpus.progress import Progress
 
     grid = ([70, 100], [0, 40])
     files, _ = sources.walk(FILES)
@@ -137,14 +139,14 @@ def test_dense_over_a_semantic_chunkers_chunks_streams_and_embeds_each_document_
     assert len({q["verdict"] for q in got["questions"]}) > 1
     windows = sum(len(semantic.texts_to_embed(pathlib.Path(p).read_text(encoding="utf-8"), SEMANTIC)) for p in FILES)
     assert host.texts == windows  # the count pass embeds each document; the other passes read what it kept
-    from ragsim.host import eval_cli
+    from ragsim.host.commands import eval_cli
 
     assert eval_cli.streams(eval_cli._parser().parse_args(["a.md", "--questions", "q.json", "--method", "dense",
                                                           "--strategy", "langchain-semantic"]))
 
 
 def test_hybrid_stays_one_request():
-    from ragsim.host import eval_cli
+    from ragsim.host.commands import eval_cli
 
     args = eval_cli._parser().parse_args(["a.md", "--questions", "q.json", "--method", "hybrid"])
     assert not eval_cli.streams(args)

@@ -8,8 +8,9 @@ import random
 import pytest
 
 from helpers import run_cli
-from ragsim.host import eval_run, jsonl_out, pool, sources
-from ragsim.host.progress import Progress
+from ragsim.host.jobs import eval_run
+from ragsim.host.corpus import jsonl_out, pool, sources
+from ragsim.host.corpus.progress import Progress
 from ragsim.wire.api import simulate
 from test_stream_audit import StopAfter  # Ctrl-C at the n-th batch ranked
 
@@ -89,7 +90,7 @@ def test_streamed_eval_on_a_dask_cluster_equals_the_pool():
 
 
 def test_an_interrupted_question_set_resumes_to_the_uninterrupted_output(tmp_path):
-    from ragsim.host import audit_run
+    from ragsim.host.jobs import audit_run
 
     chunking, k, questions = {"strategy": "window", "unit": "words", "size": 60, "overlap": 10}, 3, question_set()
     files, _ = sources.walk(COLLECTION)
@@ -170,7 +171,7 @@ def test_the_resume_fingerprint_is_the_same_in_every_process():
     import subprocess
     import sys
 
-    code = ("import json, sys; from ragsim.host import eval_run, sources; "
+    code = ("import json, sys; from ragsim.host.jobs import eval_run; from ragsim.host.corpus import sources; "
             "print(eval_run.Plan(chunking={'size': 60}, retrieval={'k': 3}, questions_text='{\"questions\": []}', "
             "questions_name='q.json', files=sources.walk(sys.argv[1:])[0]).fingerprint())")
     prints = {subprocess.run([sys.executable, "-c", code, *COLLECTION], capture_output=True, text=True, timeout=60,

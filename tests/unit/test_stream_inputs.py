@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from helpers import run_cli
-from ragsim.host import sources
+from ragsim.host.corpus import sources
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ import pathlib
 import pytest
 
 from helpers import run_cli
-from ragsim.host import pool
+from ragsim.host.corpus import pool
 from ragsim.split import semantic
 from test_cli_semantic import host  # noqa: F401  (the fixture: a hashed embedding that counts its texts)
 from test_stream_audit import COLLECTION, one_request as audit_one_request, streamed as audit_streamed
@@ -75,8 +75,9 @@ def test_a_semantic_chunkers_map_on_its_own_axes_streams_as_one_request_maps_it(
     """LangChain's map: threshold x min_chunk_size, each cell a streamed run: one request's cells."""
     import json
 
-    from ragsim.host import eval_run, sources
-    from ragsim.host.progress import Progress
+    from ragsim.host.jobs import eval_run
+    from ragsim.host.corpus import sources
+    from ragsim.host.corpus.progress import Progress
 
     chunking, grid, questions = CHUNKINGS[0], ([70, 90], [0, 300]), question_set()
     expected = eval_one_request(chunking, 3, questions, grid)["map"]
@@ -95,8 +96,9 @@ def test_a_streamed_runs_contexts_are_the_ones_one_request_sends(host, chunking)
     chunker's re-joined ones), as one request's `context` for the question's query."""
     import json
 
-    from ragsim.host import eval_run, jsonl_out, sources
-    from ragsim.host.progress import Progress
+    from ragsim.host.jobs import eval_run
+    from ragsim.host.corpus import jsonl_out, sources
+    from ragsim.host.corpus.progress import Progress
     from ragsim.wire.api import simulate
 
     questions = question_set()

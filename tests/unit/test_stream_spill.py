@@ -1,4 +1,4 @@
-"""What one pass of a streamed audit or eval keeps for the next (`host.spill`): the results
+"""What one pass of a streamed audit or eval keeps for the next (`host.corpus.spill`): the results
 are the same whether it was kept or made again from the files (a worker that cannot read it, as a
 Dask worker on another machine), and the run leaves nothing behind."""
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from ragsim.host import pool, spill
+from ragsim.host.corpus import pool, spill
 from test_stream_audit import COLLECTION, one_request, streamed
 from test_stream_eval import question_set, streamed as streamed_eval
 import test_stream_eval

@@ -152,7 +152,7 @@ def test_unknown_tokenizer_is_a_request_error():
 
 
 def test_missing_rank_file_says_how_to_get_it():
-    from ragsim.host import tokens_files as host
+    from ragsim.host.clients import tokens_files as host
 
     message = host.missing_message("o200k_base")
     assert "python3 build.py" in message and "RAGSIM_TIKTOKEN_DIR" in message and message.count(".") >= 1
@@ -264,7 +264,7 @@ def test_the_tokenizer_counts_expansions_and_sweeps_too(cl100k):
 
 
 def test_without_a_rank_file_the_request_says_how_to_get_one(monkeypatch):
-    from ragsim.host import tokens_files as host
+    from ragsim.host.clients import tokens_files as host
 
     monkeypatch.setattr(tokens, "_loaded", {})
     monkeypatch.setattr(host, "candidate_dirs", lambda: [])

@@ -4,7 +4,7 @@ Importing this package or any of its modules registers nothing. `register()` reg
 hosts with the core: tiktoken's rank files read from disk (`tokens_files`) and the all-MiniLM-L6-v2
 model through onnxruntime (`embed_onnx`, loaded on first use), for dense retrieval and for the
 semantic chunkers. `python -m ragsim` calls it; so must any other CPython caller that wants them.
-The page's worker imports `ragsim.host.pdf` and never calls it: there the page provides the rank
+The page's worker imports `ragsim.host.clients.pdf` and never calls it: there the page provides the rank
 files, the similarities and the semantic chunkers' vectors.
 """
 
@@ -16,7 +16,7 @@ def register() -> None:
     global _registered
     if _registered:
         return
-    from ragsim.host import tokens_files
+    from ragsim.host.clients import tokens_files
     from ragsim.rank import dense
     from ragsim.split import semantic_split
     from ragsim.text import tokens
@@ -33,7 +33,7 @@ def embedder(embedding: dict | None = None):
     """The embedding model of this run: the model a request names (`retrieval.embedding`, the
     one-request form), else the user's own endpoint when a command set one (`embed_endpoint.use`,
     `--embed-endpoint`), else all-MiniLM-L6-v2 through onnxruntime."""
-    from ragsim.host import embed_endpoint, embed_onnx
+    from ragsim.host.clients import embed_endpoint, embed_onnx
 
     if embedding is not None:
         return embed_endpoint.of(embedding["endpoint"], embedding["model"])

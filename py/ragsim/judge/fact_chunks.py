@@ -1,6 +1,6 @@
 """Facts against chunks (SPEC section 4): which chunks answer a fact, and how long its stretch is in
-a split's unit. The audit (`wire.audit`), the streamed audit (`host.audit_stream`) and `inspect`'s
-facts (`wire.inspect`, `host.inspect_facts`) judge with these.
+a split's unit. The audit (`wire.audit`), the streamed audit (`host.jobs.audit_stream`) and `inspect`'s
+facts (`wire.inspect`, `host.jobs.inspect_facts`) judge with these.
 """
 
 from bisect import bisect_left, bisect_right

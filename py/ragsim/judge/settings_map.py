@@ -70,7 +70,7 @@ def cell(questions: list[Question], setting: Setting, k: int, price: float, anal
 
 def tally(judged: list, chunks: int, units_stored: int, price: float) -> dict:
     """A cell from its questions' (verdict, recall, IoU, context tokens), in question order, and the
-    setting's chunks and units stored (also a streamed run's cell: `host.eval_run.map_cells`)."""
+    setting's chunks and units stored (also a streamed run's cell: `host.jobs.eval_run.map_cells`)."""
     counts = {"intact": 0, "ranked_out": 0, "cut": 0}
     recall = iou = tokens = 0.0
     for verdict, r, i, t in judged:

@@ -19,7 +19,7 @@ import functools
 import sys
 
 from ragsim.errors import RequestError
-from ragsim.host import cli_common
+from ragsim.host.commands import cli_common
 from ragsim.pyapi import inputs, splitters, stores
 from ragsim.pyapi.results import Audit, Evaluation, Inspection, Simulation
 from ragsim.judge.fact_chunks import stretch_units

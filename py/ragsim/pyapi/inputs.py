@@ -15,8 +15,9 @@ import pathlib
 
 from ragsim.errors import RequestError
 from ragsim.fields import shown
-from ragsim.host import pdf, sources as kb_sources
-from ragsim.host.cli_common import read_text_file
+from ragsim.host.corpus import sources as kb_sources
+from ragsim.host.clients import pdf
+from ragsim.host.clients.files import read_text_file
 from ragsim.wire.question_io import read_set, to_request
 
 DOCUMENT_KINDS = ("a text, a file's path, a dict with \"text\", a LangChain Document, a LlamaIndex Document or "

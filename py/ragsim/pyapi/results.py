@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from html import escape
 
-from ragsim.host import audit_cli, eval_cli, inspect_report
+from ragsim.host.commands import audit_cli, eval_cli, inspect_report
 from ragsim.pyapi.picture import Bar, svg
 from ragsim.pyapi.words import MARKS, VERDICT_COLORS, verdict_words
 

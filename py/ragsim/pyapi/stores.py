@@ -2,10 +2,10 @@
 
     stored(value, collection=..., text_field=..., doc_field=...) -> {"store": {...}, "chunks": [...]}
 
-`value` is a store's path or spec (`chroma:DIR`, a chunk file: `host.stores.read_store`, as the
+`value` is a store's path or spec (`chroma:DIR`, a chunk file: `host.clients.stores.read_store`, as the
 command line reads it), or an object read by its attributes, its library never imported:
 - a LangChain `Chroma` (its `_collection`) or a chromadb `Collection`: `get()` of ids, documents and
-  metadatas, each read as `host.stores` reads a persisted collection's;
+  metadatas, each read as `host.clients.stores` reads a persisted collection's;
 - LangChain's `InMemoryVectorStore` (`store`, the dict its `dump` writes) and `FAISS` (`docstore`,
   `index_to_docstore_id`);
 - a LlamaIndex index or `StorageContext` (its `docstore`'s `to_dict()`, the docstore.json it would
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 
 from ragsim.errors import RequestError
-from ragsim.host import store_faiss, stores as disk
+from ragsim.host.clients import store_faiss, stores as disk
 from ragsim.pyapi.inputs import kind_of
 from ragsim.wire import chunk_files
 from ragsim.wire.chunk_records import PAYLOAD_TEXT, check_count, from_chroma, from_row
@@ -45,7 +45,7 @@ def _chroma_path(holder) -> str | None:
 
 
 def chroma_collection(col, options: dict, holder=None) -> dict:
-    """A chromadb Collection's chunks, as `host.stores` reads a persisted one."""
+    """A chromadb Collection's chunks, as `host.clients.stores` reads a persisted one."""
     name, path = getattr(col, "name", None), _chroma_path(holder if holder is not None else col)
     check_count(col.count(), f"Chroma collection {name!r}")
     got = col.get(include=["documents", "metadatas"])

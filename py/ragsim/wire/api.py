@@ -21,7 +21,10 @@ from ragsim.split.session import Fresh, Session  # noqa: F401  (callers take Ses
 from ragsim.wire.request import DEFAULT_PRICE, WIRES, query_terms_for, read_questions, read_request, read_retrieval_options  # noqa: F401
 
 
-def _simulate(request, session: Session, budget: cost.Budget) -> dict:
+def answer(request, session: Session | None = None, budget: cost.Budget = cost.INTERACTIVE) -> dict:
+    """`simulate`'s response, or RequestError naming the first wrong field: what the other wire
+    modules call (`wire.inspect`), the error left to their caller rather than read back."""
+    session = session if session is not None else Fresh()
     keys.check(request)  # a misspelt key is refused, never ignored
     req = read_request(request)
     cost.guard(cost.estimate(request, req.docs), budget)  # refused before the work, not during
@@ -40,7 +43,7 @@ def simulate(request: dict, session: Session | None = None, budget: cost.Budget 
     """Request -> response (SPEC section 6); a request that breaks the contract, or would cost more
     than `budget` (ragsim.wire.cost: about 30 s or 1 GB for one request), gets `{"error": ...}`."""
     try:
-        return _simulate(request, session if session is not None else Fresh(), budget)
+        return answer(request, session, budget)
     except RequestError as e:
         return e.as_response()
 

@@ -1,5 +1,5 @@
 """Asking your own model, the pure half: the prompt built from a template, and the two
-plain checks of each answer. The command line (`ragsim.host.ask`) and the page's worker use these
+plain checks of each answer. The command line (`ragsim.host.clients.ask`) and the page's worker use these
 same functions, so a sample reads alike wherever it was asked.
 
 The checks compare case-insensitively (`str.casefold`) with every run of whitespace taken as one

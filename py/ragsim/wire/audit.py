@@ -43,7 +43,7 @@ def audit(request: dict, session: Session | None = None, budget: cost.Budget = c
     more than `budget` (ragsim.wire.cost). `progress(done, overlaps, row)`, when given, is called
     after each overlap (the command line shows it)."""
     try:
-        return _audit(request, session if session is not None else Session(), budget, progress)
+        return table(request, session, budget, progress)
     except RequestError as e:
         return e.as_response()
 
@@ -56,7 +56,10 @@ def estimate(request: dict, docs: list[dict]) -> cost.Cost:
                           if isinstance(overlaps, list) else []}, docs)
 
 
-def _audit(request: dict, session: Session, budget: cost.Budget, progress) -> dict:
+def table(request: dict, session: Session | None = None, budget: cost.Budget = cost.INTERACTIVE,
+          progress=None) -> dict:
+    """`audit`'s table, or RequestError naming the first wrong field (`wire.inspect` calls this)."""
+    session = session if session is not None else Session()
     if not isinstance(request, dict):
         raise RequestError("request", "The request must be a JSON object.")
     keys.check(request, keys.AUDIT_REQUEST)

@@ -7,7 +7,7 @@ are taken as written).
 
     parse("chunks.jsonl", text) -> ("jsonl", [{"id", "text", "doc", "metadata", "start", "end"}])
 
-No file I/O: `host.store_files` reads the file (and Parquet, which needs pyarrow) and calls `parse`.
+No file I/O: `host.clients.store_files` reads the file (and Parquet, which needs pyarrow) and calls `parse`.
 """
 
 import csv

@@ -2,7 +2,7 @@
 
 Which document a chunk came from, which field holds its text, which offsets the store holds, the
 shape LlamaIndex gives its nodes in a vector store (`_node_content`), and the chunk limit.
-Pure (standard library, no I/O): the host readers (`host.stores`, `host.store_files`) and the page's
+Pure (standard library, no I/O): the host readers (`host.clients.stores`, `host.clients.store_files`) and the page's
 worker (`wire.chunk_files`) hand it plain dicts.
 """
 

@@ -12,9 +12,9 @@ documents, checked, and ranked exactly as a splitter's chunks are.
 
 A stored chunk's `doc` names its source by id, title, file name or stem (`question_io.find_corpus`),
 a PDF page as PyPDFLoader's `page` metadata says (`path#page=N`). The verdict, the question set and
-the fact audit go through the one engine (`api.simulate`, `audit.audit`) with chunking "stored": the
-placed chunks' extents; unplaced chunks are left out of them and counted. Pure: the page's worker
-calls `inspect_json`.
+the fact audit go through the one engine (`api.answer`, `audit.table`: their errors raised, not read
+back from a response) with chunking "stored": the placed chunks' extents; unplaced chunks are left out
+of them and counted. Pure: the page's worker calls `inspect_json`.
 """
 
 from ragsim.errors import RequestError
@@ -24,7 +24,7 @@ from ragsim.judge.identify_index import IndexReading
 from ragsim.judge.stored import Stored, align, read_chunks, to_splits
 from ragsim.wire import audit as corpus_audit
 from ragsim.wire import chunk_files
-from ragsim.wire.api import simulate
+from ragsim.wire.api import answer
 from ragsim.wire.inspect_compare import compare
 from ragsim.wire.jsonio import json_call
 from ragsim.wire.place_by_text import by_text
@@ -285,9 +285,7 @@ def _judged(request: dict, al, documents: list[dict], questions, out: dict) -> N
             sim[key] = request[key]
     if questions is not None:
         sim["questions"] = questions
-    got = simulate(sim)
-    if "error" in got:
-        raise RequestError(got["error"]["field"], got["error"]["message"])
+    got = answer(sim)
     ids = ids_by_number(al, documents)
     if span is not None:
         out["verdict"] = got["verdict"]
@@ -303,18 +301,16 @@ def facts(request: dict, al, documents: list[dict], rank: bool = True) -> dict:
     """The fact audit over the stored chunks: each detected name-value fact, and those no placed
     chunk holds whole (destroyed by this index), by name and value. Without `rank` nothing is
     ranked and each fact's `found_top_k` is False: the streamed inspect ranks every name over the
-    whole index itself (`host.inspect_facts`), where one document's ranking would be thrown away."""
+    whole index itself (`host.jobs.inspect_facts`), where one document's ranking would be thrown away."""
     if not documents:
         return {"count": 0, "destroyed": [], "found_top_k": 0, "facts": []}
     chunking = stored_chunking(al)
     if rank:
         retrieval = request.get("retrieval")
         k = retrieval.get("k", 3) if isinstance(retrieval, dict) else 3  # a retrieval of another kind: audit names it
-        got = corpus_audit.audit({"documents": documents, "chunking": chunking, "retrieval": request.get("retrieval") or {},
+        got = corpus_audit.table({"documents": documents, "chunking": chunking, "retrieval": request.get("retrieval") or {},
                                   "overlaps": [0], "precision_k": k if isinstance(k, int) and not isinstance(k, bool) and k > 0
                                   else 3})
-        if "error" in got:
-            raise RequestError(got["error"]["field"], got["error"]["message"])
         row = got["rows"][0]
         if row.get("error"):
             raise RequestError("chunks", row["error"])

@@ -30,7 +30,7 @@ def check(chunking) -> None:
 
 def rows(chunking: dict, al, session: Session | None = None) -> list[dict]:
     """Per document of `al` holding stored chunks: its row (a store checked a document at a time
-    gathers them: `host.inspect_stream`)."""
+    gathers them: `host.jobs.inspect_stream`)."""
     session = session or Session()
     rows = []
     for d in al.documents:

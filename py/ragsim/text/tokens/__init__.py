@@ -94,7 +94,7 @@ def loaded(name: str) -> bool:
 
 # Where `get` finds a rank file nobody provided: finders a host registers, each
 # `(find(name) -> bytes | None, missing_message(name) -> str)`; CPython's reads the files from disk
-# (ragsim.host.tokens_files, registered by `ragsim.host.register()`). The page provides each file instead.
+# (ragsim.host.clients.tokens_files, registered by `ragsim.host.register()`). The page provides each file instead.
 FINDERS: list = []
 
 
