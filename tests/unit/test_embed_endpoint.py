@@ -11,12 +11,11 @@
 
 import json
 import pathlib
-import socket
 
 import numpy as np
 import pytest
 
-from fake_openai import FakeOpenAI, hashed_vector
+from fake_openai import FakeOpenAI, closed_port, hashed_vector
 from helpers import cli_env, run_cli
 from ragsim.errors import RequestError
 from ragsim.host import embed_endpoint
@@ -122,9 +121,7 @@ def test_429_is_retried_after_the_servers_wait(server):
 
 
 def test_a_server_that_is_down_is_one_sentence():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = closed_port()
     with pytest.raises(EndpointError) as e:
         EndpointEmbedder(f"http://127.0.0.1:{port}/v1", "hashed", timeout=5).embed(["x"])
     assert "127.0.0.1" in e.value.message

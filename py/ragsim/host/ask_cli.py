@@ -22,7 +22,7 @@ from ragsim.errors import RequestError
 from ragsim.host.cli_common import (
     Parser, add_setting_arguments, read_documents, read_text_file, setting_fields, unreadable)
 from ragsim.host.ask import DEFAULT_TIMEOUT, AskError, api_key, check_endpoint, sample
-from ragsim.host import cli_retrieval, console
+from ragsim.host import cli_rerank, cli_retrieval, console
 
 PROG = "ragsim ask"
 RULE = "-" * 72
@@ -135,7 +135,8 @@ def _verdict_line(response: dict, span: dict | None, answer: str | None) -> str:
     if span is None:
         return "the answer's text is in no document as given, so there is no verdict"
     v = response["verdict"]
-    return f"verdict for the answer: {v['kind']} (best rank {v['best_rank'] if v['best_rank'] is not None else '-'})"
+    return (f"verdict for the answer: {cli_rerank.verdict_words(v)} "
+            f"(best rank {v['best_rank'] if v['best_rank'] is not None else '-'})")
 
 
 def _out(text: str) -> None:

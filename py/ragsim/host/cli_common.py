@@ -9,7 +9,7 @@ import pathlib
 
 from ragsim import limits
 from ragsim.fields import shown
-from ragsim.host import cli_retrieval, pdf
+from ragsim.host import cli_rerank, cli_retrieval, pdf
 from ragsim.split import registry
 
 CHUNKING_EXAMPLE = '{"strategy": "langchain-semantic", "breakpoint_threshold_amount": 90}'
@@ -77,6 +77,7 @@ def add_setting_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overlap", type=int, default=0, help="the overlap between chunks, in the same unit (default 0)")
     parser.add_argument("--k", type=int, default=5, help="how many chunks are retrieved for the question (default 5)")
     cli_retrieval.add_arguments(parser)
+    cli_rerank.add_arguments(parser)
 
 
 def setting_fields(args) -> tuple[dict, dict]:

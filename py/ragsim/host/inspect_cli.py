@@ -19,7 +19,7 @@ import contextlib
 import sys
 
 from ragsim.errors import RequestError
-from ragsim.host import cli_retrieval, console, gate, pdf, sources as kb_sources, stores
+from ragsim.host import cli_rerank, cli_retrieval, console, gate, pdf, sources as kb_sources, stores
 from ragsim.host.cli_common import (
     Parser, add_chunking_arguments, read_chunking, read_documents, read_text_file, unreadable)
 from ragsim.wire import inspect as inspection
@@ -61,6 +61,7 @@ def inspect_parser() -> argparse.ArgumentParser:
                         "times counts at every occurrence (without this, give a hint or it is refused)")
     parser.add_argument("--method", default="bm25", choices=METHODS, help="the retriever (default bm25)")
     cli_retrieval.add_endpoint_arguments(parser)
+    cli_rerank.add_arguments(parser)
     parser.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
     parser.add_argument("--tokenizer", default=None, help="count tokens with this tiktoken encoding (cl100k_base)")
     add_chunking_arguments(parser)  # a splitter to compare the stored chunks with (any, semantic ones too)
@@ -134,7 +135,8 @@ def read(args) -> tuple[dict, list[dict]]:
 
 def _request(args, store: dict, sources: list[dict]) -> dict:
     request = {"chunks": store["chunks"], "phrases": args.phrase,
-               "retrieval": {"k": args.k, **({} if args.method == "bm25" else {"method": args.method})}}
+               "retrieval": {"k": args.k, **({} if args.method == "bm25" else {"method": args.method}),
+                             **cli_rerank.fields(args)}}
     if sources:
         request["documents"] = sources
     if args.tokenizer:
@@ -238,6 +240,8 @@ def run_inspect(argv) -> int:
         refuse_existing(args.jsonl, args.force)
         if args.k < 1:
             raise Refused(f"--k must be at least 1 (got {args.k}).")
+        if cli_rerank.given(args) and not args.questions:
+            raise Refused("--rerank-endpoint reorders each question's ranking: give a question set with --questions FILE.")
         if streams(args):
             result = _streamed(args)
             return _print(result, args) or gate.finish(rules, "ragsim inspect", result)

@@ -274,6 +274,8 @@ def _judged(request: dict, al, documents: list[dict], questions, out: dict) -> N
             q["query"] = queries.get(q["id"])
             q["retrieved_ids"] = [ids[n - 1] for n in q["retrieved"]]
         out["questions"], out["question_stats"] = got["questions"], got["question_stats"]
+    if "rerank" in got:
+        out["rerank"] = got["rerank"]
 
 
 def facts(request: dict, al, documents: list[dict], rank: bool = True) -> dict:
