@@ -19,7 +19,7 @@ import contextlib
 import sys
 
 from ragsim.errors import RequestError
-from ragsim.host import cli_rerank, cli_retrieval, console, gate, pdf, sources as kb_sources, stores
+from ragsim.host import cli_rerank, cli_retrieval, console, gate, pdf, sources as kb_sources, stored_vectors, stores
 from ragsim.host.cli_common import (
     Parser, add_chunking_arguments, read_chunking, read_documents, read_text_file, unreadable)
 from ragsim.wire import inspect as inspection
@@ -247,7 +247,7 @@ def run_inspect(argv) -> int:
             return _print(result, args) or gate.finish(rules, "ragsim inspect", result)
         store, sources = read(args)
         request = _request(args, store, sources)
-        result = inspection.inspect(request)
+        result = stored_vectors.inspected(args, store, request)  # over the index's own vectors where it keeps them
         if "error" in result:
             raise RequestError(result["error"]["field"], result["error"]["message"])
         result = {"store": store["store"], **result}
