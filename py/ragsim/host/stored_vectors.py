@@ -18,7 +18,6 @@ from pathlib import Path
 
 from ragsim.errors import RequestError
 from ragsim.host.embed_onnx import MODEL_ID
-from ragsim.host.store_records import pick_one
 from ragsim.host.store_safety import client_module, read_only
 from ragsim.host.stores import PAGE
 
@@ -77,9 +76,9 @@ def _lancedb(path, name: str) -> list:
     table = lancedb.connect(str(path)).open_table(name)
     vectors = [f.name for f in table.schema if pa.types.is_fixed_size_list(f.type)
                or (pa.types.is_list(f.type) and pa.types.is_floating(f.type.value_type))]
-    if not vectors:
+    column = "vector" if "vector" in vectors else vectors[0] if len(vectors) == 1 else None
+    if column is None:  # none, or several and none named `vector`: not one ragsim can choose
         return []
-    column = "vector" if "vector" in vectors else pick_one(vectors, None, path, "vector column")
     total, out = table.count_rows(), []
     for offset in range(0, total, PAGE):
         for row in table.search().select([column]).offset(offset).limit(PAGE).to_list():
