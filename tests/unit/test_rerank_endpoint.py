@@ -3,7 +3,8 @@
 (tests/fake_openai.py).
 
 - A reranker that reverses the order it is given: the first `depth` chunks come back reversed, and
-  the verdicts follow (an answer at rank 1 is ranked out "after reranking" at k 1, depth 2 or more).
+  the verdicts follow (an answer at rank 1 is ranked out "after reranking" at k 1, depth 2 or more),
+  in one request, in eval, inspect and ask, and for the facts of audit and inspect.
 - A reranker that scores by shared words: the order equals an independent sort of those scores.
 - TEI's form (`texts`, a bare list of {index, score}) is taken as well.
 - A server that is down, answers another shape, an index out of range or twice, NaN, fewer results,
@@ -175,7 +176,17 @@ def test_bad_reranker_options_are_one_sentence(command, extra, said):
     assert got.returncode == 2 and said in got.stderr and "Traceback" not in got.stderr
 
 
-def test_inspect_reranks_only_a_question_set():
-    got = run_cli("inspect", "examples/chunks.jsonl", "--source", "examples/harbour.md", "--rerank-endpoint",
-                  "http://127.0.0.1:9", "--rerank-model", "m")
-    assert got.returncode == 2 and "give a question set with --questions FILE" in got.stderr
+def test_audit_and_inspect_rerank_the_facts(server):
+    """Each fact's name is a query of its own: the reranker reorders its first chunks too (a reversing one
+    sends the answering chunk at rank 1 down to the depth)."""
+    rerank = ("--rerank-endpoint", server.endpoint, "--rerank-model", "reverse", "--rerank-depth", "5")
+    args = ("audit", str(HARBOUR), "--size", "200", "--overlaps", "0", "--top", "1", "--json")
+    plain, reranked = json.loads(run_cli(*args).stdout), run_cli(*args, *rerank)
+    assert reranked.returncode == 0, reranked.stderr
+    reranked = json.loads(reranked.stdout)
+    assert plain["rows"][0]["found_top_k"] == 2 and reranked["rows"][0]["found_top_k"] == 0
+    assert reranked["rerank"]["model"] == "reverse" and reranked["rerank"]["depth"] == 5
+    args = ("inspect", "examples/chunks.jsonl", "--source", "examples/harbour.md", "--k", "1", "--json")
+    plain, reranked = json.loads(run_cli(*args).stdout), json.loads(run_cli(*args, *rerank).stdout)
+    assert plain["facts"]["found_top_k"] == 1 and reranked["facts"]["found_top_k"] == 0
+    assert reranked["rerank"]["model"] == "reverse"

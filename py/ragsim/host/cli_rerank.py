@@ -1,4 +1,4 @@
-"""The reranker options the ranking commands share (`eval`, `inspect`, `ask`): --rerank-endpoint URL
+"""The reranker options the ranking commands share (`eval`, `audit`, `inspect`, `ask`): --rerank-endpoint URL
 --rerank-model NAME --rerank-depth N, sent as the request's `retrieval.rerank` (rank.reranking; the
 client is host.rerank_endpoint), and the lines that say what the reranker did."""
 

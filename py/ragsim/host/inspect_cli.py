@@ -176,7 +176,7 @@ def streams(args) -> bool:
     ranked by BM25 or by cosine over every placed chunk, `inspect_facts`; a splitter to compare with
     run on each document in turn): unless a question set or a hybrid ranking of the facts (they rank
     over every document at once) or --one-request asks for one request."""
-    return not (args.questions or args.one_request or args.method == "hybrid")
+    return not (args.questions or args.one_request or args.method == "hybrid" or cli_rerank.given(args))
 
 
 def _streamed(args) -> dict:
@@ -240,8 +240,6 @@ def run_inspect(argv) -> int:
         refuse_existing(args.jsonl, args.force)
         if args.k < 1:
             raise Refused(f"--k must be at least 1 (got {args.k}).")
-        if cli_rerank.given(args) and not args.questions:
-            raise Refused("--rerank-endpoint reorders each question's ranking: give a question set with --questions FILE.")
         if streams(args):
             result = _streamed(args)
             return _print(result, args) or gate.finish(rules, "ragsim inspect", result)

@@ -18,6 +18,7 @@ calls `inspect_json`.
 """
 
 from ragsim.errors import RequestError
+from ragsim.rank import reranking
 from ragsim.judge import fact_chunks, facts as fact_rules, overlap_advice, stored_checks
 from ragsim.judge.identify import identify
 from ragsim.judge.stored import Stored, align, read_chunks, to_splits
@@ -72,6 +73,9 @@ def _inspect(request) -> dict:
     _judged(request, al, documents, questions, out)
     advise(out["phrases"], out["splitter"], al)
     out["facts"] = facts(request, al, documents)
+    retrieval = request.get("retrieval")
+    if isinstance(retrieval, dict) and retrieval.get("rerank") is not None:  # the questions' and facts' ranks
+        out["rerank"] = reranking.report(reranking.read_options(retrieval))
     return out
 
 
@@ -274,8 +278,6 @@ def _judged(request: dict, al, documents: list[dict], questions, out: dict) -> N
             q["query"] = queries.get(q["id"])
             q["retrieved_ids"] = [ids[n - 1] for n in q["retrieved"]]
         out["questions"], out["question_stats"] = got["questions"], got["question_stats"]
-    if "rerank" in got:
-        out["rerank"] = got["rerank"]
 
 
 def facts(request: dict, al, documents: list[dict], rank: bool = True) -> dict:
