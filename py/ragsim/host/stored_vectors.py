@@ -44,7 +44,7 @@ def _chroma(path, name: str) -> dict:
             embeddings = page.get("embeddings")
             if embeddings is None:
                 return {}
-            out.update((cid, list(map(float, v))) for cid, v in zip(page["ids"], embeddings) if v is not None)
+            out.update((cid, _row(v)) for cid, v in zip(page["ids"], embeddings) if v is not None)
     return out
 
 
@@ -61,8 +61,8 @@ def _qdrant(path, name: str) -> dict:
                     v = p.vector
                     if isinstance(v, dict):  # named vectors: the one there is, else none ragsim can choose
                         v = next(iter(v.values())) if len(v) == 1 else None
-                    if isinstance(v, list) and v:
-                        out[str(p.id)] = [float(x) for x in v]
+                    if isinstance(v, list) and v:  # a dense vector (a sparse one is an object)
+                        out[str(p.id)] = _row(v)
                 if offset is None or not points:
                     return out
         finally:
@@ -83,11 +83,22 @@ def _lancedb(path, name: str) -> list:
     for offset in range(0, total, PAGE):
         for row in table.search().select([column]).offset(offset).limit(PAGE).to_list():
             v = row.get(column)
-            out.append(None if v is None else [float(x) for x in v])
+            out.append(None if v is None else _row(v))
     return out
 
 
 READERS = {"chroma": _chroma, "qdrant": _qdrant, "lancedb": _lancedb}
+
+
+def _row(vector):
+    """A stored vector as float32 (half the memory of float64; Python floats would take six times it)."""
+    import numpy as np
+
+    try:
+        row = np.asarray(vector, dtype=np.float32).ravel()
+    except (TypeError, ValueError):
+        raise RequestError("store", "The index holds a stored vector that is not a list of numbers.") from None
+    return row
 
 
 class StoredVectors:
@@ -103,7 +114,7 @@ class StoredVectors:
     def similarities(self, query: str, texts: list[str], keys) -> list[float]:
         if not keys:
             return []
-        q = self.embedder.embed([query])[0].astype(self.np.float64)
+        q = self.embedder.embed([query])[0].astype(self.np.float32)
         if q.shape[0] != self.dimension:
             raise RequestError("retrieval.embedding", f"The index's stored vectors have {self.dimension} dimensions "
                                f"and {self.model} gives {q.shape[0]}: give the model the index was built with "
@@ -113,7 +124,9 @@ class StoredVectors:
             raise RequestError("retrieval.embedding", f"The chunk at {missing[0][0]} {missing[0][1]}-{missing[0][2]} "
                                "has no vector stored in the index; rank without the stored vectors (--method bm25).")
         vectors = self.matrix[[self.rows[k] for k in keys]]
-        return [float(s) for s in (vectors * q).sum(axis=1)]  # each row summed on its own, as the embedders do
+        # each row summed on its own (in float64), as the embedders do: a chunk's cosine is the same bits
+        # wherever it stands, so two chunks of one vector tie exactly
+        return [float(s) for s in (vectors * q).sum(axis=1, dtype=self.np.float64)]
 
 
 def prepare(store: dict, placed: list[dict], vectors: list, endpoint_model: str | None):
@@ -127,7 +140,7 @@ def prepare(store: dict, placed: list[dict], vectors: list, endpoint_model: str 
     if not kept:
         return None, {"note": "the index keeps no vectors ragsim could read for its placed chunks; the chunks' "
                               "texts were embedded instead"}
-    dims = {len(v) for _, v in kept}
+    dims = {v.shape[0] for _, v in kept}
     if len(dims) != 1:
         raise RequestError("store", f"The index's stored vectors have varying dimensions ({sorted(dims)[:4]}); one "
                                     "model gives one dimension.")
@@ -136,11 +149,11 @@ def prepare(store: dict, placed: list[dict], vectors: list, endpoint_model: str 
         return None, {"note": f"the stored vectors have {dimension} dimensions, not the built-in {MODEL_ID}'s "
                               f"{BUILT_IN_DIMENSION}, so the chunks' texts were embedded by it instead; give the "
                               "index's own model with --embed-endpoint URL --embed-model NAME to rank over them"}
-    matrix = np.asarray([v for _, v in kept], dtype=np.float64)
+    matrix = np.stack([v for _, v in kept])
     if not np.isfinite(matrix).all():
         raise RequestError("store", "The index holds a stored vector with NaN or infinity; it cannot be ranked over.")
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    matrix = matrix / np.where(norms == 0, 1, norms)
+    norms = np.linalg.norm(matrix.astype(np.float64), axis=1, keepdims=True)
+    matrix = (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)  # unit rows: a product is the cosine
     rows = {}
     for i, (r, _) in enumerate(kept):
         rows.setdefault((r["doc"], r["start"], r["end"]), i)
