@@ -190,3 +190,16 @@ def test_audit_and_inspect_rerank_the_facts(server):
     plain, reranked = json.loads(run_cli(*args).stdout), json.loads(run_cli(*args, *rerank).stdout)
     assert plain["facts"]["found_top_k"] == 1 and reranked["facts"]["found_top_k"] == 0
     assert reranked["rerank"]["model"] == "reverse"
+
+
+@pytest.mark.parametrize("rerank, field, said", [
+    ("reverse", "retrieval.rerank", 'Give retrieval.rerank as {"endpoint": URL, "model": NAME, "depth": 20}.'),
+    ({"endpoint": "http://127.0.0.1:9"}, "retrieval.rerank.model", "Give the reranker's model name"),
+    ({"model": "m", "depth": 1001}, "retrieval.rerank.depth", "retrieval.rerank.depth is at most 1000 (got 1001)"),
+    ({"model": "m", "depth": 0}, "retrieval.rerank.depth", "must be at least 1"),
+    ({"model": "m", "size": 3}, "retrieval.rerank.size", "is not a field of retrieval.rerank, which takes endpoint, model"),
+    ({"model": "m"}, "retrieval.rerank", "Give the reranker's endpoint with --rerank-endpoint URL"),
+])
+def test_a_bad_rerank_field_is_one_sentence(rerank, field, said):
+    got = api.simulate(request(rerank))
+    assert got["error"]["field"] == field and said in got["error"]["message"], got
