@@ -72,15 +72,20 @@ def test_a_reversing_reranker_ranks_the_answer_out_after_reranking(server):
     assert one["verdict"]["kind"] == "intact" and one["verdict"]["after_reranking"] is False
 
 
-def test_a_question_set_follows_the_reranker(server):
+def harbour_request() -> dict:
+    """The example question set over the example document as one request (chars 300, overlap 50, k 5)."""
     text = HARBOUR.read_text(encoding="utf-8")
     asked = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
     for q in asked:
         for r in q["references"]:
             r["doc"] = "harbour"
             r.pop("content", None)
-    req = {"documents": [{"id": "harbour", "text": text}], "query": "", "questions": asked,
-           "chunking": {"unit": "chars", "size": 300, "overlap": 50}, "retrieval": {"k": 5}}
+    return {"documents": [{"id": "harbour", "text": text}], "query": "", "questions": asked,
+            "chunking": {"unit": "chars", "size": 300, "overlap": 50}, "retrieval": {"k": 5}}
+
+
+def test_a_question_set_follows_the_reranker(server):
+    req = harbour_request()
     before = api.simulate(req)
     req["retrieval"] = {"k": 5, "rerank": {"endpoint": server.endpoint, "model": "reverse", "depth": 5}}
     after = api.simulate(req)
@@ -91,6 +96,22 @@ def test_a_question_set_follows_the_reranker(server):
     one = api.simulate(req)
     moved = [a for b, a in zip(before["questions"], one["questions"]) if b["verdict"] == "intact" and b["needed_k"] == 1]
     assert moved and all(a["verdict"] == "ranked_out" and a["after_reranking"] for a in moved)
+
+
+@pytest.mark.parametrize("model, depth, k", [("reverse", 3, 1), ("lexical", 4, 2), ("reverse", 8, 5)])
+def test_a_streamed_eval_reranks_as_one_request_does(server, model, depth, k):
+    """`eval` over files streams (the workers keep each question's best max(k, depth) chunks, the merge
+    reranks them): every verdict, needed_k, retrieved chunk and after_reranking is one request's."""
+    req = harbour_request()
+    req["retrieval"] = {"k": k, "rerank": {"endpoint": server.endpoint, "model": model, "depth": depth}}
+    one = api.simulate(req)
+    got = run_cli("eval", str(HARBOUR), "--questions", str(QUESTIONS), "--size", "300", "--overlap", "50", "--k", str(k),
+                  "--rerank-endpoint", server.endpoint, "--rerank-model", model, "--rerank-depth", str(depth), "--json")
+    assert got.returncode == 0, got.stderr
+    streamed = json.loads(got.stdout)
+    fields = ("id", "verdict", "needed_k", "retrieved", "after_reranking", "recall", "iou")
+    assert [[q[f] for f in fields] for q in streamed["questions"]] == [[q[f] for f in fields] for q in one["questions"]]
+    assert streamed["rerank"] == one["rerank"]
 
 
 def test_a_lexical_reranker_orders_by_its_scores(server):

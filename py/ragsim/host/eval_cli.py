@@ -246,8 +246,7 @@ def streams(args) -> bool:
     the chunks embedded on the workers), at one setting or over a map of them (each cell a streamed
     run), with a model to ask or not; a state file or a hybrid retriever (its fused ranks need every
     chunk's two ranks) make it one request, as before."""
-    return args.method in ("bm25", "dense") and not any(str(f).lower().endswith(".json") for f in args.files) \
-        and not cli_rerank.given(args)  # a reranker reorders each question's ranking over every file: one request
+    return args.method in ("bm25", "dense") and not any(str(f).lower().endswith(".json") for f in args.files)
 
 
 def map_grid(args, chunking: dict):
