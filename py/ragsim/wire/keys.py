@@ -41,6 +41,7 @@ RETRIEVAL = {
     "terms": {"stopwords": None, "stemmer": None},
     "method": None, "rrf_c": None, "weights": None, "similarities": None, "question_similarities": None,
     "rerank": {"endpoint": None, "model": None, "depth": None},
+    "embedding": {"endpoint": None, "model": None},
 }
 REFERENCE = {"doc": None, "start": None, "end": None, "content": None}
 QUESTION = {"id": None, "query": None, "references": [REFERENCE]}
