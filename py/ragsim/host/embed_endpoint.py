@@ -128,6 +128,8 @@ class EndpointEmbedder:
                                 "changed during the run.")
         try:
             array = np.asarray(vectors, dtype=np.float64)
+            if array.ndim != 2:  # lists nested in the vectors (`[[]]`): no numbers to compare
+                raise ValueError
         except (TypeError, ValueError, OverflowError):  # not numbers, or an integer past any float
             raise EndpointError(f"{self.url} returned an embedding that is not a list of numbers.") from None
         if not np.isfinite(array).all():
