@@ -18,7 +18,7 @@ import re
 import pytest
 
 from fake_openai import FakeOpenAI, closed_port
-from helpers import run_cli
+from helpers import harbour_questions, run_cli
 from ragsim import host
 from ragsim.errors import RequestError
 from ragsim.host import rerank_endpoint
@@ -72,20 +72,8 @@ def test_a_reversing_reranker_ranks_the_answer_out_after_reranking(server):
     assert one["verdict"]["kind"] == "intact" and one["verdict"]["after_reranking"] is False
 
 
-def harbour_request() -> dict:
-    """The example question set over the example document as one request (chars 300, overlap 50, k 5)."""
-    text = HARBOUR.read_text(encoding="utf-8")
-    asked = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
-    for q in asked:
-        for r in q["references"]:
-            r["doc"] = "harbour"
-            r.pop("content", None)
-    return {"documents": [{"id": "harbour", "text": text}], "query": "", "questions": asked,
-            "chunking": {"unit": "chars", "size": 300, "overlap": 50}, "retrieval": {"k": 5}}
-
-
 def test_a_question_set_follows_the_reranker(server):
-    req = harbour_request()
+    req = harbour_questions()
     before = api.simulate(req)
     req["retrieval"] = {"k": 5, "rerank": {"endpoint": server.endpoint, "model": "reverse", "depth": 5}}
     after = api.simulate(req)
@@ -102,7 +90,7 @@ def test_a_question_set_follows_the_reranker(server):
 def test_a_streamed_eval_reranks_as_one_request_does(server, model, depth, k):
     """`eval` over files streams (the workers keep each question's best max(k, depth) chunks, the merge
     reranks them): every verdict, needed_k, retrieved chunk and after_reranking is one request's."""
-    req = harbour_request()
+    req = harbour_questions()
     req["retrieval"] = {"k": k, "rerank": {"endpoint": server.endpoint, "model": model, "depth": depth}}
     one = api.simulate(req)
     got = run_cli("eval", str(HARBOUR), "--questions", str(QUESTIONS), "--size", "300", "--overlap", "50", "--k", str(k),
