@@ -32,6 +32,14 @@ With `key` set, a request without `Authorization: Bearer <key>` gets 401 invalid
     flood    429 always;   moved  302 to another host (127.0.0.2)
     slow     waits `slow_s` seconds, then as `hashed`;   shape  200 with {"embeddings": [...]} (Ollama's /api/embed)
 Every embeddings reply, the 429s and the redirect included, carries the CORS headers, so a page reads them.
+
+`POST /v1/rerank` (and `/rerank`) answers as Cohere, Jina and vLLM do (`{"model", "query",
+"documents", "top_n"}` -> `{"results": [{"index", "relevance_score"}]}`, best first, top_n of them):
+    reverse  scores the documents in reverse of the order given (the last sent is the most relevant)
+    lexical  scores by the words a document shares with the query (ties by order given)
+    tei      Hugging Face TEI's form: 422 without `texts`, then a bare list [{"index", "score"}]
+    rnan     a NaN score;  rfew  one result fewer;  rrange  an index past the documents;
+    rtwice   an index repeated;  rshape  {"data": [...]}, another shape
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -155,6 +164,10 @@ class FakeOpenAI:
                 if self.path == "/v1/embeddings" and isinstance(body, dict):
                     self._embeddings(body)
                     return
+                if self.path in ("/v1/rerank", "/rerank") and isinstance(body, dict):
+                    status, reply = rerank_reply(body)
+                    self._json(status, reply)
+                    return
                 if self.path != "/v1/chat/completions" or not isinstance(body, dict):
                     self._json(404, error_body(f"Unknown request URL: POST {self.path}.", "invalid_request_error", None))
                     return
@@ -235,6 +248,44 @@ class FakeOpenAI:
                                                "invalid_request_error", "model_not_found", "model"))
 
         return Handler
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 where nothing listens (bound, then let go): a server that is down."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rerank_reply(body: dict) -> tuple[int, object]:
+    """(status, JSON) for a /rerank request, by the model's name (see the module)."""
+    model, query = body.get("model"), str(body.get("query", ""))
+    docs = body.get("texts") if model == "tei" else body.get("documents")
+    if model == "tei" and docs is None:
+        return 422, {"error": "Failed to deserialize the JSON body into the target type: missing field `texts`",
+                     "error_type": "Validation"}
+    if not isinstance(docs, list) or model not in ("reverse", "lexical", "tei", "rnan", "rfew", "rrange", "rtwice", "rshape"):
+        return 404, error_body(f"model '{model}' not found", "invalid_request_error", "model_not_found")
+    words = set(re.findall(r"\w+", query.lower()))
+    if model == "reverse":
+        scores = [float(i) for i in range(len(docs))]
+    else:
+        scores = [float(len(words & set(re.findall(r"\w+", str(d).lower())))) for d in docs]
+    results = [{"index": i, "relevance_score": scores[i]} for i in sorted(range(len(docs)), key=lambda i: (-scores[i], i))]
+    results = results[: body.get("top_n") or len(results)]
+    if model == "tei":
+        return 200, [{"index": r["index"], "score": r["relevance_score"]} for r in results]
+    if model == "rnan" and results:
+        results[0]["relevance_score"] = float("nan")
+    if model == "rfew":
+        results = results[:-1]
+    if model == "rrange" and results:
+        results[0]["index"] = len(docs)
+    if model == "rtwice" and len(results) > 1:
+        results[1]["index"] = results[0]["index"]
+    if model == "rshape":
+        return 200, {"data": results}
+    return 200, {"id": "rerank-test", "model": model, "results": results, "usage": {"total_tokens": 0}}
 
 
 HASHED_DIM = 64

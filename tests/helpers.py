@@ -16,6 +16,19 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORE = ROOT / "py"
 
 
+def harbour_questions(k: int = 5) -> dict:
+    """examples/questions.json over examples/harbour.md as one request (chars 300, overlap 50, k), each
+    reference naming the document "harbour" by its offsets."""
+    text = (ROOT / "examples" / "harbour.md").read_text(encoding="utf-8")
+    asked = json.loads((ROOT / "examples" / "questions.json").read_text(encoding="utf-8"))["questions"]
+    for q in asked:
+        for r in q["references"]:
+            r["doc"] = "harbour"
+            r.pop("content", None)
+    return {"documents": [{"id": "harbour", "text": text}], "query": "", "questions": asked,
+            "chunking": {"unit": "chars", "size": 300, "overlap": 50}, "retrieval": {"k": k}}
+
+
 def make_request(text, query="", unit="words", size=24, overlap=6, k=2, span=None, fact=None, **extra):
     """A single-document request with the defaults the page opens with."""
     req = {

@@ -214,6 +214,9 @@ def test_chroma_s_own_query_beside_dense(built, tmp_path, monkeypatch, capsys):
                  built["questions"], "--method", "dense", "--k", "3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     own = out["chroma_query"]
+    # ranked over the vectors Chroma stored (384 dimensions: the built-in model embeds the queries only)
+    assert out["ranked_over"] == {"vectors": len(built["ids"]), "dimension": 384, "queries_by": "all-MiniLM-L6-v2",
+                                  "store": "chroma"}
     assert set(own) == {q["id"] for q in out["questions"]}
     for q in out["questions"]:
         assert len(own[q["id"]]["retrieved_ids"]) == 3

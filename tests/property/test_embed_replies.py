@@ -46,6 +46,12 @@ def test_a_bent_reply_of_the_right_shape_is_vectors_or_one_sentence(reply, count
     check(json.dumps(reply).encode(), count)
 
 
+def test_vectors_of_nested_lists_are_one_sentence():
+    """Found by the fuzz: `[[]]` has one element, so its dimension looked like 1."""
+    for vector in ([[]], [[1.0]], [[1.0], [2.0]]):
+        check(json.dumps({"data": [{"embedding": vector}]}).encode(), 1)
+
+
 @given(st.binary(max_size=64))
 def test_bytes_that_are_no_json_are_one_sentence(body):
     check(body, 1)

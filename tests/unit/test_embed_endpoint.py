@@ -11,13 +11,12 @@
 
 import json
 import pathlib
-import socket
 
 import numpy as np
 import pytest
 
-from fake_openai import FakeOpenAI, hashed_vector
-from helpers import cli_env, run_cli
+from fake_openai import FakeOpenAI, closed_port, hashed_vector
+from helpers import cli_env, harbour_questions, run_cli
 from ragsim.errors import RequestError
 from ragsim.host.clients import embed_endpoint
 from ragsim.host.clients.embed_endpoint import EndpointEmbedder, EndpointError
@@ -46,15 +45,10 @@ def no_endpoint(monkeypatch):
 
 
 def question_request() -> dict:
-    text = HARBOUR.read_text(encoding="utf-8")
-    asked = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
-    for q in asked:
-        for r in q["references"]:
-            r["doc"] = "harbour"
-            r.pop("content", None)
-    return {"documents": [{"id": "harbour", "text": text}], "query": asked[0]["query"],
-            "chunking": {"unit": "chars", "size": 300, "overlap": 50}, "retrieval": {"k": 3, "method": "dense"},
-            "questions": asked, "scores": "all"}
+    req = harbour_questions(k=3)
+    req["query"], req["scores"] = req["questions"][0]["query"], "all"
+    req["retrieval"]["method"] = "dense"
+    return req
 
 
 def test_minilm_served_by_an_endpoint_ranks_as_the_built_in_model(server, no_endpoint, monkeypatch):
@@ -122,9 +116,7 @@ def test_429_is_retried_after_the_servers_wait(server):
 
 
 def test_a_server_that_is_down_is_one_sentence():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = closed_port()
     with pytest.raises(EndpointError) as e:
         EndpointEmbedder(f"http://127.0.0.1:{port}/v1", "hashed", timeout=5).embed(["x"])
     assert "127.0.0.1" in e.value.message

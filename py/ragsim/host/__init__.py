@@ -17,7 +17,7 @@ def register() -> None:
     if _registered:
         return
     from ragsim.host.clients import tokens_files
-    from ragsim.rank import dense
+    from ragsim.rank import dense, reranking
     from ragsim.split import semantic_split
     from ragsim.text import tokens
 
@@ -26,6 +26,7 @@ def register() -> None:
     dense.register_host(embedder)
     # the semantic chunkers' sentence windows (SPEC section 12): the same model, embedded in batches
     semantic_split.register_host(embedder)
+    reranking.register_host(reranker)  # a reranker of the user's own (`retrieval.rerank`, --rerank-endpoint)
     _registered = True
 
 
@@ -38,6 +39,13 @@ def embedder(embedding: dict | None = None):
     if embedding is not None:
         return embed_endpoint.of(embedding["endpoint"], embedding["model"])
     return embed_endpoint.default() if embed_endpoint.configured() else embed_onnx.default_embedder()
+
+
+def reranker(options):
+    """The reranker a request names (rank.reranking.Options): its `/rerank` endpoint's client."""
+    from ragsim.host.clients import rerank_endpoint
+
+    return rerank_endpoint.for_options(options)
 
 
 def registered() -> bool:

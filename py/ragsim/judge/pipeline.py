@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from itertools import islice, repeat
 from operator import add, le, setitem, sub
 
-from ragsim.rank import bm25, dense
+from ragsim.rank import bm25, dense, reranking
 from ragsim.rank import ranking, weights
 from ragsim.text import tokens as ragsim_tokens
 from ragsim.rank.corpus import Corpus, nondecreasing, rankable
@@ -32,7 +32,7 @@ class Judged:
     PASS_LIMIT = 4  # ranks counted by a pass over the scores before sorting them
     COUNT_LIMIT = 64  # ranks counted one by one (by bisection, but ties by a pass) before ranking every chunk
     __slots__ = ("corpus", "_scores", "top", "held", "answering", "_shared", "chunking", "dense", "_order", "_ranks",
-                 "_asked", "_ascending", "pruned", "_score_all")
+                 "_asked", "_ascending", "pruned", "_score_all", "before_top")
 
     def __init__(self, corpus: Corpus, scores: list[float] | None, top: list[int], held: dict, answering: list[int],
                  shared: list, dense: dict | None = None, order: list[int] | None = None):
@@ -50,6 +50,7 @@ class Judged:
         self._ranks = None
         self._asked = 0  # ranks counted one by one so far
         self._ascending = None  # the scores sorted, for counting ranks
+        self.before_top = None  # with a reranker (`retrieval.rerank`): the top k the retriever gave before it
 
     @property
     def shared(self) -> list:
@@ -128,7 +129,7 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
     # verdict): MaxScore scores the chunks that can reach them (every chunk for BM25L and BM25+).
     pruned = None
     if req.retriever.method == "bm25" and (req.scores == "top" or chunking is not None) and req.k > 0 \
-            and req.variant not in bm25.SHIFTED:
+            and req.variant not in bm25.SHIFTED and req.retriever.rerank is None:
         terms = weights.Terms(corpus.lengths, corpus.occurrence, req.variant, req.k1, req.b, req.delta)
         pruned = ranking.MaxScore(terms, req.query_terms)
     if pruned is not None:
@@ -141,6 +142,9 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
         scores = score_all()
         judged = Judged(corpus, scores, [], {}, [], [])
         judged.top = ranking.top(scores, req.k)
+    if req.retriever.rerank is not None and req.query.strip() and not (judged.dense or {}).get("pending"):
+        order = reranking.rerank(req.retriever.rerank, req.query, judged.order, lambda p: corpus.text_of(p, req.docs))
+        judged.before_top, judged.top, judged._order, judged._ranks = judged.top, order[: req.k], order, None
     judged.held, judged.answering = _held(req, corpus), _answering(req, corpus)
     judged.chunking = req.chunking if chunking is None else chunking
     return judged
@@ -293,6 +297,9 @@ def verdict(req: Request, judged: Judged) -> dict:
     out["whole_chunks"] = sorted(p + 1 for p, h in judged.held.items() if h == "whole")
     out["part_chunks"] = [p + 1 for p in parts]
     out["parts_retrieved_chunks"] = [p + 1 for p in retrieved_parts]
+    if judged.before_top is not None:  # ranked out by the reranker: the answer was within k before it
+        whole = [p for p, h in judged.held.items() if h == "whole"]
+        out["after_reranking"] = reranking.after_reranking(out["kind"], [whole], judged.before_top)
     return out
 
 

@@ -25,6 +25,7 @@ from ragsim.errors import RequestError
 from ragsim.fields import get_int, get_str, shown
 from ragsim.text.index import terms as bm25_terms
 from ragsim.rank.queries import Setting, Words, collection_paused
+from ragsim.rank import reranking
 from ragsim.rank.ranking import MaxScore
 
 VERDICTS = ("intact", "ranked_out", "cut")
@@ -213,7 +214,22 @@ def rank_question(q: Question, setting: Setting, analyzer=None):
     setting's retrieval carries a `dense` ranker (dense.QuestionRanker, SPEC section 10)."""
     terms = query_terms(q, analyzer)
     ranker = setting.retrieval.get("dense")
-    return ranker.query(setting, q.query, terms) if ranker is not None else setting.query(terms)
+    ranked = ranker.query(setting, q.query, terms) if ranker is not None else setting.query(terms)
+    rerank = setting.retrieval.get("rerank")  # a reranker over the first chunks (reranking.Options)
+    if rerank is None or getattr(ranker, "pending", False):
+        return ranked
+    texts = setting.words.indexes
+    return reranking.Reranked(ranked, rerank, q.query,
+                              lambda p: texts[setting.doc_of[p]].text[setting.starts[p]:setting.ends[p]])
+
+
+def reranked_out(q: Question, verdict: str, query, setting: Setting, k: int) -> dict:
+    """`{"after_reranking": bool}` for a question ranked with a reranker (whether it was within k
+    before the reranker moved it out), else {}."""
+    if not isinstance(query, reranking.Reranked):
+        return {}
+    wholes = [setting.whole_range(d, s, t) for d, s, t in q.spans]
+    return {"after_reranking": reranking.after_reranking(verdict, wholes, query.before.top(k))}
 
 
 def evaluate(questions: list[Question], setting: Setting, k: int, price: float, analyzer=None,
@@ -235,7 +251,8 @@ def _evaluate(questions, setting, k, price, analyzer, count):
         out.append({"id": q.id, "verdict": verdict, "needed_k": needed, "recall": scores["recall"],
                     "precision": scores["precision"], "iou": scores["iou"],
                     "precision_omega": precision_omega(q.refs, setting), "covered": scores["covered"],
-                    "retrieved": [c + 1 for c in top], "context_tokens": tokens[-1]})
+                    "retrieved": [c + 1 for c in top], "context_tokens": tokens[-1],
+                    **reranked_out(q, verdict, query, setting, k)})
     return out, question_stats(out, tokens, price)
 
 

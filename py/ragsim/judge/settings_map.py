@@ -133,6 +133,8 @@ def answer(req, request: dict, out: dict, session) -> None:
     ranker = None
     if req.retriever.method != "bm25":  # dense or hybrid (SPEC section 10): each question's query embedded
         ranker = retrieval["dense"] = QuestionRanker(req, session)
+    if req.retriever.rerank is not None:  # each question's first chunks reordered by the reranker
+        retrieval["rerank"] = req.retriever.rerank
     words = Words([session.index(d["text"], req.analyzer) for d in req.docs])
     count = None
     if getattr(req, "tokenizer", None) is not None:  # SPEC section 9: exact tokens of each context

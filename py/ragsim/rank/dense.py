@@ -9,7 +9,7 @@ only in part (where it stops comes from `wordpiece`, the model's own tokenizer i
 from dataclasses import dataclass
 
 from ragsim.rank import bm25
-from ragsim.rank import ranking
+from ragsim.rank import ranking, reranking
 from ragsim.text import wordpiece
 from ragsim.errors import RequestError
 from ragsim.fields import get_choice, get_number
@@ -69,6 +69,7 @@ class Options:
     weights: tuple = WEIGHTS
     given: object = None
     by_query: object = None  # {query text: Given}: the host's cosines for the question set's queries
+    rerank: object = None  # reranking.Options: a reranker over the first chunks (`retrieval.rerank`), or None
     embedding: dict | None = None  # the user's own model, {"endpoint", "model"}: None for all-MiniLM-L6-v2
 
 
@@ -88,7 +89,7 @@ def read_options(r: dict) -> Options:
         raise RequestError("retrieval.question_similarities",
                            "Give retrieval.question_similarities as {query: [[document id, start, end, similarity], ...]}.")
     return Options(method=method, c=c, weights=(float(weights[0]), float(weights[1])), embedding=read_embedding(r),
-                   given=None if given is None else Given.read(given),
+                   given=None if given is None else Given.read(given), rerank=reranking.read_options(r),
                    by_query=None if by_query is None else
                    {q: Given.read(v, f"retrieval.question_similarities[{q[:40]!r}]") for q, v in by_query.items()})
 

@@ -13,7 +13,7 @@ import base64
 import json
 
 from ragsim.judge import pipeline, settings_map
-from ragsim.rank import dense
+from ragsim.rank import dense, reranking
 from ragsim.wire import cost, encode, investigate, keys
 from ragsim.wire.jsonio import json_call
 from ragsim.errors import RequestError
@@ -35,6 +35,8 @@ def answer(request, session: Session | None = None, budget: cost.Budget = cost.I
     investigate.answer(req, judged, read_questions(request), response, session)
     settings_map.answer(req, request, response, session)  # SPEC section 8: question sets and the settings map
     dense.finish(req, response)
+    if req.retriever.rerank is not None:
+        response["rerank"] = reranking.report(req.retriever.rerank)
     encode.semantic(req, judged, response, session.semantic, request.get("questions"))
     return response
 

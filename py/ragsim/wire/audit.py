@@ -7,7 +7,7 @@ name as the query, whether a chunk that answers it ranks in the top `precision_k
 """
 
 from ragsim import limits, split as splitters
-from ragsim.rank import bm25
+from ragsim.rank import bm25, reranking
 from ragsim.rank import ranking
 from ragsim.judge import facts as fact_rules
 from ragsim.judge.fact_chunks import answering_chunks, facts_of, stretch_units
@@ -75,6 +75,7 @@ def table(request: dict, session: Session | None = None, budget: cost.Budget = c
     if given is not None or (isinstance(strategy, str) and strategy in registry.EMBEDDING):  # a semantic chunker has no overlap
         overlaps = overlaps[:1]
     retrieval = read_retrieval_options(request.get("retrieval") or {})
+    retrieval["rerank"] = reranking.read_options(request.get("retrieval") or {})  # None without a reranker
     ranker = _dense_ranker(request.get("retrieval") or {}, docs, session)  # None for BM25
     precision_k = get_int(request, "precision_k", "precision_k", default=3, minimum=1)
     texts = [d["text"] for d in docs]
@@ -110,6 +111,8 @@ def table(request: dict, session: Session | None = None, budget: cost.Budget = c
     out = {"facts": facts_out, "rows": rows, "precision_k": precision_k, "overlaps": overlaps}
     if ranker is not None:
         ranker.report(out)
+    if retrieval["rerank"] is not None:
+        out["rerank"] = reranking.report(retrieval["rerank"])
     return out
 
 
@@ -169,19 +172,28 @@ def _found_in_top(indexes, found, answered, corpus, columns, retrieval, precisio
     """Precision: the facts whose answering chunk ranks within `precision_k` with the fact's name as
     the query. Facts sharing a name share one ranking."""
     by_name: dict[tuple, list[int]] = {}
+    rerank = retrieval.get("rerank")
     for i, (di, f) in enumerate(found):
         if answered[i]:
             name = indexes[di].text[f.name[0] : f.name[1]]
             key = tuple(query_terms_for(name, retrieval["analyzer"]))
-            by_name.setdefault(key if ranker is None else (key, name), []).append(i)  # dense: the text is the query
+            plain = ranker is None and rerank is None  # dense and a reranker: the text is the query
+            by_name.setdefault(key if plain else (key, name), []).append(i)
     in_top = set()
     for key, members in by_name.items():
-        q = list(key if ranker is None else key[0])
+        q = list(key if ranker is None and rerank is None else key[0])
         occ = {t: corpus.occurrence(t) for t in dict.fromkeys(q)}
         scores = ranking.score_all(q, corpus.lengths, occ, retrieval["variant"], retrieval["k1"], retrieval["b"],
                                    retrieval["delta"])
         if ranker is not None:
             scores = ranker.scores_over(key[1], indexes, *map(list, zip(*columns)), scores)
+        if rerank is not None:  # the first chunks reordered by the reranker, the name as the query
+            def text_of(p):
+                return indexes[corpus.doc_of[p]].text[corpus.starts[p]:corpus.ends[p]]
+
+            ranks = {p: r for r, p in enumerate(reranking.rerank(rerank, key[1], ranking.rank(scores), text_of), 1)}
+            in_top.update(i for i in members if min(ranks[n - 1] for n in answered[i]) <= precision_k)
+            continue
         ordered = sorted(scores)
         for i in members:
             best = min(answered[i], key=lambda number: (-scores[number - 1], number)) - 1

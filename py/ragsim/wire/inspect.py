@@ -18,6 +18,7 @@ of them and counted. Pure: the page's worker calls `inspect_json`.
 """
 
 from ragsim.errors import RequestError
+from ragsim.rank import reranking
 from ragsim.judge import fact_chunks, facts as fact_rules, overlap_advice, stored_checks
 from ragsim.judge.identify import identify
 from ragsim.judge.identify_index import IndexReading
@@ -75,6 +76,9 @@ def _inspect(request) -> dict:
     _judged(request, al, documents, questions, out)
     advise(out["phrases"], out["splitter"], al)
     out["facts"] = facts(request, al, documents)
+    retrieval = request.get("retrieval")
+    if isinstance(retrieval, dict) and retrieval.get("rerank") is not None:  # the questions' and facts' ranks
+        out["rerank"] = reranking.report(reranking.read_options(retrieval))
     return out
 
 

@@ -22,16 +22,13 @@ import time
 from collections import OrderedDict
 
 from ragsim.errors import RequestError
-from ragsim.host.clients import http_client
 from ragsim.host.clients.embed_onnx import cached_rows
-from ragsim.host.clients.ask import said, server_message
+from ragsim.host.clients import endpoint_post, http_client
 
 KEY_ENV = ("RAGSIM_EMBED_API_KEY", "OPENAI_API_KEY")
 BATCH = 64  # texts per request
 TIMEOUT = 120.0  # seconds for one request, redirects and retries included
-RETRIES = 3  # after a 429 or 503
 MAX_REPLY_BYTES = 256 * 2**20
-MAX_WAIT = 30.0  # seconds of Retry-After honoured
 CACHE_LIMIT = 200_000  # vectors kept, by text
 
 
@@ -98,41 +95,14 @@ class EndpointEmbedder:
     # --- one request -------------------------------------------------------------------------------
 
     def _ask(self, texts: list[str]):
-        body = json.dumps({"model": self.model, "input": texts}, ensure_ascii=False).encode("utf-8")
-        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "ragsim"}
-        key = api_key()
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        for attempt in range(RETRIES + 1):
-            try:
-                reply = http_client.fetch(self.url, method="POST", headers=headers, body=body, timeout=self.timeout,
-                                          max_bytes=MAX_REPLY_BYTES)
-            except http_client.HTTPFailure as e:
-                raise EndpointError(self._masked(str(e), key)) from None
+        def counted():
             self.requests += 1
-            if reply.status in (429, 503) and attempt < RETRIES:
-                self.sleep(self._wait(reply, attempt))
-                continue
-            if not 200 <= reply.status < 300:
-                message = self._masked(server_message(reply.body[: 64 * 1024]), key) or reply.reason
-                hint = {404: " (check the model's name, and that the endpoint is the base URL, e.g. ending in /v1)",
-                        401: " (set the key in RAGSIM_EMBED_API_KEY)",
-                        429: f" after {RETRIES} retries (the server asks for fewer requests; try again later)"}
-                raise EndpointError(f"{self.url} answered HTTP {reply.status}{hint.get(reply.status, '')}: {said(message)}")
-            return self._vectors(reply.body, len(texts))
-        raise AssertionError("unreachable")
 
-    @staticmethod
-    def _wait(reply, attempt: int) -> float:
-        try:
-            wait = float(reply.headers.get("Retry-After", ""))
-        except ValueError:
-            wait = 2.0 ** attempt
-        return min(max(0.0, wait), MAX_WAIT)
-
-    @staticmethod
-    def _masked(text: str, key: str | None) -> str:
-        return text.replace(key, "***") if key else text
+        reply = endpoint_post.post(self.url, {"model": self.model, "input": texts}, api_key(), timeout=self.timeout,
+                                   max_bytes=MAX_REPLY_BYTES, sleep=self.sleep, fail=EndpointError, counted=counted,
+                                   hints={404: " (check the model's name, and that the endpoint is the base URL, e.g. "
+                                               "ending in /v1)", 401: " (set the key in RAGSIM_EMBED_API_KEY)"})
+        return self._vectors(reply.body, len(texts))
 
     def _vectors(self, body: bytes, count: int):
         np = self.np
@@ -158,6 +128,8 @@ class EndpointEmbedder:
                                 "changed during the run.")
         try:
             array = np.asarray(vectors, dtype=np.float64)
+            if array.ndim != 2:  # lists nested in the vectors (`[[]]`): no numbers to compare
+                raise ValueError
         except (TypeError, ValueError, OverflowError):  # not numbers, or an integer past any float
             raise EndpointError(f"{self.url} returned an embedding that is not a list of numbers.") from None
         if not np.isfinite(array).all():

@@ -23,7 +23,7 @@ from ragsim.host.commands.cli_common import (
     Parser, add_setting_arguments, read_documents, setting_fields)
 from ragsim.host.clients.files import read_text_file, unreadable
 from ragsim.host.clients.ask import DEFAULT_TIMEOUT, AskError, api_key, check_endpoint, sample
-from ragsim.host.commands import cli_retrieval, console
+from ragsim.host.commands import cli_rerank, cli_retrieval, console
 
 PROG = "ragsim ask"
 RULE = "-" * 72
@@ -136,7 +136,8 @@ def _verdict_line(response: dict, span: dict | None, answer: str | None) -> str:
     if span is None:
         return "the answer's text is in no document as given, so there is no verdict"
     v = response["verdict"]
-    return f"verdict for the answer: {v['kind']} (best rank {v['best_rank'] if v['best_rank'] is not None else '-'})"
+    return (f"verdict for the answer: {cli_rerank.verdict_words(v)} "
+            f"(best rank {v['best_rank'] if v['best_rank'] is not None else '-'})")
 
 
 def _out(text: str) -> None:

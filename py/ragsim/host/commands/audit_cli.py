@@ -22,7 +22,7 @@ from ragsim.host.commands.cli_common import DEFAULT_SIZE, DEFAULT_UNIT, Parser, 
     read_chunking
 from ragsim.host.clients.files import read_text_file, unreadable
 from ragsim.host.commands.console import marked_fact, printable
-from ragsim.host.commands import cli_retrieval, console, kb_cli
+from ragsim.host.commands import cli_rerank, cli_retrieval, console, kb_cli
 from ragsim.host.clients import pdf
 from ragsim.host.clients.embed_onnx import MODEL_ID
 from ragsim.wire import jsonio, keys
@@ -168,6 +168,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--facts", action="store_true", help="list every fact counted with the sentence it came from, "
                         "its name and value marked, to check the pairs")
     cli_retrieval.add_arguments(parser)
+    cli_rerank.add_arguments(parser)
     kb_cli.add_arguments(parser)
     return parser
 
@@ -184,7 +185,7 @@ def main(argv) -> int:
     except ValueError:
         console.say(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {shown(args.overlaps)}).")
         return 2
-    if args.method == "hybrid":  # its fused ranks need every chunk's two ranks: one request
+    if args.method == "hybrid" or cli_rerank.given(args):  # every chunk's ranks at once: one request
         if args.jsonl:  # a file asked for and never written would be lost output
             console.say(f"ragsim audit: {kb_cli.NO_JSONL}")
             return 2
@@ -269,6 +270,9 @@ def _one_request(args, overlaps) -> int:
         console.out("")
         console.out(corpus_sentence(result["rows"], len(result["facts"]), len(documents), None, None) + ".")
         console.out("")
+        if result.get("rerank"):
+            console.out(cli_rerank.summary(result) + ".")
+            console.out("")
         if args.facts:
             console.out(every_fact(result))
             console.out("")

@@ -6,9 +6,9 @@ import json
 import pathlib
 
 from ragsim.fields import shown
-from ragsim.host.commands import cli_retrieval
 from ragsim.host.clients import pdf
 from ragsim.host.clients.files import read_text_file
+from ragsim.host.commands import cli_rerank, cli_retrieval
 from ragsim.split import registry
 
 CHUNKING_EXAMPLE = '{"strategy": "langchain-semantic", "breakpoint_threshold_amount": 90}'
@@ -26,6 +26,7 @@ def add_setting_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overlap", type=int, default=0, help="the overlap between chunks, in the same unit (default 0)")
     parser.add_argument("--k", type=int, default=5, help="how many chunks are retrieved for the question (default 5)")
     cli_retrieval.add_arguments(parser)
+    cli_rerank.add_arguments(parser)
 
 
 def setting_fields(args) -> tuple[dict, dict]:

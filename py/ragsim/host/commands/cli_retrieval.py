@@ -38,20 +38,24 @@ def use_endpoint(args) -> str | None:
 
 
 def endpoint_problem(args) -> str | None:
-    """`use_endpoint`, its refusal as the sentence a command prints (exit 2), or None."""
+    """`use_endpoint`, its refusal as the sentence a command prints (exit 2), or None; then the
+    reranker's options (`cli_rerank.problem`)."""
     from ragsim.errors import RequestError
+    from ragsim.host.commands import cli_rerank
 
     try:
         use_endpoint(args)
     except RequestError as e:
         return e.message
-    return None
+    return cli_rerank.problem(args)
 
 
 def retrieval_fields(args) -> dict:
-    """The request's retrieval fields for the options given (none for plain BM25)."""
+    """The request's retrieval fields for the options given (none for plain BM25), a reranker's too."""
+    from ragsim.host.commands import cli_rerank
+
     use_endpoint(args)
-    out = {}
+    out = cli_rerank.fields(args)
     if args.method != "bm25":
         out["method"] = args.method
     if args.rrf_c is not None:

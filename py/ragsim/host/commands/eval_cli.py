@@ -19,7 +19,7 @@ import pathlib
 import time
 import sys
 
-from ragsim.host.commands import ask_cli, cli_retrieval, console, gate, kb_cli
+from ragsim.host.commands import ask_cli, cli_rerank, cli_retrieval, console, gate, kb_cli
 from ragsim.host.clients import pdf
 from ragsim.host.commands.cli_common import DEFAULT_SIZE, DEFAULT_UNIT, Parser, add_chunking_arguments, chunking_for, picks_unit, \
     read_chunking
@@ -80,6 +80,7 @@ def _parser() -> argparse.ArgumentParser:
                         "grid field: LangChain SemanticChunker's min_chunk_size; 0 where there is none).")
     parser.add_argument("--json", action="store_true", help="Print the response as JSON instead of the table.")
     cli_retrieval.add_arguments(parser)
+    cli_rerank.add_arguments(parser)
     kb_cli.add_arguments(parser)
     parser.add_argument("--ask", action="store_true", help="Also ask a model every question, with the context it "
                         "retrieves (needs --endpoint and --model).")
@@ -189,6 +190,9 @@ def table(response: dict, request: dict) -> str:
                  f"{_f(st['precision_std'])}, IoU {_f(st['iou_mean'])} ± {_f(st['iou_std'])}, precision Ω "
                  f"{_f(st['precision_omega_mean'])}; {st['context_tokens_mean']:.0f} tokens and "
                  f"${st['cost_mean']:.6f} per query")
+    reranked = cli_rerank.summary(response)
+    if reranked:
+        lines.append(reranked)
     grid = response.get("map")
     if grid:
         axes = registry.grid_fields(request["chunking"]) or ("size", "overlap")

@@ -22,11 +22,11 @@ import os
 import sys
 
 from ragsim.errors import RequestError
-from ragsim.host.commands import cli_retrieval, console, gate, kb_cli
+from ragsim.host.commands import cli_rerank, cli_retrieval, console, gate, kb_cli
 from ragsim.host.jobs.audit_run import Interrupted
 from ragsim.host.corpus import sources as kb_sources
 from ragsim.host.corpus.refused import Refused
-from ragsim.host.clients import pdf, stores
+from ragsim.host.clients import pdf, stored_vectors, stores
 from ragsim.host.commands.cli_common import (
     Parser, add_chunking_arguments, read_chunking, read_documents)
 from ragsim.host.clients.files import read_text_file, unreadable
@@ -69,6 +69,7 @@ def inspect_parser() -> argparse.ArgumentParser:
                         "times counts at every occurrence (without this, give a hint or it is refused)")
     parser.add_argument("--method", default="bm25", choices=METHODS, help="the retriever (default bm25)")
     cli_retrieval.add_endpoint_arguments(parser)
+    cli_rerank.add_arguments(parser)
     parser.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
     parser.add_argument("--tokenizer", default=None, help="count tokens with this tiktoken encoding (cl100k_base)")
     add_chunking_arguments(parser)  # a splitter to compare the stored chunks with (any, semantic ones too)
@@ -147,7 +148,8 @@ def read(args) -> tuple[dict, list[dict]]:
 
 def _request(args, store: dict, sources: list[dict]) -> dict:
     request = {"chunks": store["chunks"], "phrases": args.phrase,
-               "retrieval": {"k": args.k, **({} if args.method == "bm25" else {"method": args.method})}}
+               "retrieval": {"k": args.k, **({} if args.method == "bm25" else {"method": args.method}),
+                             **cli_rerank.fields(args)}}
     if sources:
         request["documents"] = sources
     if args.tokenizer:
@@ -187,7 +189,7 @@ def streams(args) -> bool:
     ranked by BM25 or by cosine over every placed chunk, `inspect_facts`; a splitter to compare with
     run on each document in turn): unless a question set or a hybrid ranking of the facts (they rank
     over every document at once) or --one-request asks for one request."""
-    return not (args.questions or args.one_request or args.method == "hybrid")
+    return not (args.questions or args.one_request or args.method == "hybrid" or cli_rerank.given(args))
 
 
 def _streamed(args) -> dict:
@@ -270,7 +272,7 @@ def run_inspect(argv) -> int:
             return _print(result, args) or gate.finish(rules, "ragsim inspect", result)
         store, sources = read(args)
         request = _request(args, store, sources)
-        result = inspection.inspect(request)
+        result = stored_vectors.inspected(args, store, request)  # over the index's own vectors where it keeps them
         if "error" in result:
             raise RequestError(result["error"]["field"], result["error"]["message"])
         result = {"store": store["store"], **result}

@@ -4,6 +4,8 @@ the facts destroyed, and the questions' verdicts and metrics (the collection's o
 
 from collections import Counter
 from ragsim.host.commands.console import marked_fact, printable
+from ragsim.host.commands import cli_rerank
+from ragsim.host.clients import stored_vectors
 
 LIST = 10  # ids listed before "and N more"
 
@@ -129,6 +131,11 @@ def question_lines(result: dict, args) -> list[str]:
         needed = q["needed_k"] if q["needed_k"] is not None else "-"
         lines.append(f"{q['id'][:14]:<14} {q['verdict']:<10} {needed:>8} {_f(q['recall']):>7} "
                      f"{_f(q['precision']):>9} {_f(q['iou']):>6}{own}  {' '.join(q['retrieved_ids'])}")
+    reranked, over = cli_rerank.summary(result), stored_vectors.said(result)
+    if over:
+        lines.append(over)
+    if reranked:
+        lines.append(reranked)
     if result.get("chroma_query_note"):
         lines.append(f"the collection's own query was not run: {result['chroma_query_note']}")
     if chroma:

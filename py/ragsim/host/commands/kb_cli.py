@@ -219,7 +219,7 @@ def _show_eval(args, result: dict, asker, table, request: dict) -> int:
     """The streamed run's answer: the table or --json, and with --ask each question asked."""
     from ragsim.host.jobs import eval_run
 
-    shown = {k: result[k] for k in ("questions", "question_stats", "map", "skipped") if k in result}
+    shown = {k: result[k] for k in ("questions", "question_stats", "map", "skipped", "rerank") if k in result}
     if asker is not None:  # each question's context read from its chunks' files, then the model asked
         from ragsim.host.commands import ask_cli
 

@@ -11,10 +11,11 @@ import hashlib
 import heapq
 from dataclasses import dataclass, field, replace
 
-from ragsim.host.jobs import audit_run, eval_dense, eval_stream
 from ragsim.host.corpus import jsonl_out, pool as engines, sources, spill
 from ragsim.host.corpus.refused import Refused
+from ragsim.host.jobs import audit_run, eval_dense, eval_rerank, eval_stream
 from ragsim.judge import questions as judged, settings_map
+from ragsim.rank import reranking
 from ragsim.split import registry
 from ragsim.wire.question_io import format_of, read_set
 from ragsim import split as splitters
@@ -160,6 +161,7 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
     questions, _ = read_set(plan.questions_text, docs, format_of(plan.questions_name), "strict", plan.every_occurrence)
     analyzer = read_retrieval_options(plan.retrieval)["analyzer"]
     terms = [judged.query_terms(q, analyzer) for q in questions]
+    texts = eval_rerank.DocumentTexts(docs)  # the chunks' texts a reranker reads
     with spill.directory("ragsim-eval-") as kept:
         wanted = {t for ts in terms for t in ts}
         referenced = frozenset((docs[d].source.seq, docs[d].within) for q in questions for d, _, _ in q.spans + q.refs)
@@ -169,7 +171,7 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
             for t in dict.fromkeys(ts):
                 by_term.setdefault(t, []).append(qi)
         shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "terms": terms, "by_term": by_term,
-                  "collection": collection, "k": plan.retrieval["k"], "pdf_mode": plan.pdf_mode,
+                  "collection": collection, "k": eval_rerank.kept(plan.retrieval), "pdf_mode": plan.pdf_mode,
                   "overlaps": [plan.chunking.get("overlap", 0)], "wanted": frozenset(wanted),
                   "questions": [{"spans": list(q.spans), "refs": list(q.refs)} for q in questions]}
         if dense(plan):  # the chunks' embedding on the workers (eval_dense)
@@ -184,12 +186,12 @@ def run(plan: Plan, engine, out, progress, resume: bool = False) -> dict:
         if state is not None and state.get("complete"):  # a finished run: its question lines as they are
             asked = [{k: v for k, v in line.items() if k not in ("type", "query")}
                      for line in out.read_lines() if line.get("type") == "question"]
-            tops = [_top(state, qi, plan.retrieval["k"]) for qi in range(len(questions))]
+            tops = [_ranked(plan, state, qi, q.query, texts)[:2] for qi, q in enumerate(questions)]
             result = {**state["summary"], "questions": asked, "retrieved_at": [[ext[p] for p in top] for top, ext in tops]}
         else:
             state = state or out.start(plan.fingerprint(not out.temporary))
             _rank(plan, engine, batches, (bases, doc_base, ready), shared, state, out, progress)
-            result = _finish(plan, questions, whole, touching, state, out)
+            result = _finish(plan, questions, whole, touching, state, out, texts)
     result["asked"] = [(q.query, list(q.refs)) for q in questions]  # for `contexts` (not printed)
     result["documents_read"] = docs
     return result
@@ -202,18 +204,9 @@ def contexts(result: dict, chunking: dict):
     chunker's are its library's texts (sentences re-joined with " "), so a document holding one is
     split again (its windows embedded again). Each document is read from its file when a question
     needs it, the last few kept."""
-    docs, kept, splits = result["documents_read"], {}, {}
+    docs, splits = result["documents_read"], {}
     embeds = getattr(registry.of(chunking), "embeds", False)
-
-    def text(d):
-        doc = docs[d]
-        if "text" in doc:  # read already for a reference
-            return doc["text"]
-        if d not in kept:
-            if len(kept) >= 8:
-                kept.pop(next(iter(kept)))
-            kept[d] = sources.read(doc.source, doc.pdf_mode)[doc.within]["text"]
-        return kept[d]
+    text = eval_rerank.DocumentTexts(docs)
 
     def chunk(d, s, e):
         if not embeds:
@@ -296,11 +289,20 @@ def _top(state, qi, k) -> tuple[list, dict]:
     return top[:k], extents
 
 
-def _finish(plan, questions, whole, touching, state, out) -> dict:
+def _ranked(plan, state, qi, query, texts) -> tuple[list, dict, list, dict]:
+    """Question qi's top k (after the reranker, when the run has one), the extents of the chunks kept,
+    the top k before the reranker, and the reranked chunks' new places (`eval_rerank`)."""
+    ranked, extents = _top(state, qi, eval_rerank.kept(plan.retrieval))
+    order, places = eval_rerank.reordered(plan.retrieval, query, ranked, extents, texts)
     k = plan.retrieval["k"]
+    return order[:k], extents, ranked[:k], places
+
+
+def _finish(plan, questions, whole, touching, state, out, texts) -> dict:
     results, tokens, where = [], [], []
+    reranker = eval_rerank.options(plan.retrieval)
     for qi, q in enumerate(questions):
-        top, extents = _top(state, qi, k)
+        top, extents, before, places = _ranked(plan, state, qi, q.query, texts)
         where.append([extents[p] for p in top])
         ranks = {}
         for si, (d, s, t) in enumerate(q.spans):
@@ -311,6 +313,7 @@ def _finish(plan, questions, whole, touching, state, out) -> dict:
                 if best[0] == 0 and not dense(plan):  # after every positive chunk and the zero-scoring ones before it
                     above = state.get("positive", {}).get(str(qi), 0) + best[1] - state.get("before", {}).get(key, 0)
                 ranks[tuple(held)] = 1 + above
+        ranks = eval_rerank.best_ranks(ranks, places)
         setting = Retrieved(extents, {(d, s, t): whole[(qi, si)][0] for si, (d, s, t) in enumerate(q.spans)}, touching)
         verdict, needed = judged.judge(q, top, setting, Ranks(ranks))
         scores = judged.chroma_scores(q.refs, top, setting)
@@ -319,6 +322,9 @@ def _finish(plan, questions, whole, touching, state, out) -> dict:
                   "precision": scores["precision"], "iou": scores["iou"],
                   "precision_omega": judged.precision_omega(q.refs, setting), "covered": scores["covered"],
                   "retrieved": [c + 1 for c in top], "context_tokens": tokens[-1]}
+        if reranker is not None:  # ranked out by the reranker: within k before it
+            wholes = [setting.whole_range(d, s, t) for d, s, t in q.spans]
+            result["after_reranking"] = reranking.after_reranking(verdict, wholes, before)
         results.append(result)
         out.line({"type": "question", "query": q.query, **result})
     stats = judged.question_stats(results, tokens, plan.price)
@@ -326,6 +332,8 @@ def _finish(plan, questions, whole, touching, state, out) -> dict:
                "skipped": [{"path": p, "reason": r} for p, r in plan.skipped]}
     if plan.stored is not None:
         summary["chunks"], summary["units_stored"] = plan.stored
+    if reranker is not None:
+        summary["rerank"] = reranking.report(reranker)
     out.finish(summary)
     return {**summary, "questions": results, "retrieved_at": where}
 

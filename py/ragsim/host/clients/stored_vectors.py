@@ -1,0 +1,206 @@
+"""Ranking over the vectors already in the user's index: `inspect --questions` with a dense (or
+hybrid) ranking on a store that keeps its vectors (Chroma, Qdrant, LanceDB) ranks each question over
+the stored vectors of the placed chunks; only the queries are embedded, by the user's endpoint
+(--embed-endpoint) or, without one, by the built-in all-MiniLM-L6-v2 where the stored vectors have
+its 384 dimensions (Chroma's default embedding function; any other 384-dimension model should be
+given as an endpoint). Stored vectors of another dimension without an endpoint: the chunks' texts are
+embedded by the built-in model as before, and the report says why. With an endpoint, a dimension that
+differs from the stored vectors' is one sentence naming both.
+
+The core stays pure: during the one request the core's dense host of last resort (`rank.dense`)
+is this module's `StoredVectors`, which answers `similarities(query, texts, keys)` from the stored
+vector of the chunk at each key (document id, start, end)."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from ragsim.errors import RequestError
+from ragsim.host.clients.embed_onnx import MODEL_ID
+from ragsim.host.clients.store_safety import client_module, read_only
+from ragsim.host.clients.stores import PAGE
+
+KEEPS = ("chroma", "qdrant", "lancedb")  # stores whose vectors are read here
+BUILT_IN_DIMENSION = 384  # all-MiniLM-L6-v2's
+
+
+def read(kind: str, path, name: str, chunks: list[dict]) -> list:
+    """The stored vector of each chunk, in store order (None where the store gave none)."""
+    found = READERS[kind](path, name)
+    if isinstance(found, list):  # LanceDB: rows in table order, as the chunks were read
+        return found + [None] * (len(chunks) - len(found))
+    return [found.get(c["id"]) for c in chunks]
+
+
+def _chroma(path, name: str) -> dict:
+    chromadb = client_module("chromadb", "chromadb")
+    out = {}
+    with read_only(path) as copy:
+        col = chromadb.PersistentClient(path=str(copy)).get_collection(name)
+        total = col.count()
+        for offset in range(0, total, PAGE):
+            page = col.get(limit=PAGE, offset=offset, include=["embeddings"])
+            embeddings = page.get("embeddings")
+            if embeddings is None:
+                return {}
+            out.update((cid, _row(v)) for cid, v in zip(page["ids"], embeddings) if v is not None)
+    return out
+
+
+def _qdrant(path, name: str) -> dict:
+    qdrant_client = client_module("qdrant_client", "qdrant-client")
+    out = {}
+    with read_only(path) as copy:
+        client = qdrant_client.QdrantClient(path=str(copy))
+        try:
+            offset = None
+            while True:
+                points, offset = client.scroll(name, limit=PAGE, offset=offset, with_payload=False, with_vectors=True)
+                for p in points:
+                    v = p.vector
+                    if isinstance(v, dict):  # named vectors: the one there is, else none ragsim can choose
+                        v = next(iter(v.values())) if len(v) == 1 else None
+                    if isinstance(v, list) and v:  # a dense vector (a sparse one is an object)
+                        out[str(p.id)] = _row(v)
+                if offset is None or not points:
+                    return out
+        finally:
+            client.close()
+
+
+def _lancedb(path, name: str) -> list:
+    import pyarrow as pa
+
+    lancedb = client_module("lancedb", "lancedb")
+    table = lancedb.connect(str(path)).open_table(name)
+    vectors = [f.name for f in table.schema if pa.types.is_fixed_size_list(f.type)
+               or (pa.types.is_list(f.type) and pa.types.is_floating(f.type.value_type))]
+    column = "vector" if "vector" in vectors else vectors[0] if len(vectors) == 1 else None
+    if column is None:  # none, or several and none named `vector`: not one ragsim can choose
+        return []
+    total, out = table.count_rows(), []
+    for offset in range(0, total, PAGE):
+        for row in table.search().select([column]).offset(offset).limit(PAGE).to_list():
+            v = row.get(column)
+            out.append(None if v is None else _row(v))
+    return out
+
+
+READERS = {"chroma": _chroma, "qdrant": _qdrant, "lancedb": _lancedb}
+
+
+def _row(vector):
+    """A stored vector as float32 (half the memory of float64; Python floats would take six times it)."""
+    import numpy as np
+
+    try:
+        row = np.asarray(vector, dtype=np.float32).ravel()
+    except (TypeError, ValueError):
+        raise RequestError("store", "The index holds a stored vector that is not a list of numbers.") from None
+    return row
+
+
+class StoredVectors:
+    """The core's dense host over stored vectors: `similarities(query, texts, keys)` is the cosine of
+    the query's vector (`embedder`) with the stored vector of the chunk at each key."""
+
+    truncates = False  # the index's model read what it read; ragsim does not know its limit
+
+    def __init__(self, np, matrix, rows: dict, embedder, model: str):
+        self.np, self.matrix, self.rows, self.embedder, self.model = np, matrix, rows, embedder, model
+        self.dimension = matrix.shape[1]
+
+    def similarities(self, query: str, texts: list[str], keys) -> list[float]:
+        if not keys:
+            return []
+        q = self.embedder.embed([query])[0].astype(self.np.float32)
+        if q.shape[0] != self.dimension:
+            raise RequestError("retrieval.embedding", f"The index's stored vectors have {self.dimension} dimensions "
+                               f"and {self.model} gives {q.shape[0]}: give the model the index was built with "
+                               "(--embed-model), or leave out --embed-endpoint.")
+        missing = [k for k in keys if k not in self.rows]
+        if missing:
+            raise RequestError("retrieval.embedding", f"The chunk at {missing[0][0]} {missing[0][1]}-{missing[0][2]} "
+                               "has no vector stored in the index; rank without the stored vectors (--method bm25).")
+        vectors = self.matrix[[self.rows[k] for k in keys]]
+        # each row summed on its own (in float64), as the embedders do: a chunk's cosine is the same bits
+        # wherever it stands, so two chunks of one vector tie exactly
+        return [float(s) for s in (vectors * q).sum(axis=1, dtype=self.np.float64)]
+
+
+def prepare(store: dict, placed: list[dict], vectors: list, endpoint_model: str | None):
+    """(StoredVectors, the report's `ranked_over`) for the chunks `placed` (export records, in store
+    order) and their stored `vectors`; (None, a note) where the stored vectors cannot serve."""
+    import numpy as np
+
+    from ragsim import host
+
+    kept = [(r, v) for r, v in zip(placed, vectors) if v is not None and r["start"] is not None]
+    if not kept:
+        return None, {"note": "the index keeps no vectors ragsim could read for its placed chunks; the chunks' "
+                              "texts were embedded instead"}
+    dims = {v.shape[0] for _, v in kept}
+    if len(dims) != 1:
+        raise RequestError("store", f"The index's stored vectors have varying dimensions ({sorted(dims)[:4]}); one "
+                                    "model gives one dimension.")
+    dimension = dims.pop()
+    if endpoint_model is None and dimension != BUILT_IN_DIMENSION:
+        return None, {"note": f"the stored vectors have {dimension} dimensions, not the built-in {MODEL_ID}'s "
+                              f"{BUILT_IN_DIMENSION}, so the chunks' texts were embedded by it instead; give the "
+                              "index's own model with --embed-endpoint URL --embed-model NAME to rank over them"}
+    matrix = np.stack([v for _, v in kept])
+    if not np.isfinite(matrix).all():
+        raise RequestError("store", "The index holds a stored vector with NaN or infinity; it cannot be ranked over.")
+    norms = np.linalg.norm(matrix.astype(np.float64), axis=1, keepdims=True)
+    matrix = (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)  # unit rows: a product is the cosine
+    rows = {}
+    for i, (r, _) in enumerate(kept):
+        rows.setdefault((r["doc"], r["start"], r["end"]), i)
+    model = endpoint_model or MODEL_ID
+    return StoredVectors(np, matrix, rows, host.embedder(), model), \
+        {"vectors": len(kept), "dimension": dimension, "queries_by": model, "store": store["store"]["kind"]}
+
+
+@contextlib.contextmanager
+def ranking_with(hosted):
+    """The core's dense host of last resort is `hosted` for the duration (the one request)."""
+    from ragsim.rank import dense
+
+    saved = list(dense.HOSTS)
+    dense.register_host(lambda *embedding: hosted)  # whatever model a request names: the index's vectors
+    try:
+        yield
+    finally:
+        dense.HOSTS[:] = saved
+
+
+def inspected(args, store: dict, request: dict) -> dict:
+    """`inspect` of the request, its questions ranked over the stored vectors where they serve (a
+    question set, a dense or hybrid ranking, a store of KEEPS), with `ranked_over` saying how."""
+    from ragsim.host.clients import embed_endpoint
+    from ragsim.wire import inspect as inspection
+
+    kind = store["store"]["kind"]
+    if not args.questions or args.method == "bm25" or kind not in KEEPS:
+        return inspection.inspect(request)
+    vectors = read(kind, Path(store["store"]["path"]), store["store"]["collection"], store["chunks"])
+    configured = embed_endpoint.configured()
+    hosted, over = prepare(store, inspection.export_records(request), vectors,
+                           configured[1] if configured else None)
+    with ranking_with(hosted) if hosted is not None else contextlib.nullcontext():
+        result = inspection.inspect(request)
+    if "error" not in result:
+        result["ranked_over"] = over
+    return result
+
+
+def said(result: dict) -> str | None:
+    """The report's line on the stored vectors, or None where they were not looked at."""
+    over = result.get("ranked_over")
+    if not over:
+        return None
+    if "note" in over:
+        return f"not ranked over the index's vectors: {over['note']}"
+    return (f"ranked over the {over['vectors']:,} vectors stored in the index ({over['dimension']} dimensions), "
+            f"queries embedded by {over['queries_by']}")
