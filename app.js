@@ -16,7 +16,8 @@
 
 import { $ } from "./assets/js/dom.js";
 import { DEFAULT_STRATEGY, FIELD_LABELS, buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
-import { defaultOverlaps, defaultState, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
+import { QUESTION_WENT, defaultOverlaps, defaultState, dropExampleQuestion, hasOwnText, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
+import { EXAMPLE } from "./assets/js/examples.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
@@ -47,7 +48,7 @@ import { QuestionScores } from "./assets/js/question-scores.js";
 import { SettingsMap, bestCell, defaultGrid, parseNumbers, placeWords, MAX_CELLS } from "./assets/js/panels/settings-map.js";
 import { pickAxes, semanticAxes, waitsForVectors, withKeptVectors } from "./assets/js/semantic-map.js";
 import { AskPanel } from "./assets/js/ask-panel.js";
-import { YourIndex } from "./assets/js/your-index.js";
+import { YourIndex, dropRebuiltName } from "./assets/js/your-index.js";
 import { IndexPanel } from "./assets/js/render/index-panel.js";
 import { SemanticPanel, semanticOf } from "./assets/js/render/semantic-panel.js";
 import { ruleOf } from "./assets/js/semantic-threshold.js";
@@ -99,7 +100,7 @@ const yourIndex = new YourIndex({ store, changed, restructured: () => documents.
 const bigText = new BigText({ input: docInput, info: (note) => marks.info(note), onEdit: (text, caret) => editDocument(text, caret),
   current: () => ({ id: selectedId(store.state), title: store.state.docs[store.state.sel].title, text: store.state.doc }) });
 // Find in the whole selected document, its hits marked as the answer on request.
-new FindText({ store, docInput, mark: (span, note) => marks.set(span, note) });
+new FindText({ store, docInput, mark: (span, note) => marks.set(span, note, true) });
 const persist = new Persist({ store, onLoad: (state, notes) => useState(state, notes), info: (note) => marks.info(note) });
 let supervisor = null; // the worker, kept alive (supervisor.js)
 
@@ -163,12 +164,18 @@ function setThreshold(t) {
   changed();
 }
 
+// The Document box's last input was a paste or a drop (read before the box's own listener runs).
+let pasted = false;
+document.addEventListener("input", (e) => { if (e.target === docInput) pasted = /^insertFrom(Paste|Drop)/.test(e.inputType || ""); }, true);
+
 /** The selected document edited in the box (or, from big-text.js, a big paste kept out of it). */
-function editDocument(text = docInput.value, caret = docInput.selectionEnd) {
+function editDocument(text = docInput.value, caret = docInput.selectionEnd, paste = pasted) {
   const state = store.state;
   asks.moved(); // typing is a move: nothing waits for the worker behind it
   marks.followEdit(lastDoc, text, caret);
   questionSet.followEdit(lastDoc, text, caret);
+  if (dropRebuiltName(state, lastDoc, text)) documents.syncList();
+  followExampleQuestion(state, lastDoc, text, paste);
   lastDoc = text;
   state.doc = text;
   stashSelected(state);
@@ -176,6 +183,15 @@ function editDocument(text = docInput.value, caret = docInput.selectionEnd) {
   marks.show();
   clearTimeout(docTimer);
   docTimer = setTimeout(changed, text.length > 100_000 ? 400 : 150); // debounced: typing is not dragging
+}
+
+/** The example's question goes when a paste (or a drop) replaces the example's text with the user's
+ * own, and comes back with the example's text (an undo): an edit of the example keeps it. */
+function followExampleQuestion(state, before, after, paste) {
+  if (after === EXAMPLE.text && !state.q) state.q = EXAMPLE.question;
+  else if (!(paste && before === EXAMPLE.text && after.trim() && !after.includes(EXAMPLE.title) && dropExampleQuestion(state))) return;
+  controls.sync(state);
+  if (!state.q) marks.info(`Your text is in place of the example; ${QUESTION_WENT}.`);
 }
 
 /** Show the state in the controls (the document only when asked: it may be megabytes) and the mark line. */
@@ -291,7 +307,16 @@ function onRestart(sentence, reason) {
 /** The state the URL fragment describes (at load, and when the fragment changes); at load, the
  * stored state unless the fragment carries documents (persist.js says which wins). */
 async function applyFragment(event) {
-  let { state, embed, notes, hasDocs } = await stateFromFragment(location.hash);
+  // a change's own fragment (two changes in one task each read theirs, not the last one's)
+  const hash = event && event.newURL ? new URL(event.newURL).hash : location.hash;
+  if (event && /^#?$/.test(hash) && hasOwnText(store.state)) {
+    // the address bar's fragment cleared over text of the user's own: the page stays as it is and
+    // writes its fragment back (over the example, a cleared fragment opens the example afresh)
+    marks.info("Kept your text: clearing the address does not put the example in its place.");
+    share.schedule();
+    return;
+  }
+  let { state, embed, notes, hasDocs } = await stateFromFragment(hash);
   if (!event && !embed) ({ state, notes } = await persist.restore(state, notes, hasDocs));
   showAnswerDocument(state);
   Object.assign(store, { state, embed, memo: {} });
@@ -381,18 +406,32 @@ function readPdfsIn(gate) {
   }, () => store.state.pdf_mode);
 }
 
+/** "Skip to the settings": the chunk size slider focused (the first setting the splitter has), not the
+ * link's fragment followed (a fragment is the page's state). */
+function skipToSettings(e) {
+  e.preventDefault();
+  const first = $("param-size") && !$("param-size").closest("[hidden]") ? $("param-size") : $("dock").querySelector("input, select");
+  if (!first) return;
+  first.focus();
+  first.scrollIntoView({ block: "center" });
+}
+
 async function main() {
   buildStats();
   lanes.init($("lanes"), (i) => documents.select(i));
+  $("skip-settings").addEventListener("click", skipToSettings);
   $("mark-selection").addEventListener("click", () => marks.markSelection());
   $("mark-name").addEventListener("click", () => marks.markFactPart("name"));
   $("mark-value").addEventListener("click", () => marks.markFactPart("value"));
   $("clear-mark").addEventListener("click", () => marks.clear());
+  $("extend-mark").addEventListener("click", () => marks.extend());
   // Issue 24: pointing at the Retriever (or reaching it from the keyboard) loads the embedding model
   // and embeds this setting's chunks ahead, so choosing Dense finds part or all of that done.
   const warm = () => computer.prepareDense();
   for (const kind of ["pointerenter", "focus"]) $("param-method").addEventListener(kind, warm);
-  window.addEventListener("hashchange", applyFragment);
+  // one change at a time, in order: a change reads the state the one before it left
+  let fragments = Promise.resolve();
+  window.addEventListener("hashchange", (e) => { fragments = fragments.then(() => applyFragment(e)); });
   guardPaste(docInput, () => totalChars(store.state), (sentence) => showMessage(sentence, false));
   $("download-state").addEventListener("click", () => persist.download());
   $("load-state").addEventListener("change", async (e) => { await persist.load(e.target.files[0]); e.target.value = ""; });

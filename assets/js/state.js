@@ -112,7 +112,7 @@ export function snapshot(s, request) {
   if (!stored && request.chunking.overlap === undefined) asked.overlap = 0; // a splitter without overlap (the semantic ones): no "0" ticks
   return {
     spans, bands,
-    doc: s.doc, span: s.span, k: s.k, ...asked, strategy: s.strategy, split_by: s.split_by,
+    doc: s.doc, span: s.span, hit: Boolean(s.spanHit), k: s.k, ...asked, strategy: s.strategy, split_by: s.split_by,
     docId, texts, marks, fact, factText,
     ids: request.documents.map((d) => d.id),
     titles: request.documents.map((d) => d.title || d.id),
@@ -135,3 +135,13 @@ export function hasOwnText(state) {
     return Boolean(text && text.trim()) && text !== EXAMPLE.text;
   });
 }
+
+/** The example replaced by text of the user's own (pasted, dropped or opened over it): its question
+ * goes with it, since a question about Tidewater's snapshots would only mislead. True when it went. */
+export function dropExampleQuestion(state) {
+  if (state.q !== EXAMPLE.question) return false;
+  state.q = "";
+  return true;
+}
+
+export const QUESTION_WENT = "the example's question went with it: type your own question";
