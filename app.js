@@ -50,6 +50,7 @@ import { pickAxes, semanticAxes, waitsForVectors, withKeptVectors } from "./asse
 import { AskPanel } from "./assets/js/ask-panel.js";
 import { YourIndex, dropRebuiltName } from "./assets/js/your-index.js";
 import { IndexPanel } from "./assets/js/render/index-panel.js";
+import { FixNote } from "./assets/js/panels/fix-note.js";
 import { SemanticPanel, semanticOf } from "./assets/js/render/semantic-panel.js";
 import { ruleOf } from "./assets/js/semantic-threshold.js";
 import "./assets/js/offline.js"; // the service worker, registered once Python is ready
@@ -75,7 +76,10 @@ const share = new Share({ store, info: (note) => marks.info(note) });
 attachCopyCommand({ store, share });
 const computer = new Computer({
   store, controls, asks,
-  onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); showQuestions(last); yourIndex.follow(); },
+  onResult: (last) => {
+    store.last = last; showMessage(null, true); results.render(last); showQuestions(last); yourIndex.follow();
+    if (fixNote && !store.embed) fixNote.show(last); // what keeps a cut answer whole, once the page rests
+  },
   onProblem: (text) => {
     showMessage(text, store.last !== null);
     if (text && !store.last) renderVerdictProblem(text); // nothing computed yet: the verdict box says why
@@ -107,6 +111,7 @@ let supervisor = null; // the worker, kept alive (supervisor.js)
 const questionSet = new QuestionSet({ store, changed, sync, syncList: () => documents.syncList(), info: (note) => marks.info(note),
   send: (m) => (computer.gate ? computer.gate.send(m) : Promise.resolve({ ok: false, error: { message: "Python is still loading; try again in a moment." } })) });
 let settingsMap = null; // the heatmap, once the worker runs
+let fixNote = null; // the fix for a cut answer, under the sliders (once the worker runs)
 let questionScores = null; // the set's scores, asked for after each result (once the worker runs)
 
 /** Recompute, and rewrite the URL and the stored state once the controls rest. */
@@ -449,6 +454,7 @@ async function main() {
     computer.gate = gate;
     readPdfsIn(gate);
     results.code = new CodePanel({ send: (m) => gate.send(m), asks, code: $("code"), status: $("code-status"), copy: $("copy-code") });
+    fixNote = new FixNote({ send: (m) => gate.send(m), asks, line: $("fix-note") });
     startPanels(gate);
   } catch (err) {
     onStatus({ stage: "failed", message: `the worker could not be started (${err.message}).` });
