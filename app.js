@@ -311,10 +311,9 @@ function onRestart(sentence, reason) {
 
 /** The state the URL fragment describes (at load, and when the fragment changes); at load, the
  * stored state unless the fragment carries documents (persist.js says which wins). */
-async function applyFragment(event) {
-  // a change's own fragment (two changes in one task each read theirs, not the last one's)
-  const hash = event && event.newURL ? new URL(event.newURL).hash : location.hash;
-  if (event && /^#?$/.test(hash) && hasOwnText(store.state)) {
+async function applyFragment(event, afterLink = false) {
+  const hash = location.hash;
+  if (event && !afterLink && /^#?$/.test(hash) && hasOwnText(store.state)) {
     // the address bar's fragment cleared over text of the user's own: the page stays as it is and
     // writes its fragment back (over the example, a cleared fragment opens the example afresh)
     marks.info("Kept your text: clearing the address does not put the example in its place.");
@@ -434,9 +433,18 @@ async function main() {
   // and embeds this setting's chunks ahead, so choosing Dense finds part or all of that done.
   const warm = () => computer.prepareDense();
   for (const kind of ["pointerenter", "focus"]) $("param-method").addEventListener(kind, warm);
-  // one change at a time, in order: a change reads the state the one before it left
-  let fragments = Promise.resolve();
-  window.addEventListener("hashchange", (e) => { fragments = fragments.then(() => applyFragment(e)); });
+  // Two changes in one task (a link's settings, then the fragment cleared) queue two events that
+  // both find the last fragment in the address bar: the last is applied, as one link would be, and a
+  // clear that follows a link's fragment opens the example like any link (only a clear on its own
+  // keeps your text).
+  let skippedLink = false;
+  window.addEventListener("hashchange", (e) => {
+    const hash = new URL(e.newURL).hash;
+    if (hash !== location.hash) { skippedLink ||= !/^#?$/.test(hash); return; } // a later change follows
+    const afterLink = skippedLink;
+    skippedLink = false;
+    applyFragment(e, afterLink);
+  });
   guardPaste(docInput, () => totalChars(store.state), (sentence) => showMessage(sentence, false));
   $("download-state").addEventListener("click", () => persist.download());
   $("load-state").addEventListener("change", async (e) => { await persist.load(e.target.files[0]); e.target.value = ""; });
