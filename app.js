@@ -16,8 +16,8 @@
 
 import { $ } from "./assets/js/dom.js";
 import { DEFAULT_STRATEGY, FIELD_LABELS, buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
-import { QUESTION_WENT, defaultOverlaps, defaultState, dropExampleQuestion, hasOwnText, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
-import { EXAMPLE } from "./assets/js/examples.js";
+import { QUESTION_WENT, defaultOverlaps, defaultState, hasOwnText, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
+import { attachSkipLink, followExampleQuestion, watchFragment, watchPastes } from "./assets/js/your-text.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
@@ -169,18 +169,18 @@ function setThreshold(t) {
   changed();
 }
 
-// The Document box's last input was a paste or a drop (read before the box's own listener runs).
-let pasted = false;
-document.addEventListener("input", (e) => { if (e.target === docInput) pasted = /^insertFrom(Paste|Drop)/.test(e.inputType || ""); }, true);
+const pasted = watchPastes(docInput); // the Document box's last input was a paste or a drop
 
 /** The selected document edited in the box (or, from big-text.js, a big paste kept out of it). */
-function editDocument(text = docInput.value, caret = docInput.selectionEnd, paste = pasted) {
+function editDocument(text = docInput.value, caret = docInput.selectionEnd, paste = pasted()) {
   const state = store.state;
   asks.moved(); // typing is a move: nothing waits for the worker behind it
   marks.followEdit(lastDoc, text, caret);
   questionSet.followEdit(lastDoc, text, caret);
   if (dropRebuiltName(state, lastDoc, text)) documents.syncList();
-  followExampleQuestion(state, lastDoc, text, paste);
+  const question = followExampleQuestion(state, lastDoc, text, paste);
+  if (question) controls.sync(state);
+  if (question === "went") marks.info(`Your text is in place of the example; ${QUESTION_WENT}.`);
   lastDoc = text;
   state.doc = text;
   stashSelected(state);
@@ -188,15 +188,6 @@ function editDocument(text = docInput.value, caret = docInput.selectionEnd, past
   marks.show();
   clearTimeout(docTimer);
   docTimer = setTimeout(changed, text.length > 100_000 ? 400 : 150); // debounced: typing is not dragging
-}
-
-/** The example's question goes when a paste (or a drop) replaces the example's text with the user's
- * own, and comes back with the example's text (an undo): an edit of the example keeps it. */
-function followExampleQuestion(state, before, after, paste) {
-  if (after === EXAMPLE.text && !state.q) state.q = EXAMPLE.question;
-  else if (!(paste && before === EXAMPLE.text && after.trim() && !after.includes(EXAMPLE.title) && dropExampleQuestion(state))) return;
-  controls.sync(state);
-  if (!state.q) marks.info(`Your text is in place of the example; ${QUESTION_WENT}.`);
 }
 
 /** Show the state in the controls (the document only when asked: it may be megabytes) and the mark line. */
@@ -410,20 +401,10 @@ function readPdfsIn(gate) {
   }, () => store.state.pdf_mode);
 }
 
-/** "Skip to the settings": the chunk size slider focused (the first setting the splitter has), not the
- * link's fragment followed (a fragment is the page's state). */
-function skipToSettings(e) {
-  e.preventDefault();
-  const first = $("param-size") && !$("param-size").closest("[hidden]") ? $("param-size") : $("dock").querySelector("input, select");
-  if (!first) return;
-  first.focus();
-  first.scrollIntoView({ block: "center" });
-}
-
 async function main() {
   buildStats();
   lanes.init($("lanes"), (i) => documents.select(i));
-  $("skip-settings").addEventListener("click", skipToSettings);
+  attachSkipLink();
   $("mark-selection").addEventListener("click", () => marks.markSelection());
   $("mark-name").addEventListener("click", () => marks.markFactPart("name"));
   $("mark-value").addEventListener("click", () => marks.markFactPart("value"));
@@ -433,18 +414,7 @@ async function main() {
   // and embeds this setting's chunks ahead, so choosing Dense finds part or all of that done.
   const warm = () => computer.prepareDense();
   for (const kind of ["pointerenter", "focus"]) $("param-method").addEventListener(kind, warm);
-  // Two changes in one task (a link's settings, then the fragment cleared) queue two events that
-  // both find the last fragment in the address bar: the last is applied, as one link would be, and a
-  // clear that follows a link's fragment opens the example like any link (only a clear on its own
-  // keeps your text).
-  let skippedLink = false;
-  window.addEventListener("hashchange", (e) => {
-    const hash = new URL(e.newURL).hash;
-    if (hash !== location.hash) { skippedLink ||= !/^#?$/.test(hash); return; } // a later change follows
-    const afterLink = skippedLink;
-    skippedLink = false;
-    applyFragment(e, afterLink);
-  });
+  watchFragment(applyFragment); // the last of one task's changes is applied
   guardPaste(docInput, () => totalChars(store.state), (sentence) => showMessage(sentence, false));
   $("download-state").addEventListener("click", () => persist.download());
   $("load-state").addEventListener("change", async (e) => { await persist.load(e.target.files[0]); e.target.value = ""; });

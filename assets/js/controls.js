@@ -24,7 +24,7 @@ export class Controls {
       $(home).append(control.wrap);
     }
     // Under the sliders, in a line that keeps its height (so it moves nothing, style.css): a value held
-    // below what the user set, for now; else, at rest, the fix for a cut answer (panels/fix-note.js).
+    // below what the user set, for now; else, at rest, the fix for a cut answer (the FixNote panel).
     const line = document.createElement("div");
     line.className = "dock-note";
     this.held = document.createElement("p");
