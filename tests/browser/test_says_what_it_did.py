@@ -183,7 +183,7 @@ def test_an_index_without_the_answers_document_says_so(page, tmp_path, page_erro
     page.get_by_role("button", name="Mark selection as answer").click()
     page.wait_for_function(f"() => ({STORED})() && window.ragsim.shownRequest().span && window.ragsim.shownRequest().span.doc === 'locks.md'")
     settle(page)
-    assert page.locator("#verdict-headline").inner_text() == "Your index: Not in your index"
+    assert page.locator("#verdict-headline").inner_text() == "Your index: Document not indexed"
     assert "holds no chunk of “locks.md”" in verdict_text(page) or "holds no chunk of “Locks”" in verdict_text(page)
     page.wait_for_function("() => document.getElementById('index-phrases').textContent.includes('Harrow Lock')")
     panel = page.locator("#your-index").inner_text()

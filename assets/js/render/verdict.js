@@ -38,7 +38,7 @@ export function verdictWords(response, snap) {
     return ["ranked_out", "Ranked out", `Chunk ${c.number} holds it whole but ranks #${c.rank}, outside your top ${k}.`];
   }
   const outside = uncoveredTitle(snap);
-  if (outside) return ["cut", "Not in your index", `Your index holds no chunk of “${outside}”, the document the answer is in, so nothing of it can be retrieved: open chunks that cover it, or press “Simulated”.`];
+  if (outside) return ["cut", "Document not indexed", `Your index holds no chunk of “${outside}”, the document the answer is in, so nothing of it can be retrieved: open chunks that cover it, or press “Simulated”.`];
   return ["cut", "Cut in half", `No chunk holds ${what}: ${cutSentence(response)}`];
 }
 
