@@ -64,6 +64,7 @@ QUESTION = "How long do hourly snapshots last?"
 def test_clearing_the_fragment_keeps_your_text(page):
     example_page(page)
     pasted(page, MINE)
+    page.wait_for_function("() => location.hash.includes('doc=')")  # the address bar shows the text's fragment
     page.evaluate("() => { location.hash = ''; }")
     page.wait_for_function("() => document.getElementById('mark-info').textContent.includes('Kept your text')")
     page.wait_for_function("() => location.hash.includes('doc=')")  # the page writes its own fragment back
