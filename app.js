@@ -49,6 +49,8 @@ import { SettingsMap, bestCell, defaultGrid, parseNumbers, placeWords, MAX_CELLS
 import { pickAxes, semanticAxes, waitsForVectors, withKeptVectors } from "./assets/js/semantic-map.js";
 import { AskPanel } from "./assets/js/ask-panel.js";
 import { YourIndex, dropRebuiltName } from "./assets/js/your-index.js";
+import { YourModelPanel } from "./assets/js/your-model.js";
+import { TIMEOUTS as EMBED_TIMEOUTS } from "./assets/js/endpoint-embedder.js";
 import { IndexPanel } from "./assets/js/render/index-panel.js";
 import { FixNote } from "./assets/js/panels/fix-note.js";
 import { SemanticPanel, semanticOf } from "./assets/js/render/semantic-panel.js";
@@ -86,6 +88,8 @@ const computer = new Computer({
   },
   onTurnedOff: () => { sync(); share.schedule(); },
 });
+// Your own embedding model (an endpoint on this computer), under the Embedding model row; opt-in.
+const yourModel = new YourModelPanel({ after: controls.byName.model.wrap, method: controls.input("method"), store, computer, changed });
 results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest
 // Issue 25: a semantic chunker's curve under the picture; its line sets the threshold field.
 results.semantic = new SemanticPanel({ onThreshold: setThreshold, onStop: () => computer.stopSemantic(), onResume: () => computer.resumeSemantic() });
@@ -193,6 +197,7 @@ function editDocument(text = docInput.value, caret = docInput.selectionEnd, past
 /** Show the state in the controls (the document only when asked: it may be megabytes) and the mark line. */
 function sync({ withDoc = false } = {}) {
   controls.sync(store.state, { withDoc: withDoc && !bigText.show() }); // a big document: its start, read-only
+  yourModel.sync(store.state);
   if (withDoc) lastDoc = store.state.doc;
   if (withDoc) questionSet.draw();
   marks.show();
@@ -475,6 +480,7 @@ window.ragsim = Object.freeze({
   restarts: () => (supervisor ? supervisor.restarts : 0),
   lastLoss: () => (supervisor ? supervisor.lastLoss : null),
   setDeadline: (ms) => { if (supervisor) supervisor.deadlineMs = ms; },
+  setEmbedTimeout: (s) => { EMBED_TIMEOUTS.requestS = s; }, // your model's endpoint: seconds for one request
   stored: () => Promise.all([persist.flush(), share.flush()]),
   quiet: () => asks.quiet(), // resolves at rest with nothing queued or running (asks.js)
   // resolves to Python's memory and start, {heap: bytes, boot: {path, ms, snapshotBytes}}

@@ -68,7 +68,7 @@ from buildlib.extras import (  # noqa: E402,F401  rank files, the dense model an
     DENSE_MODEL_ID, DENSE_MODEL_FILES, DENSE_NPM, npm_dist_files, dense_model_files,
     dense_dist_files)
 from buildlib.serving import Handler, Server, make_server  # noqa: E402,F401
-from buildlib.offline import service_worker  # noqa: E402  dist/sw.js, the offline copy (issue 14)
+from buildlib.offline import service_worker  # noqa: E402  dist/sw.js, the offline copy
 
 
 # Files of the page. index.html is required; the rest are copied when present.
@@ -281,9 +281,9 @@ def assemble(root: Path = ROOT, cache: Path = CACHE) -> dict[str, bytes]:
         out[f"{PYODIDE_DIR}/{name}"] = data
     out[f"{PYODIDE_DIR}/pyodide-lock.json"] = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode()
 
-    ranks = tiktoken_dist_files(cache)  # tiktoken rank files (issue 12), fetched by the worker on demand
+    ranks = tiktoken_dist_files(cache)  # tiktoken rank files, fetched by the worker on demand
     out.update(ranks)
-    dense_files, dense = dense_dist_files(cache)  # the dense model and its runtime (issue 13), on demand
+    dense_files, dense = dense_dist_files(cache)  # the dense model and its runtime, on demand
     out.update(dense_files)
     core_name, core_data = build_core_wheel(root)
     core_path = f"py/{sha256_hex(core_data)[:HASH_LEN]}/{core_name}"

@@ -11,7 +11,7 @@ alternate between the measured setting and a neighbour, so no cache answers a me
 Also the move with `"scores": "top"` (docs/wire.md): the top k and the ranked chunks' scores only,
 scoring the chunks that can reach the top k; the page asks for it over 2,000 chunks.
 
-What a hand does (issue 24): a drag through sizes never seen before (size 25, 26, 27, ... at overlap
+What a hand does: a drag through sizes never seen before (size 25, 26, 27, ... at overlap
 6), and separately through overlaps never seen before (overlap 7, 8, 9, ... at size 60), each move the
 page's own request (the packed wire, the top k only over 2,000 chunks) through the page's own
 `Session()` (its caches as the worker has them): median and p95. The cached alternation (24 <-> 25

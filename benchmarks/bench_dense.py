@@ -17,7 +17,7 @@
    CPU wasm, one thread, from the built dist/, through the test page tests/browser/fixtures/dense.html
    that embeds as notes for the worker say), fp32 and the int8 approximation.
 
-6. With --cli: the command line's dense `eval` throughput (issue 24): chunks per second on the Apache
+6. With --cli: the command line's dense `eval` throughput: chunks per second on the Apache
    2.0 text's 24-word chunks through `embed_onnx.Embedder.embed` (batches sorted by length), against
    onnxruntime run the usual per-chunk way (one `session.run` per chunk, as a notebook loops), same
    threads. sentence-transformers' `encode` is the reference the issue names; it needs torch, which

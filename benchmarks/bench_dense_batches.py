@@ -1,4 +1,4 @@
-"""The embedding model in Chromium (issue 24): chunks per second on 1 and 2 threads, in batches of
+"""The embedding model in Chromium: chunks per second on 1 and 2 threads, in batches of
 8, 16, 32 and 64, in interleaved rounds (96 chunks of 24 words of the help topics, fp32, the page
 cross-origin isolated; the fixture page tests/browser/fixtures/dense.html runs the worker's model).
 Nothing is cached between rounds but the model.

@@ -1,4 +1,4 @@
-"""A dense drag in the page, in real headless Chromium on dist/ (issue 24): the Apache License 2.0
+"""A dense drag in the page, in real headless Chromium on dist/: the Apache License 2.0
 text (11,357 characters, tests/browser/fixtures/apache-2.0.txt) pasted, then
 
 1. the first dense ranking: Retriever set to dense, ms until the verdict ranked by dense is drawn
@@ -108,7 +108,7 @@ def main():
     text = LICENCE.read_text(encoding="utf-8")
     with served_browser() as (browser, url):
         # The first ranking, as a person reaches it: the pointer on the Retriever (which loads the
-        # model, issue 24), a pause to open it and find Dense, then Dense chosen. Its own context,
+        # model), a pause to open it and find Dense, then Dense chosen. Its own context,
         # so nothing is cached from another run.
         context = browser.new_context()
         page = opened(context, url, text)

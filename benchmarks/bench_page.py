@@ -5,7 +5,7 @@ A sample dispatches one `input` event on "Chunk size" (or "Overlap") and stops t
 first animation frame after the page is back to `data-state="ready"` with the verdict drawn for that
 value. Measured inside the page with performance.now(), so Playwright's own round trips do not count.
 
-What a hand does (issue 24): a drag through sizes never seen before (25, 26, 27, ... at overlap 6),
+What a hand does: a drag through sizes never seen before (25, 26, 27, ... at overlap 6),
 and separately through overlaps never seen before (7, 8, 9, ... 46 at most, at size 60): every move a
 new split.
 The cached alternation (24 <-> 25: after its warm-up every move finds its split in the worker's
@@ -64,7 +64,7 @@ SAMPLE = """async (arg) => {
   return t1 - t0;
 }"""
 
-# The same move as a hand makes it (issue 24): Chromium delivers a pointer drag's events at the start
+# The same move as a hand makes it: Chromium delivers a pointer drag's events at the start
 # of a frame, so the input is dispatched from an animation callback. Returned: the move's work, input
 # -> verdict drawn (data-state "ready"), plus the rendering of the frame that shows it (style, layout,
 # paint, commit: until a message posted from its animation callback arrives): what must fit in one

@@ -1,4 +1,4 @@
-"""Whole knowledge bases (issue 26): the streamed audit's throughput on 1 and 2 workers, a Dask
+"""Whole knowledge bases: the streamed audit's throughput on 1 and 2 workers, a Dask
 LocalCluster beside the process pool, peak memory, against the brute-force way (each document its
 own `audit_json` request, nothing streamed).
 

@@ -1,5 +1,5 @@
 """A threshold move under `langchain-semantic`: ragsim re-cutting from kept distances against re-running
-LangChain's `SemanticChunker` with its embeddings cached (issue 25, aim >= 20x); and, first, the
+LangChain's `SemanticChunker` with its embeddings cached (aim >= 20x); and, first, the
 embedding of the document's sentence windows in CPython.
 
 Text: the real texts of tests/conformance/texts/, each copy headed "Part i.", repeated to about 65,000

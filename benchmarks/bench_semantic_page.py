@@ -1,4 +1,4 @@
-"""The semantic chunkers' page (issue 25), in real Chromium on dist/: a 65,000-word document under
+"""The semantic chunkers' page, in real Chromium on dist/: a 65,000-word document under
 LangChain's SemanticChunker, the first embedding of its sentence windows in the page (the embedding
 worker, all-MiniLM-L6-v2 fp32 in onnxruntime-web, one thread), then threshold moves from the curve's
 line: input -> repainted verdict, median and p95 (aim p95 <= 50 ms).

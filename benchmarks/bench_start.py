@@ -1,4 +1,4 @@
-"""The page's start in real Chromium, cold and warm (issue 14), and the worker's memory.
+"""The page's start in real Chromium, cold and warm, and the worker's memory.
 
 Each run opens the page in a new browser profile (cold: nothing of the site in the browser), waits
 until the page has kept its offline copy (the service worker's files, Python's memory snapshot),

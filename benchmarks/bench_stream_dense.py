@@ -1,4 +1,4 @@
-"""Streamed dense eval (issue 26): chunks embedded per second on 1 and 2 worker processes.
+"""Streamed dense eval: chunks embedded per second on 1 and 2 worker processes.
 
     .venv/bin/python benchmarks/bench_stream_dense.py [--copies 8] [--workers 1,2]
 

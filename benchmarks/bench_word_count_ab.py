@@ -1,4 +1,4 @@
-"""issue 24, the cost guard's word count kept per document: a drag through new sizes with the memo off (before)
+"""The cost guard's word count kept per document: a drag through new sizes with the memo off (before)
 and on (after) in one process, moves interleaved so both see the same machine load.
 
     python benchmarks/bench_word_count_ab.py

@@ -1,4 +1,4 @@
-"""Chroma's all-MiniLM-L6-v2 table, run by ragsim (issue 25): the rows of "Evaluating Chunking
+"""Chroma's all-MiniLM-L6-v2 table, run by ragsim: the rows of "Evaluating Chunking
 Strategies for Retrieval" (Smith and Troynikov, Chroma, 2024) that ragsim can run, each scored by
 ragsim's question-set evaluation (SPEC section 8: Chroma's recall, precision, precision Ω and IoU)
 with dense retrieval (SPEC section 10, all-MiniLM-L6-v2 through onnxruntime) on Chroma's own

@@ -1,4 +1,4 @@
-"""Measures the constants of ragsim.wire.cost on this machine (issue 22).
+"""Measures the constants of ragsim.wire.cost on this machine.
 
 Each kind of work runs at two sizes, each in a fresh process (so its peak memory is its own); the
 constant is the difference in seconds (and in peak resident bytes) over the difference in units, so

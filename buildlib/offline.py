@@ -1,4 +1,4 @@
-"""The site's service worker (issue 14): dist/sw.js, written from buildlib/sw.js with this build's
+"""The site's service worker: dist/sw.js, written from buildlib/sw.js with this build's
 version and the files a visit needs, so the page opens offline after one visit and a second visit
 reads them from the browser. Standard library only."""
 

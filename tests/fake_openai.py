@@ -1,4 +1,6 @@
-"""A local OpenAI-compatible server for the tests of "Ask your own model" (ragsim.host.ask and the page's panel).
+"""A local OpenAI-compatible server for the tests of "Ask your own model" (ragsim.host.ask and the page's panel)
+and of your own embedding model (ragsim.host.embed_endpoint and the page's "Your model"); run as a
+script it stands in for Ollama at http://127.0.0.1:11434/v1 (README, "Your own embedding model").
 
 It listens on 127.0.0.1 at a free port, in a thread, and answers as the real API does in shape:
 `GET /v1/models` -> `{"object": "list", "data": [{"id", "object": "model", "created", "owned_by"}]}`,
@@ -28,6 +30,8 @@ With `key` set, a request without `Authorization: Bearer <key>` gets 401 invalid
     nan      a NaN in the first vector;   short  one vector fewer than texts;   ragged  dimensions vary
     busy     429 with Retry-After: 0 for the first two requests, then as `hashed`
     flood    429 always;   moved  302 to another host (127.0.0.2)
+    slow     waits `slow_s` seconds, then as `hashed`;   shape  200 with {"embeddings": [...]} (Ollama's /api/embed)
+Every embeddings reply, the 429s and the redirect included, carries the CORS headers, so a page reads them.
 """
 
 from __future__ import annotations
@@ -52,12 +56,12 @@ def error_body(message: str, kind: str, code: str | None, param: str | None = No
 class FakeOpenAI:
     """`with FakeOpenAI(answer="42,000 km") as api:` ... `api.endpoint` is its /v1 base URL."""
 
-    def __init__(self, answer: str = "", key: str | None = None, slow_s: float = 3.0):
+    def __init__(self, answer: str = "", key: str | None = None, slow_s: float = 3.0, port: int = 0):
         self.answer, self.key, self.slow_s = answer, key, slow_s
         self.requests: list[dict] = []  # {"method", "path", "body"} in arrival order
         self.busy = 0  # requests the `busy` embedding model has had
         self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -161,6 +165,7 @@ class FakeOpenAI:
                 texts = [texts] if isinstance(texts, str) else texts
                 if model == "moved":
                     self.send_response(302)
+                    self._cors()
                     self.send_header("Location", f"http://127.0.0.2:{self.server.server_address[1]}/v1/embeddings")
                     self.send_header("Content-Length", "0")
                     self.end_headers()
@@ -171,6 +176,7 @@ class FakeOpenAI:
                         refuse = model == "flood" or api.busy <= 2
                     if refuse:
                         self.send_response(429)
+                        self._cors()
                         self.send_header("Retry-After", "0")
                         data = json.dumps(error_body("Rate limit reached.", "requests", "rate_limit_exceeded")).encode()
                         self.send_header("Content-Type", "application/json")
@@ -178,9 +184,14 @@ class FakeOpenAI:
                         self.end_headers()
                         self.wfile.write(data)
                         return
+                if model == "slow":
+                    time.sleep(api.slow_s)
+                if model == "shape":
+                    self._json(200, {"embeddings": [hashed_vector(t) for t in texts]})  # Ollama's own /api/embed shape
+                    return
                 if model == "minilm":
                     vectors = [[float(x) for x in v] for v in minilm_vectors(texts)]
-                elif model in ("hashed", "busy", "nan", "short", "ragged"):
+                elif model in ("hashed", "busy", "nan", "short", "ragged", "slow"):
                     vectors = [hashed_vector(t) for t in texts]
                 else:
                     self._json(404, error_body(f"model '{model}' not found", "invalid_request_error", "model_not_found"))
@@ -255,3 +266,19 @@ def completion(model: str, content: str) -> dict:
                      "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 10, "completion_tokens": len(content.split()), "total_tokens": 10 + len(content.split())},
     }
+
+
+if __name__ == "__main__":  # `python3 tests/fake_openai.py --port 11434`: a stand-in for `ollama serve` (README)
+    import argparse
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "py"))  # ragsim, for the minilm model's vectors
+    parser = argparse.ArgumentParser(description="A local OpenAI-compatible server (the tests' stand-in).")
+    parser.add_argument("--port", type=int, default=11434, help="the port on 127.0.0.1 (Ollama's by default)")
+    with FakeOpenAI(port=parser.parse_args().port) as api:
+        print(f"serving {api.endpoint} (embedding models: minilm, hashed); Ctrl-C stops it", flush=True)
+        try:
+            api.thread.join()
+        except KeyboardInterrupt:
+            pass

@@ -40,7 +40,7 @@ export function localEndpoint(text) {
 }
 
 /** A server's own error text: OpenAI's {"error": {"message"}}, Ollama's {"error": "..."}, or the body. */
-function serverMessage(body) {
+export function serverMessage(body) {
   let text = body.trim();
   try {
     const data = JSON.parse(text);

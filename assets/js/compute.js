@@ -71,7 +71,9 @@ export class Computer {
     // followDense below), so a later report never replaces the sentence with a shorter one. Once BM25
     // has taken over, a panel's late call for the old dense request (the sweep at rest, say) may start
     // loading the model again: its "Loading…" does not replace the sentence that says BM25 ranks instead.
+    this.onDenseStatus = () => {}; // your model's panel: its Stop button follows the state
     this.dense = new DenseClient({ onStatus: ({ state, text }) => {
+      this.onDenseStatus(state);
       if (state !== "failed" && this.store.state.method === "bm25") return;
       this.controls.note("method", state === "failed" ? "error" : state === "ready" ? "ready" : "loading", state === "failed" ? turnedOff(text) : text);
     } });
@@ -124,7 +126,7 @@ export class Computer {
     const snap = snapshot(state, request);
     mark("request");
     this.setBodyState("computing");
-    this.dense.use(state.model);
+    this.dense.use(state.model, state.yourModel);
     if (state.method !== "bm25") this.dense.hold(); // a move: only this setting is embedded until the controls rest
     const sent = mainRequest(request, state); // the question set is scored after the result (question-scores.js)
     // The investigation panels' questions (find, cuts, expand) are not asked on a drag: the cuts alone
@@ -183,11 +185,21 @@ export class Computer {
     const state = this.store.state;
     if (state.method !== "bm25" || !this.ready || this.preparedAt === this.sequence) return;
     this.preparedAt = this.sequence; // once per setting, however often the controls get focus
-    this.dense.use(state.model);
+    this.dense.use(state.model, state.yourModel);
     this.dense.warm();
     const seq = this.sequence, current = () => seq === this.sequence && this.store.state.method === "bm25";
     const { find, cuts, expand, questions, ...bare } = mainRequest(buildRequest({ ...state, method: "dense" }, { embed: this.store.embed }), state);
     this.dense.prepareSetting((r) => this.gate.send(workerMessage(r, { binary: true })), bare, current);
+  }
+
+  /** How many chunks this setting still has to embed with the chosen model (your model's cost, said
+   * before it starts), or null when the core could not say. */
+  async embedCost() {
+    const state = this.store.state;
+    this.dense.use(state.model, state.yourModel);
+    const { find, cuts, expand, ...bare } = mainRequest(buildRequest(state, { embed: this.store.embed }), state);
+    const p = await this.dense.plan((r) => this.gate.send(workerMessage(r, { binary: true })), bare);
+    return p.ok ? p.chunks : null;
   }
 
   /** Dense or hybrid, this setting's verdict drawn: once the page rests, the chunks of the
@@ -254,7 +266,7 @@ export class Computer {
   async followDense(seq, request, response) {
     const r = await this.dense.fill(request, response, "main");
     if (r.ok) { if (seq === this.sequence) this.compute(); return; }
-    if (r.cancelled || this.store.state.method === "bm25") return;
+    if (r.cancelled || r.idle || this.store.state.method === "bm25") return; // idle: your model not chosen yet
     this.store.state.method = "bm25";
     this.onTurnedOff();
     this.controls.note("method", "error", turnedOff(r.message));

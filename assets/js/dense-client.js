@@ -25,10 +25,16 @@
 
 import { offsetMap } from "./offsets.js";
 import { PRIORITY } from "./asks.js";
+import { EndpointWorker } from "./endpoint-embedder.js";
 
 const QUERIES_KEPT = 8; // queries whose cosines are kept (each: by position and by text)
 export const AHEAD_BUDGET_S = 20; // the model time the settings ahead may take, at most, per rest
 const DEFAULT_RATE = 20; // chunks per second until the model has been timed here
+const ENDPOINT_RATE = 100; // the same for your own model's endpoint (a local server, batches of 64)
+// Your own model (an endpoint on this computer: endpoint-embedder.js) is the dtype `YOURS`, with
+// its endpoint and name once the user pressed "Use this model"; it has a worker of its own.
+export const YOURS = "yours";
+const workerKey = (dtype) => (dtype.startsWith(YOURS) ? dtype : "minilm");
 
 const count = (n, one = "chunk", many = "chunks") => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
@@ -55,6 +61,7 @@ export const isDense = (request) => Boolean(request.retrieval && request.retriev
 /** The sentence that says what the model runs on. */
 export function backendWords(b) {
   if (!b) return "";
+  if (b.device === "endpoint") return `Embedding with ${b.model} at ${b.url} (${b.dims} dimensions).`;
   if (b.device === "webgpu") return "Embedding on WebGPU.";
   const threads = b.threads > 1 ? `${b.threads} threads` : "1 thread";
   return `Embedding on WebAssembly, ${threads}${b.isolated ? "" : " (this page is not cross-origin isolated, so one)"}.`;
@@ -74,7 +81,11 @@ export class DenseClient {
   constructor({ onStatus = () => {} } = {}) {
     this.onStatus = onStatus;
     this.dtype = "fp32";
-    this.worker = null;
+    this.miniDtype = "fp32"; // all-MiniLM-L6-v2's, the last chosen: the semantic chunkers embed with it whatever ranks
+    // by "minilm" or your model's dtype: its worker, what it runs on (once loaded), its pace {embedded, ms}
+    Object.assign(this, { workers: {}, backends: {}, rates: {} });
+    this.yours = null; // your model, {endpoint, model}, once "Use this model" was pressed
+    this.paused = false; // your model's Stop (your-model.js): nothing more is sent to it until "Use this model"
     this.loaded = {}; // dtype -> promise of {ok, message?}
     this.jobs = new Map(); // job -> {resolve, lane, label, done, total}
     this.nextJob = 1;
@@ -82,14 +93,22 @@ export class DenseClient {
     this.byQuery = new Map(); // `${dtype}\u0001${query}` -> {positions: Map(doc -> {text, sims: Map}), texts: Map(text -> cosine)}
     this.state = "idle";
     this.held = false;
-    this.backend = null; // {device, threads, isolated}, once the model is loaded
     this.stats = { embedded: 0, lanes: {}, modelMs: 0, loadMs: null, backend: null };
   }
 
-  use(dtype) { this.dtype = dtype === "q8" ? "q8" : "fp32"; }
+  /** The model: "fp32" or "q8" (all-MiniLM-L6-v2), or "yours" with `yours` ({endpoint, model}; null before "Use this model"). */
+  use(dtype, yours = null) {
+    if (dtype !== YOURS) { this.dtype = this.miniDtype = dtype === "q8" ? "q8" : "fp32"; return; }
+    this.yours = yours;
+    this.dtype = yours ? `${YOURS}\u0001${yours.endpoint}\u0001${yours.model}` : YOURS;
+  }
+
+  get isEndpoint() { return this.dtype.startsWith(YOURS); }
+  get worker() { return this.workers[workerKey(this.dtype)] || null; }
+  get backend() { return this.backends[workerKey(this.dtype)] || null; }
 
   /** Chunks per second the model has embedded here (a default until it has run). */
-  rate() { return this.stats.embedded >= 16 && this.stats.modelMs > 0 ? this.stats.embedded / (this.stats.modelMs / 1000) : DEFAULT_RATE; }
+  rate() { return paceOf(this.rates[workerKey(this.dtype)], this.isEndpoint ? ENDPOINT_RATE : DEFAULT_RATE); }
 
   status(state, text = "") {
     this.state = state;
@@ -104,21 +123,22 @@ export class DenseClient {
     const kinds = (j) => kindOf(j.lane).priority;
     const j = running.filter((x) => !this.held || kinds(x) === 0).sort((a, b) => kinds(a) - kinds(b) || a.job - b.job)[0];
     if (!j) { this.status("embedding", `${running.length === 1 ? "One job waits" : `${running.length} jobs wait`} while you drag.`); return; }
-    this.status("embedding", `${kindOf(j.lane).words(j.done, j.total, j.label || "")}…`);
+    const who = this.isEndpoint && this.yours ? `${this.yours.model}: ` : "";
+    this.status("embedding", `${who}${kindOf(j.lane).words(j.done, j.total, j.label || "")}…`);
   }
 
   /** A drag is on: only the setting on screen is embedded until the page rests (release, called at
    * the scheduler's rest: asks.js). */
   hold() {
-    if (this.held || !this.worker) { this.held = true; return; }
+    if (this.held) return;
     this.held = true;
-    this.worker.postMessage({ type: "hold", on: true });
+    for (const w of Object.values(this.workers)) w.postMessage({ type: "hold", on: true });
   }
 
   release() {
     if (!this.held) return;
     this.held = false;
-    if (this.worker) this.worker.postMessage({ type: "hold", on: false });
+    for (const w of Object.values(this.workers)) w.postMessage({ type: "hold", on: false });
     if (this.jobs.size) this.report();
   }
 
@@ -170,6 +190,7 @@ export class DenseClient {
     const asks = [[request.query, d.needs || []], ...Object.entries(d.question_needs || {})]
       .map(([query, needs]) => [query, this.unknown(request, query, needs)]).filter(([, todo]) => todo.length);
     if (!asks.length) return { ok: true };
+    if (this.isEndpoint && this.paused) return { ok: false, cancelled: true }; // stopped: "Use this model" goes on
     const loaded = await this.load();
     if (!loaded.ok) return loaded;
     const all = [...new Set(asks.flatMap(([, todo]) => todo.map((t) => t[3])))];
@@ -302,19 +323,25 @@ export class DenseClient {
 
   start() {
     if (this.worker) return;
-    this.worker = new Worker(new URL("../embed-worker.js", import.meta.url), { type: "module" });
-    this.worker.addEventListener("message", (e) => this.receive(e.data));
-    this.worker.addEventListener("error", (e) => {
-      e.preventDefault?.();
-      this.broken(`the embedding worker stopped (${e.message || "it could not be loaded"})`);
-    });
-    if (this.held) this.worker.postMessage({ type: "hold", on: true });
+    if (this.isEndpoint) adopt(this, this.dtype, new EndpointWorker({ url: this.yours.endpoint, model: this.yours.model, dtype: this.dtype }));
+    else this.startMini();
   }
+
+  /** all-MiniLM-L6-v2's worker (the embed-worker module), started once: the dense retriever's and
+   * the semantic chunkers' (which embed with it whichever model ranks). */
+  startMini() {
+    if (this.workers.minilm) return this.workers.minilm;
+    const w = adopt(this, "minilm", new Worker(new URL("../embed-worker.js", import.meta.url), { type: "module" }));
+    w.addEventListener("error", (e) => { e.preventDefault?.(); this.broken(`the embedding worker stopped (${e.message || "it could not be loaded"})`); });
+    return w;
+  }
+
+  get miniWorker() { return this.workers.minilm || null; }
 
   /** The worker is gone: every waiting call fails, the next one starts a new worker. */
   broken(message) {
-    if (this.worker) this.worker.terminate();
-    this.worker = null;
+    if (this.workers.minilm) this.workers.minilm.terminate();
+    delete this.workers.minilm;
     for (const [dtype, p] of Object.entries(this.loadWaiters || {})) p({ ok: false, message: sentence(message) }), delete this.loadWaiters[dtype];
     this.loaded = {};
     for (const { resolve } of this.jobs.values()) resolve({ ok: false, message: sentence(message) });
@@ -325,13 +352,14 @@ export class DenseClient {
    * Retriever, so its 3-4 s of loading run while they choose. Once per page. Its failure is not said
    * (nobody asked for the model yet) unless dense is chosen meanwhile; load() tries again then. */
   warm() {
-    if (this.warmed || this.loaded[this.dtype]) return;
+    if (this.isEndpoint || this.warmed || this.loaded[this.dtype]) return; // your model: only once asked
     this.warmed = true;
     this.load(true);
   }
 
   load(warming = false) {
     const dtype = this.dtype;
+    if (dtype === YOURS) return Promise.resolve({ ok: false, idle: true }); // not chosen yet: nothing is asked
     if (this.loaded[dtype]) {
       if (!warming) this.warming = false; // asked for now: a failure is said
       return this.loaded[dtype];
@@ -340,7 +368,7 @@ export class DenseClient {
     this.start();
     const mb = (n) => (n / 1e6).toFixed(1);
     const name = dtype === "q8" ? "the int8 embedding model" : "the embedding model";
-    this.status("loading", `Loading ${name}…`);
+    this.status("loading", this.isEndpoint ? `Asking ${this.yours.model} at ${this.yours.endpoint}…` : `Loading ${name}…`);
     this.onProgress = ({ loaded, total }) => this.status("loading", `Loading ${name}: ${mb(loaded)} of ${mb(total)} MB`);
     const started = performance.now();
     const promise = new Promise((resolve) => {
@@ -348,7 +376,7 @@ export class DenseClient {
       this.worker.postMessage({ type: "load", dtype });
     }).then((r) => {
       if (r.ok) { this.stats.loadMs = performance.now() - started; this.status("ready", backendWords(this.backend)); }
-      else { delete this.loaded[dtype]; if (this.warming) { this.warming = false; this.status("idle"); } else this.status("failed", r.message); }
+      else { delete this.loaded[dtype]; if (this.warming || r.cancelled) { this.warming = false; this.status("idle"); } else this.status("failed", r.message); }
       return r;
     });
     this.loaded[dtype] = promise;
@@ -369,14 +397,15 @@ export class DenseClient {
     });
   }
 
-  receive(m) {
+  receive(m, key = "minilm") {
     if (m.type === "progress") { if (this.onProgress) this.onProgress(m); return; }
     if (m.type === "loaded" || (m.type === "failed" && m.job === undefined)) {
-      if (m.backend) this.backend = this.stats.backend = m.backend;
+      if (m.backend) this.backends[key] = this.stats.backend = m.backend;
       if (m.phases) this.stats.loadPhases = m.phases;
       const waiters = this.loadWaiters || {};
-      const dtype = Object.keys(waiters)[0];
-      if (dtype) { waiters[dtype](m.type === "loaded" ? { ok: true } : { ok: false, message: modelSentence(m.message) }); delete waiters[dtype]; }
+      const dtype = m.dtype ?? Object.keys(waiters).find((d) => workerKey(d) === key);
+      const r = m.type === "loaded" ? { ok: true } : m.stopped ? { ok: false, cancelled: true } : { ok: false, message: said(m) };
+      if (waiters[dtype]) { waiters[dtype](r); delete waiters[dtype]; }
       return;
     }
     if (m.type === "count") {
@@ -389,6 +418,9 @@ export class DenseClient {
       this.stats.embedded += m.embedded;
       this.stats.lanes[kind] = (this.stats.lanes[kind] || 0) + m.embedded;
       this.stats.modelMs += m.ms;
+      const r = (this.rates[key] ||= { embedded: 0, ms: 0 });
+      r.embedded += m.embedded;
+      r.ms += m.ms;
     }
     const j = this.jobs.get(m.job);
     if (!j) return;
@@ -400,11 +432,23 @@ export class DenseClient {
     } else if (m.type === "cancelled") {
       j.resolve({ ok: false, cancelled: true });
     } else if (m.type === "failed") {
-      this.status("failed", modelSentence(m.message));
-      j.resolve({ ok: false, message: modelSentence(m.message) });
+      this.status("failed", said(m));
+      j.resolve({ ok: false, message: said(m) });
     }
   }
 }
 
+/** `w` (a worker, or your model's EndpointWorker) as `client`'s worker `key`: its messages received, a drag's hold passed on. */
+function adopt(client, key, w) {
+  w.addEventListener("message", (e) => client.receive(e.data, key));
+  if (client.held) w.postMessage({ type: "hold", on: true });
+  client.workers[key] = w;
+  return w;
+}
+
+/** Chunks per second from a model's {embedded, ms} here, or `fallback` until it has run enough. */
+const paceOf = (r, fallback) => (r && r.embedded >= 16 && r.ms > 0 ? r.embedded / (r.ms / 1000) : fallback);
+
 const sentence = (reason) => `The embedding model could not be loaded: ${reason}.`;
 const modelSentence = (reason) => sentence(String(reason || "no reason was given").replace(/\.\s*$/, "").slice(0, 200));
+const said = (m) => (m.said ? m.message : modelSentence(m.message)); // your model's endpoint says its own sentence

@@ -49,7 +49,8 @@ const LANGUAGES = Object.fromEntries(["", "markdown", "python", "js", "ts", "htm
   .map((l) => [l, l || "none: use separators"]));
 const KEEP_SEPARATOR = { false: "False", true: "True (= start)", start: "start", end: "end" };
 const METHODS = { bm25: "BM25", dense: "Dense (all-MiniLM-L6-v2)", hybrid: "Hybrid (BM25 + dense, RRF)" };
-const DENSE_MODELS = { fp32: "exact (fp32, 90 MB download)", q8: "int8 (scores within 0.05 of fp32, 23 MB)" };
+const DENSE_MODELS = { fp32: "exact (fp32, 90 MB download)", q8: "int8 (scores within 0.05 of fp32, 23 MB)",
+  yours: "Your model (an endpoint on this computer)" };
 // LangChain SemanticChunker's threshold types and each one's default amount, as the registry has them.
 const registered = (strategy, name) => ((REGISTRY.splitters.find((sp) => sp.name === strategy) || { fields: [] }).fields.find((f) => f.name === name) || {});
 const THRESHOLD_TYPES = Object.fromEntries((registered("langchain-semantic", "breakpoint_threshold_type").choices || ["percentile"]).map((c) => [c, c]));
@@ -217,6 +218,13 @@ function withWeights(r) {
   return r;
 }
 
+/** Your own model (`state.yourModel`, set by "Use this model": your-model.js) named in the request
+ * (SPEC section 10's `retrieval.embedding`): the core names it on the verdicts, the code uses it. */
+function withEmbedding(r, state) {
+  if (r.method && state.model === "yours" && state.yourModel) r.embedding = { ...state.yourModel };
+  return r;
+}
+
 /** Switching splitter: the rows with per-strategy defaults are saved for the strategy left and
  * restored (or set to the library's defaults, the first time) for the one chosen. */
 function switchStrategy(state, next, memo = {}) {
@@ -274,7 +282,7 @@ export function buildRequest(state, { embed = false } = {}) {
     documents: docs.map(({ id, title, text }) => ({ id, title, text })),
     query: state.q,
     chunking: stored || fieldsUnder("chunking", state),
-    retrieval: withWeights(fieldsUnder("retrieval", state)),
+    retrieval: withEmbedding(withWeights(fieldsUnder("retrieval", state)), state),
     span: span ? { doc: spanDoc, start: span[0], end: span[1] } : null,
     fact,
     price_per_million: state.price,

@@ -53,7 +53,7 @@ export class SemanticClient {
     this.onStatus({ state, text, done, total });
   }
 
-  keyOf(key) { return `${this.dense.dtype}\u0001${key}`; }
+  keyOf(key) { return `${this.dense.miniDtype}\u0001${key}`; }
 
   has(key) { return this.kept.has(this.keyOf(key)); }
 
@@ -134,7 +134,7 @@ export class SemanticClient {
    * and what was embedded stays in the worker, so going on embeds only the rest. */
   stop() {
     this.paused = true;
-    if (this.running && this.dense.worker) this.dense.worker.postMessage({ type: "stop", lane: LANE });
+    if (this.running && this.dense.miniWorker) this.dense.miniWorker.postMessage({ type: "stop", lane: LANE });
     else this.status("stopped", "");
   }
 
@@ -152,21 +152,21 @@ export class SemanticClient {
     const posted = performance.now();
     return new Promise((resolve) => {
       this.waiters.set(job, resolve);
-      this.dense.worker.postMessage({ type: "vectors", job, lane: LANE, texts });
+      this.dense.miniWorker.postMessage({ type: "vectors", job, lane: LANE, texts });
     }).then((r) => { if (r.ok) this.stats.embedMs = performance.now() - posted; return r; });
   }
 
   /** The model, loaded once in the shared worker (as dense loads it). */
   load() {
-    this.dense.start();
+    this.dense.startMini();
     this.listen();
-    if (this.loading && this.loadingWorker === this.dense.worker) return this.loading;
-    this.loadingWorker = this.dense.worker;
+    if (this.loading && this.loadingWorker === this.dense.miniWorker) return this.loading;
+    this.loadingWorker = this.dense.miniWorker;
     this.status("loading", "Loading the embedding model…");
     const started = performance.now();
     this.loading = new Promise((resolve) => {
       this.loadWaiter = resolve;
-      this.dense.worker.postMessage({ type: "load", dtype: this.dense.dtype });
+      this.dense.miniWorker.postMessage({ type: "load", dtype: this.dense.miniDtype });
     }).then((r) => {
       if (!r.ok) { this.loading = null; this.status("failed", r.message); } else this.stats.loadMs ??= performance.now() - started;
       return r;
@@ -175,7 +175,7 @@ export class SemanticClient {
   }
 
   listen() {
-    const worker = this.dense.worker;
+    const worker = this.dense.miniWorker;
     if (this.listening === worker) return;
     this.listening = worker;
     worker.addEventListener("message", (e) => this.receive(e.data));

@@ -62,6 +62,7 @@ export function defaultState() {
   state.wanted = {}; // the sliders as the user last set them (params.js settle)
   state.index = null;
   state.indexMode = "simulated";
+  state.yourModel = null; // your own embedding model, {endpoint, model}, once "Use this model" is pressed (never saved)
   return state;
 }
 

@@ -139,7 +139,9 @@ def test_inspect_plain_report(built):
     n = len(built["docs"])
     assert f"store: chroma {built['db']}, collection 'topics': {n} chunks" in text
     assert f"{n} chunks placed, 0 unplaced" in text
-    assert text.count(f"{LINE}:") == 2 and "moves its later cuts when only the overlap changes" in text
+    # one reading of the index, named once for its two documents
+    assert text.count(f"{LINE}:") == 1 and f"splitter: {LINE}: {n} of {n} chunks exactly over 2 documents" in text
+    assert "moves its later cuts when only the overlap changes" in text
     pid, nid = built["cut_at"]
     least = least_keeping_overlap(built)
     assert f"(end of {pid}, start of {nid}); an overlap of {least} characters keeps it whole with this splitter" in text
@@ -244,7 +246,7 @@ def test_bad_input_one_line_each(built, tmp_path, capsys, monkeypatch):
         handle.truncate(200_000_001)
     # one request holds every chunk at once: its limits (a store read in pages has none: test_inspect_stream.py)
     assert "200 MB" in refused(capsys, "inspect", str(tmp_path / "huge.jsonl"), "--one-request")
-    # read in pages, its one line of 200 MB is refused once it is longer than a record (issue 43 item 6)
+    # read in pages, its one line of 200 MB is refused once it is longer than a record
     assert "Line 1 of huge.jsonl holds more than 20,000,000 characters" in refused(capsys, "inspect", str(tmp_path / "huge.jsonl"))
     monkeypatch.setattr(chunk_records, "MAX_CHUNKS", 3)
     err = refused(capsys, "inspect", f"chroma:{built['db']}", "--one-request")

@@ -134,19 +134,19 @@ def test_a_text_field_of_another_name(tmp_path):
     client = MilvusClient(str(uri))
     schema = client.create_schema(auto_id=False)
     schema.add_field("key", DataType.VARCHAR, is_primary=True, max_length=64)
-    schema.add_field("content", DataType.VARCHAR, max_length=1000)
+    schema.add_field("body", DataType.VARCHAR, max_length=1000)
     schema.add_field("file", DataType.VARCHAR, max_length=200)
     schema.add_field("embedding", DataType.FLOAT_VECTOR, dim=4)
     index = client.prepare_index_params()
     index.add_index("embedding", index_type="FLAT", metric_type="COSINE")
     client.create_collection("notes", schema=schema, index_params=index)
-    client.insert("notes", [{"key": "n1", "content": "First note.", "file": "a.md", "embedding": [1, 0, 0, 0]}])
+    client.insert("notes", [{"key": "n1", "body": "First note.", "file": "a.md", "embedding": [1, 0, 0, 0]}])
     client.close()
     closed(uri)
     assert error(f"milvus:{uri}") == ("Row n1 of Milvus collection 'notes' has no text field (page_content, text, "
-                                      "_node_content); its fields are content, file: name the one holding the "
+                                      "_node_content, content); its fields are body, file: name the one holding the "
                                       "chunk text with --text-field.")
-    [chunk] = read_store(f"milvus:{uri}", text_field="content", doc_field="file")["chunks"]
+    [chunk] = read_store(f"milvus:{uri}", text_field="body", doc_field="file")["chunks"]
     assert (chunk["id"], chunk["text"], chunk["doc"], chunk["metadata"]) == ("n1", "First note.", "a.md",
                                                                              {"file": "a.md"})
 

@@ -26,7 +26,7 @@ import check_labels  # noqa: E402
 # The floors measured on the whole set (docs/facts.md has the figures and their history); a change
 # that lowers them fails here.
 PRECISION_FLOOR = 0.95
-RECALL_FLOOR = 0.75
+RECALL_FLOOR = 0.8
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,7 @@ def test_the_studys_sentence_is_read_as_the_study_reads_it():
     "Foley M, Tilley L  Nucleic Acids Res 2003 31: 3389-3392",  # a reference
     "See Figure S1 and Table 2 for the PMID 12546820 results.",  # labels and ids
     "Released in January 2011 in Japan, Sega sold it in 2012.",  # dates
-    "Columbus beat Detroit 5 – 2 on 3 March.",  # a score and a date
+    "A crowd in Columbus saw the 5 – 2 game on 3 March.",  # a score of no subject team, and a date
 ])
 def test_what_a_rule_might_pair_but_a_reader_would_not(text):
     assert pairs(text) == []
@@ -209,7 +209,8 @@ def test_ten_megabytes_of_digits_and_a_long_name_give_no_facts():
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(list("Aa Bb 12,.:;()|\n-–@%$ ") + ["Ring", " has ", " km", "The ", " at ", " two ",
-                                                                  " 's ", "At ", "\\n", " paid "]),
+                                                                  " 's ", "At ", "\\n", " paid ", " beat ", " @-@ ",
+                                                                  " ( ", " for ", " , posting a ", " later , "]),
                 max_size=120).map("".join))
 def test_facts_are_well_formed_on_any_text(text):
     for f in detect(text):

@@ -1,4 +1,4 @@
-"""Issue 43: the readers, files and outputs around the core, held to the core's standard.
+"""The readers, files and outputs around the core, held to the core's standard.
 
 Each reader bounds a line, a record and its parse before the work (item 6); limits are lowered here so
 that the files stay small, and the memory a refusal takes is measured (tracemalloc), so a reader that

@@ -225,7 +225,7 @@ LARGE = {  # one chunk, the whole text: each ends in a space no LangChain splitt
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(LARGE))
 def test_one_large_chunk_is_searched_in_work_linear_in_its_length(monkeypatch, name):
-    """Issue 43 item 5: a chunk of 1 MB took over 300 s (the sizes tried grew with the chunk, each split
+    """A chunk of 1 MB took over 300 s (the sizes tried grew with the chunk, each split
     the whole text). Each splitter's search now has a budget linear in the document (the floor set to
     0 here so that it governs at every length), and the splitters after one that spent it are still
     tried: at 8x the text, linear work splits 8x the characters and takes about 8x the time,

@@ -14,6 +14,7 @@ import { $, cell } from "../dom.js";
 import { chunkList, int, listNumbers, money } from "../format.js";
 import { offsetMap } from "../offsets.js";
 import { withColumns } from "../chunk-columns.js";
+import { modelWords } from "../render/dense-words.js";
 
 const SWEEP_MAX = 12;
 const PANEL_FIELDS = ["found", "cuts", "expanded"]; // the answers to the request's find, cuts and expand
@@ -175,7 +176,8 @@ export class Investigate {
     const label = `“${someWords(name, 8)}” … “${someWords(value, 8)}”`;
     if (fact.kind === "intact" || fact.kind === "ranked_out") {
       const best = fact.answering.map((n) => cols.object(n - 1)).sort((a, b) => a.rank - b.rank)[0];
-      const more = fact.answering.length > 1 ? ` (${fact.answering.length} chunks hold both)` : "";
+      const by = modelWords(response); // your own embedding model ranked: named here too
+      const more = (fact.answering.length > 1 ? ` (${fact.answering.length} chunks hold both)` : "") + (by ? `, ${by}` : "");
       head.textContent = fact.kind === "intact" ? "Fact intact: name and value arrive together" : "Fact ranked out";
       text.textContent = fact.kind === "intact"
         ? `Chunk ${best.number} holds both ${label} and ranks #${best.rank}, inside your top ${snap.k}${more}.`

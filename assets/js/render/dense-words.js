@@ -13,12 +13,18 @@ function wordsBetween(text, start, end) {
   return (text.slice(map.toU16(start), map.toU16(end)).match(/\S+/g) || []).length;
 }
 
+/** "ranked by your model X": what a question set's summary says of the model that ranked it ("" for
+ * all-MiniLM-L6-v2 and BM25). */
+export const modelWords = (response) => (response.dense && response.dense.model && !response.dense.pending ? `ranked by your model ${response.dense.model}` : "");
+
 /** The sentences the verdict adds for a dense or hybrid response ("" for BM25). */
 export function denseSentences(response, snap) {
   const d = response.dense;
   if (!d) return "";
   const out = [];
-  if (d.pending) out.push("Ranked by BM25 for now: the dense ranking follows once the chunks are embedded.");
+  if (d.pending && d.model) out.push(`Ranked by BM25 for now: the ranking by your model ${d.model} follows once the chunks are embedded.`);
+  else if (d.pending) out.push("Ranked by BM25 for now: the dense ranking follows once the chunks are embedded.");
+  else if (d.model) out.push(`Ranked ${d.method === "hybrid" ? "by BM25 fused with" : "by"} your model ${d.model} (an endpoint on this computer).`);
   const tail = (n) => { // chunk number n's unread words
     const c = n >= 1 && n <= response.cols.length ? response.cols.object(n - 1) : null;
     if (!c || c.read_end == null) return 0;

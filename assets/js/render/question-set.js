@@ -6,6 +6,7 @@
 import { $, cell } from "../dom.js";
 import { int, money, plural } from "../format.js";
 import { ANSWER_ID } from "../question-wire.js";
+import { modelWords } from "./dense-words.js";
 
 const VERDICT_WORDS = { intact: "intact", ranked_out: "ranked out", cut: "cut", pending: "waiting for its embedding" };
 const fixed = (x) => (x == null ? "–" : x.toFixed(2));
@@ -48,7 +49,8 @@ export function renderQuestionResults(last) {
     $("qs-table").replaceChildren();
     return;
   }
-  $("qs-summary").textContent = `At these settings: ${summaryWords(st)}.`;
+  const by = modelWords(last.response); // your own embedding model, named on the set's verdicts too
+  $("qs-summary").textContent = `At these settings${by ? `, ${by}` : ""}: ${summaryWords(st)}.`;
   $("qs-summary").dataset.intact = String(st.intact);
   const thead = document.createElement("thead");
   const hr = document.createElement("tr");

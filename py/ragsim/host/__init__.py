@@ -29,11 +29,14 @@ def register() -> None:
     _registered = True
 
 
-def embedder():
-    """The embedding model of this run: the user's own endpoint when a command set one
-    (`embed_endpoint.use`, `--embed-endpoint`), else all-MiniLM-L6-v2 through onnxruntime."""
+def embedder(embedding: dict | None = None):
+    """The embedding model of this run: the model a request names (`retrieval.embedding`, the
+    one-request form), else the user's own endpoint when a command set one (`embed_endpoint.use`,
+    `--embed-endpoint`), else all-MiniLM-L6-v2 through onnxruntime."""
     from ragsim.host import embed_endpoint, embed_onnx
 
+    if embedding is not None:
+        return embed_endpoint.of(embedding["endpoint"], embedding["model"])
     return embed_endpoint.default() if embed_endpoint.configured() else embed_onnx.default_embedder()
 
 

@@ -194,7 +194,13 @@ _ONE: dict = {}
 
 def default() -> EndpointEmbedder:
     """This process's embedder of the configured endpoint (one, so its vectors are kept for the run)."""
-    key = configured()
+    return of(*configured())
+
+
+def of(endpoint: str, model: str) -> EndpointEmbedder:
+    """The embedder of `model` at `endpoint`: one per process, so its vectors are kept between
+    requests (a request's `retrieval.embedding` names it; a command's --embed-endpoint too)."""
+    key = (endpoint, model)
     if key not in _ONE:
         _ONE.clear()
         _ONE[key] = EndpointEmbedder(*key)

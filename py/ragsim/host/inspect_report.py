@@ -57,12 +57,21 @@ def _count(n: int, noun: str) -> str:
 def splitter_lines(result: dict) -> list[str]:
     lines = ["splitter:"]
     guessed = {d["id"] for d in result["documents"] if d["rebuilt"] and d.get("gaps")}
-    for s in result["splitter"]:
-        moves = {True: "it moves its later cuts when only the overlap changes",
-                 False: "its cuts stay where they are when only the overlap changes", None: ""}[s["moves_with_overlap"]]
+    rows, whole = result["splitter"], result.get("splitter_index")
+    if whole and (len(rows) > 1 or whole["metadata_tokens"]):  # one line for the index, then those that differ
+        lines = [f"splitter: {whole['line']}" + (f"; {_MOVES[whole['moves_with_overlap']]}" if _MOVES[whole["moves_with_overlap"]] else "")]
+        differ = {d["doc"]: f"{d['reproduced']:,} of {d['chunks']:,} chunks with it; alone it reads as " for d in whole["differ"]}
+        rows = [s for s in rows if s["doc"] in differ]
+    for s in rows:
+        moves = _MOVES[s["moves_with_overlap"]]
         rebuilt = " (over text rebuilt with gaps: --source would let the splitter be named)" if s["doc"] in guessed else ""
-        lines.append(f"  {s['doc']}: {s['line']}" + (f"; {moves}" if moves else "") + rebuilt)
+        said = differ.get(s["doc"], "") if whole and lines[0] != "splitter:" else ""
+        lines.append(f"  {s['doc']}: {said}{s['line']}" + (f"; {moves}" if moves else "") + rebuilt)
     return lines
+
+
+_MOVES = {True: "it moves its later cuts when only the overlap changes",
+          False: "its cuts stay where they are when only the overlap changes", None: ""}
 
 
 def stats_lines(result: dict) -> list[str]:

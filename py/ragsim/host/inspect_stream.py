@@ -19,6 +19,8 @@ from collections import Counter
 
 from ragsim.errors import RequestError
 from ragsim.host import inspect_facts, pool, sources as kb_sources, stores
+from ragsim.host.inspect_placing import place_loose
+from ragsim.judge.identify_index import IndexReading
 from ragsim.judge.pipeline import overlap_stats
 from ragsim.judge.stored import Stored, align, chunks_report, documents_report, read_chunks
 from ragsim.judge.stored_checks import phrase_check
@@ -68,15 +70,29 @@ class Spill:
             self.docs.setdefault(doc, None)
             self.count += 1
 
+    def rows_of(self, docs: list[str]):
+        """(seq, doc, record) of the chunks of `docs`, in store order."""
+        for doc in docs:
+            for seq, record in self.db.execute("SELECT seq, record FROM chunk WHERE doc = ? ORDER BY seq", (_cell(doc),)):
+                yield seq, doc, pickle.loads(record)
+
+    def move(self, moved: dict) -> None:
+        """Chunks given another document ({seq: doc}); the documents' order of first sight again."""
+        self.db.executemany("UPDATE chunk SET doc = ? WHERE seq = ?", [(_cell(d), s) for s, d in moved.items()])
+        rows = self.db.execute("SELECT doc FROM chunk GROUP BY doc ORDER BY MIN(seq)")
+        self.docs = {_text(doc): None for doc, in rows}
+
     def keep_placed(self, placed: list) -> None:
         """Each document's placed extents (and a rebuilt document's text), for the facts' passes."""
         self.placed_db.executemany("INSERT INTO placed (doc, extents, rebuilt) VALUES (?, ?, ?)",
                                    [(_cell(doc), pickle.dumps(extents), _cell(rebuilt)) for doc, extents, rebuilt in placed])
 
-    def placed(self, read_source):
-        """Each placed document's (text, extents), in order; a source's text by `read_source(doc)`."""
+    def placed(self, read_source, with_doc=False):
+        """Each placed document's (text, extents), in order; a source's text by `read_source(doc)`;
+        `with_doc`: (doc, text, extents)."""
         for doc, extents, rebuilt in self.placed_db.execute("SELECT doc, extents, rebuilt FROM placed ORDER BY n"):
-            yield (_text(rebuilt) if rebuilt is not None else read_source(_text(doc))), pickle.loads(extents)
+            text = _text(rebuilt) if rebuilt is not None else read_source(_text(doc))
+            yield (_text(doc), text, pickle.loads(extents)) if with_doc else (text, pickle.loads(extents))
 
     def close(self) -> None:
         """The files removed (a journal left by a stop mid-write too), whatever stopped the run."""
@@ -149,7 +165,8 @@ def check(shared: dict, doc: str) -> dict:
     part = {"seqs": seqs, "report": report, "unplaced": [(s, c.id) for s, c in zip(seqs, al.chunks) if c.start is None],
             "documents": documents_report(al), "overlaps": Counter(), "splitter": inspection.splitters(al),
             "chars": Counter(len(c.text) for c in al.chunks), "tokens": Counter(e["tokens"] for e in report if e["tokens"] is not None),
-            "truncated": sum(e is not None for e in dense.read_ends([c.text for c in al.chunks])), "phrases": {}, "placed": []}
+            "truncated": sum(e is not None for e in dense.read_ends([c.text for c in al.chunks])), "phrases": {}, "placed": [],
+            "metadata_str": inspection.node_metadata(records, [Stored(c.id, c.text, doc, None, None) for c in read_chunks(records)])}
     keys = inspect_facts.FoundTopK(shared["k"], shared["retrieval"])
     for d, entry in zip(al.documents, part["documents"]):
         if d.rebuilt:
@@ -177,7 +194,7 @@ class Merged:
     def __init__(self, phrases: list):
         self.phrases = phrases
         self.documents, self.chunks, self.unplaced, self.splitter, self.facts = [], [], [], [], []
-        self.compared = []
+        self.compared, self.metadata = [], {}
         self.found = [[] for _ in phrases]
         self.chars, self.tokens, self.overlaps, self.truncated = Counter(), Counter(), Counter(), 0
 
@@ -193,6 +210,7 @@ class Merged:
             self.found[i] += entries
         self.facts += part["facts"]
         self.compared += part.get("compared", [])
+        self.metadata.update(part["metadata_str"])
 
     def result(self, store: dict, k: int, found: list[bool], chunking: dict | None = None) -> dict:
         for i, p in enumerate(self.phrases):
@@ -234,6 +252,7 @@ def run(args, progress=None, on_document=None, engine=None) -> dict:
     try:
         for page in pages:
             spill.add(page, metas)
+        place_loose(spill, [m["id"] for m in metas], lambda doc: kb_sources.read(where[doc][0], args.pdf_mode)[where[doc][1]]["text"])
         spill.db.commit()  # the workers read it
         if not spill.count:
             raise RequestError("chunks", "The store holds no chunks: there is nothing to inspect.")
@@ -258,6 +277,9 @@ def run(args, progress=None, on_document=None, engine=None) -> dict:
 
         ranked.count(spill.placed(read_source))
         ranked.rank(spill.placed(read_source))
-        return merged.result(store, args.k, ranked.found(), chunking)
+        reading = IndexReading(merged.splitter, merged.metadata)
+        for doc, text, extents in spill.placed(read_source, with_doc=True) if reading.needs_texts else ():
+            reading.add(doc, text, extents)
+        return {**merged.result(store, args.k, ranked.found(), chunking), "splitter_index": reading.result()}
     finally:
         spill.close()

@@ -76,18 +76,39 @@ _WORD_VALUE = re.compile(
     r"(?=\s(?:[a-z]+\s){0,2}[a-z]{3,}s\b)(?![\w-])",
     re.I,
 )
-_UNIT_AFTER = re.compile(r"\s?(?:%|\(\s?\d[\d.]*\s?%\s?\)|(?:(?:" + _UNIT + r")(?![\w]))(?:\s(?:million|billion))?)")
+# "in" is inches only where no word follows ("a 2 – 1 win in a shootout" measures nothing in inches)
+_UNIT_AFTER = re.compile(r"\s?(?:%|\(\s?\d[\d.]*\s?%\s?\)|(?:(?:" + _UNIT + r")(?![\w])(?<!in)|in(?![\w]| [\w]))"
+                         r"(?:\s(?:million|billion))?)")
+# a game's score, "4 – 3" or wikitext's "4 @-@ 3": a quantity of the team that is the subject of a result verb
+SCORE = re.compile(r"(?<![\w.,@/:–-])(?<![–-] )\d{1,2}\s?(?:–|-|@-@)\s?\d{1,2}(?![\w.,]|\s?(?:–|-|@-@)\s?\d)")
 _WORD = re.compile(r"[^\W_](?:[\w'’.&-]*[\w'’&])?")
 _DATE_NEAR = re.compile(r"\b(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b\.?\s*$", re.I)
 _DATE_AFTER = re.compile(r"\s*(?:,\s*)?(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b", re.I)
 _TIME_AFTER = re.compile(r"\s?(?:a\.?m\.?|p\.?m\.?|bc|ad|bce|ce|ma)\b", re.I)
 _CLOCK_UNIT = re.compile(r"seconds|second|s|minutes|minute|min|hours|hour|h|days|day|weeks|months|years")
 _CLOCK_AFTER = re.compile(r" (?:remaining|left|to go|later|ago|earlier|before|after|into)\b")
-_SCORE_AFTER = re.compile(r"\s?[–-]\s?\d")
+_SCORE_AFTER = re.compile(r"\s?(?:[–-]|@-@)\s?\d")
 # a score or a record that names what it is ("a 3 – 2 lead", "an 18 – 21 – 2 record"): a quantity
 _RECORD = re.compile(r"(?<![\d–-] )(?<![\w.,@/:–-])\d{1,3}(?:\s?[–-]\s?\d{1,3}){1,2}\s(?:record|lead|shutout|start|win|victory|loss|defeat)\b")
 
 
+
+
+# a past form after a single capitalised word opening a sentence makes it the subject of an act
+# ("Columbus held a 3 – 2 lead", "Blackie paid £ 25"), as common nouns rarely open one that way
+_ACT = re.compile(r" (?:[a-z]{3,}ed|held|won|beat|paid|lost|made|took|sold|bought|built|gave|kept|led|drew|wrote|got"
+                  r"|fought|struck|sank|shot|hit|ran|spent|set|scored)\b")
+
+
+def _acts(text: str, word: str, end: int, e: int) -> bool:
+    """Whether a single word opening a sentence is a name by what follows it: a past form, when the
+    word is no plural ("Sales rose") and ends as few common nouns do."""
+    plural = word.endswith("s") and not word.endswith(("us", "is", "as", "ss", "os"))
+    return not plural and not word.endswith(("tion", "ment", "ity", "ness", "ance", "ence", "ing", "ure", "age", "ism")) \
+        and bool(_ACT.match(text, end, e))
+
+
+_ROUTE = re.compile(r"[A-Z]{1,3} @-@ \d{1,4}(?![\w@])")
 
 
 def _is_name_word(w: str) -> bool:
@@ -110,6 +131,12 @@ def names(text: str, s: int, e: int, named=None) -> list[tuple[int, int]]:
         w = text[a:b]
         opener = first
         first = False
+        route = _ROUTE.match(text, a, e)
+        if route:  # wikitext's "N @-@ 88": a road's name, its number a part of it
+            names.append(route.span())
+            while i < len(words) and words[i][0] < route.end():
+                i += 1
+            continue
         if not _is_name_word(w) or (opener and w.lower() in SENTENCE_OPENERS) or w.lower().rstrip(".") in LABEL_WORDS:
             # an abbreviated species ("P. falciparum"): a capital, a full stop, a lower-case word
             if len(w) == 1 and w.isupper() and i + 1 < len(words) and text[words[i + 1][0]].islower() \
@@ -142,7 +169,7 @@ def names(text: str, s: int, e: int, named=None) -> list[tuple[int, int]]:
         if count > MAX_NAME_WORDS:
             pass  # a title or heading in capitals
         elif count >= 2 or not opener or any(c.isupper() or c.isdigit() for c in single[1:]) \
-                or (named is not None and named(single)):
+                or (named is not None and (named(single) or (_acts(text, single, end, e) and named(single, False)))):
             names.append((a, end))
         i = run_end + 1
     return names

@@ -17,12 +17,14 @@ fact is a false alarm a user acts on.
   (EMX-2)"), the name as the subject of a verb stating the value within `GAP_WORDS` words ("Harrow
   Lock lifts barges 11.5 m", "the East Terminal, which handles about 4,200 containers"), a short
   clause after a name that opens the sentence ("The Brannock Hill Station, cut into ... in 1994, can
-  deliver 1,200 MW"), "At 1,250 m, Varga Pass is ...". A value that measures another noun ("we cut
-  the federal deficit by $160 billion because Medicare ...") gives none.
+  deliver 1,200 MW"), "At 1,250 m, Varga Pass is ...", and (`judge.fact_shapes`) a subject team's
+  scores, a clause after a comma whose subject is the sentence's name ("..., posting a 3 – 1 – 2
+  record"), a conversion in brackets and what a price paid for. A value that measures another noun
+  ("we cut the federal deficit by $160 billion because Medicare ...") gives none.
 
 Known misses (counted in `docs/facts.md`): numbers in words that no plural noun follows, a name and
-value further apart or across a clause, a lower-case name ("10 nM axin"), scores that do not say
-what they measure, and modifiers ("a 20-foot ram").
+value further apart or across a clause, a lower-case name ("10 nM axin"), values in a list after the
+first, and modifiers ("a 20-foot ram").
 
 Every offset is a code-point index into the document, half-open, as everywhere in the core. The work
 is linear in the text: each line is read once, each look-up is a bisection, and names and gaps are
@@ -34,14 +36,10 @@ from bisect import bisect_left, bisect_right
 
 from ragsim.judge.fact_tables import LINE_ENDS, SPLIT_LINES, TABLE_ROW, Fact, is_header_row, plain_row_fact, \
     plain_rows, reference_line, table_facts
-from ragsim.judge.fact_words import NUMBER_WORD, SENTENCE_OPENERS, names as find_names, values as find_values
+from ragsim.judge.fact_shapes import CLAUSE_BREAKS, follows_on, scores, subject_clauses
+from ragsim.judge.fact_words import MONTHS, NUMBER_WORD, SCORE, SENTENCE_OPENERS, names as find_names, values as find_values
 from ragsim.text.sentences import split_sentences
 
-# words between a name and its value that end the clause: the value belongs to something else
-CLAUSE_BREAKS = frozenset(
-    "which who whom whose that because although though but while when where whereas if unless since"
-    " and or nor than compared versus vs after before until".split()
-)
 # verbs that state a quantity of their subject ("Harrow Lock lifts barges 11.5 m"); any word ending in
 # "ed" counts too ("Blackie paid", "Novak Yard employed")
 VERBS = frozenset(
@@ -102,17 +100,18 @@ def _sentence_facts(text: str, s: int, e: int, named=None) -> list[Fact]:
     if not _CAPITAL.search(text, s, e) or not _may_count(text, s, e):
         return []  # no name is written in it, or no quantity
     values = find_values(text, s, e)
-    if not values:
+    if not values and not SCORE.search(text, s, e):
         return []
     names = find_names(text, s, e, named)
     if not names:
         return []
     name_starts = [n[0] for n in names]
     values = [v for v in values if not _inside(names, name_starts, v[0])]  # a number inside a name is the name's
+    facts = [Fact(names[0], v, (s, e)) for v in scores(text, names[0], s, e)]
     if not values:
-        return []
+        return facts
     value_starts = [v[0] for v in values]
-    facts, taken = [], set()
+    taken = set()
 
     def pair(n, v):
         facts.append(Fact(n, v, (s, e)))
@@ -126,16 +125,9 @@ def _sentence_facts(text: str, s: int, e: int, named=None) -> list[Fact]:
         i = bisect_left(name_starts, at)
         return names[i] if i < len(names) else None
 
-    for v in values:  # "from 2.0 (EMX-2) to 11.0 (LafMS03)": a value, then its name alone in brackets
-        n = name_from(v[1])
-        if n is not None and _BRACKETED.fullmatch(text, v[1], n[0]) and text[n[1] : n[1] + 1] == ")":
+    for n, v in _value_first(text, s, e, values, name_from):
+        if v not in taken:
             pair(n, v)
-    first = values[0]  # "At 1,250 m, Varga Pass is ...": the sentence opens on the name's value
-    if first not in taken and _OPENING_AT.fullmatch(text, s, first[0]):
-        n = name_from(first[1])
-        after = _WORD_AFTER.match(text, n[1], e) if n is not None else None
-        if after and _COMMA.fullmatch(text, first[1], n[0]) and _verb(after.group(1).lower()):
-            pair(n, first)
     for i, n in enumerate(names):
         v = value_from(n[1])
         if v is None or v in taken:
@@ -150,11 +142,35 @@ def _sentence_facts(text: str, s: int, e: int, named=None) -> list[Fact]:
             if v is not None and v not in taken and (m is None or m[0] >= v[0]) and v[0] - close <= MAX_GAP_CHARS \
                     and _verb_gap(text[close : v[0]].split(), head=False):
                 pair(n, v)
+    for v in subject_clauses(text, names, values, s):
+        if v not in taken:
+            pair(names[0], v)
     for v in values:  # "about 90% of Reykjavik", "1,000 billionaires in America": the value, then its name
         n = None if v in taken else _name_after(text, v, e, name_from)
         if n is not None:
             pair(n, v)
+    for f in list(facts):
+        v = value_from(f.value[1])
+        if v is not None and v not in taken and follows_on(text, f.value, v):
+            pair(f.name, v)
     return sorted(facts, key=lambda f: f.value)
+
+
+def _value_first(text: str, s: int, e: int, values: list, name_from) -> list:
+    """The shapes where the value comes before its name: "from 2.0 (EMX-2) to 11.0 (LafMS03)" (the
+    name alone in brackets), "At 1,250 m, Varga Pass is ..." and "Four miles ( 6 @.@ 4 km ) later ,
+    N @-@ 88 turns east" (the sentence opens on the value, then the name and its verb)."""
+    out = []
+    for v in values:
+        n = name_from(v[1])
+        if n is not None and _BRACKETED.fullmatch(text, v[1], n[0]) and text[n[1] : n[1] + 1] == ")":
+            out.append((n, v))
+    first = values[0]
+    n = name_from(first[1]) if _OPENING_AT.fullmatch(text, s, first[0]) else None
+    after = _WORD_AFTER.match(text, n[1], e) if n is not None else None
+    if after and _LEAD_IN.fullmatch(text, first[1], n[0]) and _verb(after.group(1).lower()):
+        out.append((n, first))
+    return out
 
 
 def _name_after(text: str, v: tuple[int, int], e: int, name_from):
@@ -165,7 +181,10 @@ def _name_after(text: str, v: tuple[int, int], e: int, name_from):
     n = name_from(m.end()) if m else None
     if n is None or n[0] != m.end() or _PLURAL_ACRONYM.fullmatch(text, *n) or _modifies(text, n, e):
         return None
-    return None if any(w in CLAUSE_BREAKS or w.endswith("ing") for w in m.group().split()) else n
+    words = m.group().split()
+    # "vehicles traveling east of": a participle makes the name its object; "manufacturing jobs in": an adjective
+    participle = any(w.endswith("ing") and not words[i + 1].endswith("s") for i, w in enumerate(words[:-1]))
+    return None if participle or any(w in CLAUSE_BREAKS for w in words) else n
 
 
 def _modifies(text: str, name: tuple[int, int], e: int) -> bool:
@@ -188,7 +207,8 @@ _BRACKETED = re.compile(r" ?\(")
 _OF_NAME = re.compile(r"(?: [a-z][a-z'’-]*){0,4}? (?:of|in|at|among) (?:the )?(?=[^\W\d_a-z])")
 _PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")  # "ORFs", "SNPs": a plural of a common noun, not a name
 _COMMA = re.compile(r" ?, ?")
-_OPENING_AT = re.compile(r"(?:At|With) ")
+_OPENING_AT = re.compile(r"(?:At |With |For the next )?")
+_LEAD_IN = re.compile(r"(?:\s?\([^()]{1,30}\))?(?: later)? ?, ?")
 _WORD_AFTER = re.compile(r" (\w+)")
 # the value set off after its name: "Galle Ring, at 42,000 km", "Adams Ring, 63,000 km from", "Name (V", "Name: V"
 _APPOSITION = re.compile(r"\s?(?:,|:|\(|–|-)\s?(?:(?:at|of|about|around|some|nearly|approximately|over|under|with|only|just"
@@ -226,10 +246,11 @@ def _verb_gap(words: list[str], head: bool = True, plural: bool = False, guess: 
         or (head and then and first.isalpha() and first not in NOT_HEADS and _verb(then))
     if not verb:
         return False
-    for w in words:
+    for i, w in enumerate(words):
         lw = w.lower().strip("'’")
-        if lw in CLAUSE_BREAKS or (lw and lw[0].isdigit()) or w[0].isupper():
-            return False
+        if (lw in CLAUSE_BREAKS and not (lw in ("after", "before") and i == len(words) - 1)) \
+                or (lw and lw[0].isdigit()) or (w[0].isupper() and lw not in MONTHS):
+            return False  # "after two games" measures the time it took; "started March with" names a month
     return True
 
 
@@ -278,6 +299,7 @@ def _owns(text: str, name: tuple[int, int], value: tuple[int, int], s: int) -> b
     return _verb_gap(words, head=last not in PREPOSITIONS, plural=plural)
 
 
+_LOWER_WORD = re.compile(r"\b[a-z][a-z'’-]*")
 _MID_CAPITAL = re.compile(r"(?<=[a-z,;] )[A-Z][\w'’-]+")
 
 
@@ -285,11 +307,18 @@ def detect(text: str) -> list[Fact]:
     """Every name-value fact of a document, in order of position."""
     facts = []
     mid: list = []
+    seen: list = []
 
-    def named(word: str) -> bool:  # the document's words written capitalised inside a sentence, read once
-        if not mid:
-            mid.append({m.group() for m in _MID_CAPITAL.finditer(text)})
-        return word in mid[0]
+    def named(word: str, inside: bool = True) -> bool:
+        """Whether the document writes `word` capitalised inside a sentence, or (not `inside`)
+        never in lower case; each list is read once, when first asked."""
+        if inside:
+            if not mid:
+                mid.append({m.group() for m in _MID_CAPITAL.finditer(text)})
+            return word in mid[0]
+        if not seen:
+            seen.append({m.group() for m in _LOWER_WORD.finditer(text)})
+        return word.lower() not in seen[0]
 
     rows = plain_rows(text) if _DIGIT.search(text) else {}
     for ls, le in _lines(text, rows):

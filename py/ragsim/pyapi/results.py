@@ -197,6 +197,9 @@ class Inspection(Result):
 
     def html(self) -> str:
         lines = [s.get("line") or f"{s['doc']}: no splitter named" for s in self._data["splitter"]]
+        whole = self._data.get("splitter_index")
+        if whole and (len(lines) > 1 or whole.get("metadata_tokens")):  # one reading of the index, as the report says
+            lines = [whole["line"]]
         bars, bands = {}, {}
         for c in self._data["chunks"]:
             if c["start"] is not None:

@@ -69,6 +69,7 @@ class Options:
     weights: tuple = WEIGHTS
     given: object = None
     by_query: object = None  # {query text: Given}: the host's cosines for the question set's queries
+    embedding: dict | None = None  # the user's own model, {"endpoint", "model"}: None for all-MiniLM-L6-v2
 
 
 def read_options(r: dict) -> Options:
@@ -86,10 +87,24 @@ def read_options(r: dict) -> Options:
     if by_query is not None and not (isinstance(by_query, dict) and all(isinstance(q, str) for q in by_query)):
         raise RequestError("retrieval.question_similarities",
                            "Give retrieval.question_similarities as {query: [[document id, start, end, similarity], ...]}.")
-    return Options(method=method, c=c, weights=(float(weights[0]), float(weights[1])),
+    return Options(method=method, c=c, weights=(float(weights[0]), float(weights[1])), embedding=read_embedding(r),
                    given=None if given is None else Given.read(given),
                    by_query=None if by_query is None else
                    {q: Given.read(v, f"retrieval.question_similarities[{q[:40]!r}]") for q, v in by_query.items()})
+
+
+def read_embedding(r: dict) -> dict | None:
+    """`retrieval.embedding`: the user's own model at an OpenAI-compatible endpoint,
+    `{"endpoint": base URL, "model": name}`, or None (all-MiniLM-L6-v2)."""
+    e = r.get("embedding")
+    if e is None:
+        return None
+    ok = (isinstance(e, dict) and set(e) <= {"endpoint", "model"}
+          and all(isinstance(e.get(f), str) and e[f].strip() and len(e[f]) <= 2000 for f in ("endpoint", "model")))
+    if not ok:
+        raise RequestError("retrieval.embedding", 'Give retrieval.embedding as {"endpoint": "http://localhost:11434/v1", '
+                           '"model": "nomic-embed-text"}: the OpenAI-compatible base URL and the model\'s name.')
+    return {"endpoint": e["endpoint"].strip(), "model": e["model"].strip()}
 
 
 class Given:
@@ -138,11 +153,16 @@ def register_host(make) -> None:
 
 def cpython_host():
     """The registered host's embedder; a sentence when there is none or it cannot start."""
+    return _start_host(None)
+
+
+def _start_host(embedding: dict | None):
+    """The registered host's embedder, of the user's model when `embedding` names one."""
     if not HOSTS:
         raise RequestError("retrieval.method", "Dense retrieval needs the model's host, which this Python has not "
                            "loaded: call ragsim.host.register() first (python -m ragsim does), or pass retrieval.similarities.")
     try:
-        return HOSTS[0]()
+        return HOSTS[0]() if embedding is None else HOSTS[0](embedding)
     except ImportError as exc:  # a Python without the host module's own imports
         raise RequestError("retrieval.method",
                            "Dense retrieval needs onnxruntime here: in the ragsim checkout, .venv/bin/pip install -e \".[dense]\".") from exc
@@ -159,10 +179,12 @@ def rerank(options: Options, query: str, keys: list, texts: list[str], bm25_scor
     The similarities come from the request (`options.given`), else from the session's host
     (`session.dense`, if a caller set one), else from CPython's onnxruntime host. When the request's
     similarities lack some chunks, the ranking is BM25's for now and the report says `pending`."""
-    host = options.given or getattr(session, "dense", None) or cpython_host()
+    host = options.given or getattr(session, "dense", None) or _start_host(options.embedding)
     similarities = host.similarities(query, texts, keys)
-    # where all-MiniLM-L6-v2 stops reading; a host of another model (`truncates` False) has its own limit
-    ends = read_ends(texts) if getattr(host, "truncates", True) else [None] * len(texts)
+    # where all-MiniLM-L6-v2 stops reading; another model (`truncates` False, or named in the
+    # request) has its own limit, which ragsim does not know
+    mini = getattr(host, "truncates", True) and options.embedding is None
+    ends = read_ends(texts) if mini else [None] * len(texts)
     report = {"method": options.method, "pending": similarities is None, "read_ends": ends}
     if similarities is None:
         return bm25_scores, ranking.rank(bm25_scores), report
@@ -205,6 +227,8 @@ def encode(req, judged, out: dict) -> None:
         "answer_unread": sorted(p + 1 for p, h in judged.held.items()
                                 if h == "whole" and ends[p] is not None and ends[p] < span_end),
     }
+    if req.retriever.embedding is not None:  # the user's own model ranked: named on every verdict
+        out["dense"]["model"] = req.retriever.embedding["model"]
 
 
 def finish(req, out: dict) -> None:
@@ -255,7 +279,8 @@ class QuestionRanker:
     def __init__(self, req, session=None):
         self.options = req.retriever
         given = self.options.given is not None or self.options.by_query is not None
-        self.host = GivenByQuery(self.options, req.query) if given else (getattr(session, "dense", None) or cpython_host())
+        self.host = GivenByQuery(self.options, req.query) if given else (
+            getattr(session, "dense", None) or _start_host(self.options.embedding))
         self.ids = [d["id"] for d in req.docs]
         self.pending = False
 

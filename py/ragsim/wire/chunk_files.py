@@ -15,10 +15,11 @@ import json
 import re
 
 from ragsim.errors import RequestError
+from ragsim.wire import chunk_exports
 from ragsim.wire import chunk_records as records  # its limits read when used (a test may lower them)
 from ragsim.wire.chunk_records import (
     check_count, check_depth, check_json, document_of, from_row, loads_or_none, loads_record, offsets, source_of,
-    too_long)
+    too_long, with_node)
 
 MAX_FILE_BYTES = 200_000_000
 KINDS = ("jsonl", "json", "csv")
@@ -60,6 +61,7 @@ def parse(name: str, text: str, *, text_field=None, doc_field=None, progress=Non
     if kind == "llamaindex" or (isinstance(data, dict) and "docstore/data" in data):
         return "llamaindex", read_docstore(data, name, doc_field=doc_field, progress=progress)
     saved = saved_store(data, name) if isinstance(data, dict) else None
+    saved = saved or chunk_exports.exported_store(data, name)  # Elasticsearch, Weaviate, Pinecone
     if saved is not None:
         check_count(len(saved[1]), name)
         return saved[0], _chunks(saved[1], text_field, doc_field, progress)
@@ -115,6 +117,8 @@ def record(row, position: int, text_field, doc_field, where: str) -> dict:
                                     f"JSON object such as {{\"page_content\": ..., \"metadata\": {{...}}}}.")
     if row.get("lc") == 1 and isinstance(row.get("kwargs"), dict):
         row = row["kwargs"]  # LangChain's dumpd() of a Document
+    elif isinstance(row.get("_source"), dict):
+        row = chunk_exports.hit_row(row)  # an Elasticsearch/OpenSearch hit (elasticdump's lines)
     chunk = from_row(row, str(position), candidates=RECORD_TEXT, text_field=text_field, doc_field=doc_field, where=where)
     return exported(row, chunk) if doc_field is None else chunk
 
@@ -140,8 +144,9 @@ def exported(row: dict, chunk: dict) -> dict:
         return chunk
     start, end = row.get("start"), row.get("end")
     ok = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (start, end))
+    kept = {"metadata_str": row["metadata_str"]} if isinstance(row.get("metadata_str"), str) else {}  # LlamaIndex's
     return {**chunk, "doc": row["doc"], "start": start if ok else None, "end": end if ok else None,
-            "placement": row["placement"]}
+            "placement": row["placement"], **kept}
 
 
 def load_json(name: str, text: str):
@@ -243,5 +248,5 @@ def _node_chunk(node_id: str, node: dict, name: str, doc_field) -> dict:
     start, end = offsets(text, metadata, node.get("start_char_idx"), node.get("end_char_idx"))
     where = f"Node {node_id!r} in {name.replace(chr(92), '/').rsplit('/', 1)[-1]}"
     check_depth(metadata, where)
-    return {"id": node_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
-            "metadata": metadata, "start": start, "end": end}
+    return with_node({"id": node_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
+                      "metadata": metadata, "start": start, "end": end}, node)

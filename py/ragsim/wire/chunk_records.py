@@ -13,6 +13,7 @@ import re
 
 from ragsim import limits
 from ragsim.errors import RequestError
+from ragsim.wire.node_metadata import metadata_str
 
 MAX_CHUNKS = 200_000
 # One chunk's record (a line of JSON Lines, a row of CSV, a serialised node) holds at most this many
@@ -32,10 +33,11 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string, escapes incl
 # Payload fields holding the chunk text, first found wins: LangChain's vector stores (page_content),
 # LlamaIndex's and LangChain's LanceDB (text), LlamaIndex's serialised node (a JSON string whose
 # "text" is the chunk, and which carries its offsets and metadata).
-PAYLOAD_TEXT = ("page_content", "text", "_node_content")
+PAYLOAD_TEXT = ("page_content", "text", "_node_content", "content")  # content: Haystack's Document
 # Metadata keys naming the source document, first found wins: LangChain loaders (source),
 # LlamaIndex's SimpleDirectoryReader (file_path), LlamaIndex's vector stores (ref_doc_id, doc_id).
-DOC_FIELDS = ("source", "file_path", "ref_doc_id", "doc_id")
+DOC_FIELDS = ("source", "file_path", "file_name", "ref_doc_id", "doc_id")
+NESTED = "meta"  # Haystack's Document keeps its metadata (file_path, split_idx_start) under meta
 ONE_DOCUMENT = "document"
 # LlamaIndex's bookkeeping in a flat payload: not the user's metadata.
 _NODE_KEYS = ("_node_content", "_node_type")
@@ -110,6 +112,8 @@ def check_depth(metadata, where: str) -> None:
 
 
 def _offset(value) -> int | None:
+    if isinstance(value, float) and value.is_integer() and 0 <= value < 2**53:
+        value = int(value)  # Pinecone keeps every metadata number as a float: start_index 1234.0
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
@@ -123,7 +127,7 @@ def offsets(text: str, metadata: dict, start=None, end=None) -> tuple[int | None
         start, end = _offset(metadata.get("start_char_idx")), _offset(metadata.get("end_char_idx"))
     for key in ("start_index", "split_idx_start"):
         if start is None:
-            start, end = _offset(metadata.get(key)), None
+            start, end = _offset(lookup(metadata, key)), None
     if start is None:
         return None, None
     return start, end if end is not None else start + len(text)
@@ -133,15 +137,29 @@ def document_of(metadata: dict, doc_field: str | None, ref_doc: str | None, wher
     """The document a chunk came from: the key the user names, else the first of DOC_FIELDS, else
     the store's own reference (a LlamaIndex node's SOURCE), else the one document."""
     if doc_field is not None:
-        if metadata.get(doc_field) in (None, ""):
+        if lookup(metadata, doc_field, nested=False) in (None, ""):
             keys = ", ".join(sorted(metadata)) or "none"
             raise RequestError("doc_field", f"{where} has no metadata key {doc_field!r} (its keys: {keys}): "
-                                            f"name the key that says which document it came from.")
-        return str(metadata[doc_field])
+                                            f"name the key that says which document it came from (a nested "
+                                            f"one with dots: meta.file_path).")
+        return str(lookup(metadata, doc_field, nested=False))
     for key in DOC_FIELDS:
-        if metadata.get(key) not in (None, ""):
-            return str(metadata[key])
+        if lookup(metadata, key) not in (None, ""):
+            return str(lookup(metadata, key))
     return str(ref_doc) if ref_doc else ONE_DOCUMENT
+
+
+def lookup(metadata: dict, key: str, nested: bool = True):
+    """`metadata[key]`; a dotted key (`meta.file_path`) walks into nested objects where no key holds
+    the dots; with `nested`, a key missing at the top is looked for in Haystack's `meta`."""
+    if key in metadata:
+        return metadata[key]
+    value = metadata
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    if value is None and nested and isinstance(metadata.get(NESTED), dict):
+        return metadata[NESTED].get(key)
+    return value if "." in key else None
 
 
 def node_content(row: dict, where: str = "A record") -> dict | None:
@@ -214,8 +232,8 @@ def from_row(row: dict, position: str, *, candidates, text_field=None, doc_field
     holder = node if node is not None else row
     start, end = offsets(text, metadata, holder.get("start_char_idx"), holder.get("end_char_idx"))
     ref_doc = source_of(node) or source_of(row)
-    return {"id": chunk_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
-            "metadata": metadata, "start": start, "end": end}
+    return with_node({"id": chunk_id, "text": text, "doc": document_of(metadata, doc_field, ref_doc, where),
+                      "metadata": metadata, "start": start, "end": end}, node)
 
 
 def from_chroma(chunk_id, document, metadata, *, text_field=None, doc_field=None, where: str) -> dict:
@@ -236,5 +254,11 @@ def from_chroma(chunk_id, document, metadata, *, text_field=None, doc_field=None
     check_depth(user, where)
     holder = node or {}
     start, end = offsets(text, user, holder.get("start_char_idx"), holder.get("end_char_idx"))
-    return {"id": str(chunk_id), "text": text, "doc": document_of(user, doc_field, source_of(node), where),
-            "metadata": user, "start": start, "end": end}
+    return with_node({"id": str(chunk_id), "text": text, "doc": document_of(user, doc_field, source_of(node), where),
+                      "metadata": user, "start": start, "end": end}, node)
+
+
+def with_node(chunk: dict, node: dict | None) -> dict:
+    """A LlamaIndex node's chunk carries `metadata_str`, the string its node parser took off the size."""
+    said = metadata_str(node)
+    return chunk if said is None else {**chunk, "metadata_str": said}

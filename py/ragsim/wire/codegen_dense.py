@@ -4,10 +4,57 @@ as comments, the nearest library calls (Chroma's default embedding function, Lan
 EnsembleRetriever) with what they do differently. `codegen` appends these lines to the splitter's.
 """
 
+from urllib.parse import urlsplit
+
 from ragsim.rank.dense import read_options
 from ragsim.fields import get_int
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+OLLAMA_PORT = 11434  # Ollama's default: its own client then, at the server's root
+
+
+def model_lines(embedding: dict | None, query: str) -> list[str]:
+    """Lines that leave the chunks' unit vectors in `vectors` and the query's in `query_vector`:
+    all-MiniLM-L6-v2 through sentence-transformers, or the user's own model (`retrieval.embedding`)
+    through LangChain's client for its server, with LlamaIndex's as a comment."""
+    if embedding is None:
+        return [
+            "from sentence_transformers import SentenceTransformer",
+            "",
+            "# The model reads 256 word pieces of a chunk; a longer chunk's tail is not seen.",
+            f"model = SentenceTransformer({MODEL!r})",
+            "vectors = model.encode(chunks, normalize_embeddings=True)",
+            f"query_vector = model.encode({query!r}, normalize_embeddings=True)",
+        ]
+    url, name = embedding["endpoint"].rstrip("/"), embedding["model"]
+    parts = urlsplit(url)
+    if parts.port == OLLAMA_PORT:
+        root = f"{parts.scheme}://{parts.netloc}"
+        client = [
+            "from langchain_ollama import OllamaEmbeddings",
+            "",
+            "# pip install langchain-ollama",
+            f"# Your model, served by Ollama (LlamaIndex: OllamaEmbedding(model_name={name!r}, base_url={root!r})).",
+            f"embeddings = OllamaEmbeddings(model={name!r}, base_url={root!r})",
+        ]
+    else:
+        client = [
+            "from langchain_openai import OpenAIEmbeddings",
+            "",
+            "# pip install langchain-openai",
+            "# Your model at its OpenAI-compatible endpoint (LlamaIndex: OpenAILikeEmbedding(model_name=",
+            f"# {name!r}, api_base={url!r})). check_embedding_ctx_length=False sends the texts",
+            "# themselves rather than tiktoken ids, which only OpenAI's own models read.",
+            f"embeddings = OpenAIEmbeddings(base_url={url!r}, model={name!r},",
+            '                              api_key="unused",  # a local server needs none; a hosted one, your key',
+            "                              check_embedding_ctx_length=False)",
+        ]
+    return ["import numpy as np"] + client + [
+        "vectors = np.array(embeddings.embed_documents(chunks))",
+        "vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)  # unit length, as ragsim keeps them",
+        f"query_vector = np.array(embeddings.embed_query({query!r}))",
+        "query_vector /= np.linalg.norm(query_vector)",
+    ]
 
 
 def dense_lines(retrieval: dict, query: str) -> list[str]:
@@ -15,16 +62,10 @@ def dense_lines(retrieval: dict, query: str) -> list[str]:
     for `method: dense`, the top k in `top`."""
     options = read_options(retrieval)
     k = get_int(retrieval, "k", "retrieval.k", minimum=1)
-    lines = [
-        "",
-        "from sentence_transformers import SentenceTransformer",
-        "",
-        "# The model reads 256 word pieces of a chunk; a longer chunk's tail is not seen.",
-        f"model = SentenceTransformer({MODEL!r})",
-        "vectors = model.encode(chunks, normalize_embeddings=True)",
-        f"query_vector = model.encode({query!r}, normalize_embeddings=True)",
-        "similarities = [float(v @ query_vector) for v in vectors]  # cosine: the vectors are unit length",
-    ]
+    lines = ["", *model_lines(options.embedding, query),
+             "similarities = [float(v @ query_vector) for v in vectors]  # cosine: the vectors are unit length"]
+    if options.method == "dense" and options.embedding is not None:
+        return lines + [f"top = sorted(range(len(chunks)), key=lambda i: (-similarities[i], i))[:{k}]"]
     if options.method == "dense":
         lines += [
             f"top = sorted(range(len(chunks)), key=lambda i: (-similarities[i], i))[:{k}]",

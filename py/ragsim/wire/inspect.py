@@ -20,12 +20,14 @@ calls `inspect_json`.
 from ragsim.errors import RequestError
 from ragsim.judge import fact_chunks, facts as fact_rules, overlap_advice, stored_checks
 from ragsim.judge.identify import identify
+from ragsim.judge.identify_index import IndexReading
 from ragsim.judge.stored import Stored, align, read_chunks, to_splits
 from ragsim.wire import audit as corpus_audit
 from ragsim.wire import chunk_files
 from ragsim.wire.api import simulate
 from ragsim.wire.inspect_compare import compare
 from ragsim.wire.jsonio import json_call
+from ragsim.wire.place_by_text import by_text
 from ragsim.wire.question_io import find_corpus, format_of, read_set, to_request
 from ragsim.text.index import DocIndex
 
@@ -51,7 +53,7 @@ def _inspect(request) -> dict:
     records = read_records(request)
     sources = read_sources(request.get("documents"))
     pages = [page_of(r) for r in records]
-    stored = [_matched(c, sources, page) for c, page in zip(read_chunks(records), pages)]
+    stored = by_text([_matched(c, sources, page) for c, page in zip(read_chunks(records), pages)], sources, Stored)
     al = align(stored, {d["id"]: d["text"] for d in sources})
     phrases = _phrases(request.get("phrases"))
     tokenizer = request.get("tokenizer")
@@ -61,6 +63,7 @@ def _inspect(request) -> dict:
         entry["source"] = "phrase"
     out["unplaced"] = [c.id for c in al.chunks if c.start is None]
     out["splitter"] = splitters(al, request.get("tokenizers"))
+    out["splitter_index"] = index_reading(out["splitter"], al, node_metadata(records, stored))
     if request.get("chunking") is not None:  # a splitter named by the caller: does it make these chunks?
         out["compared"] = compare(request["chunking"], al)
     documents = _documents(al, sources)
@@ -116,12 +119,14 @@ def export_records(request: dict) -> list[dict]:
     `{id, doc, start, end, placement, text, metadata}` (the form the page and `inspect` read back)."""
     records = read_records(request)
     sources = read_sources(request.get("documents"))
-    stored = [_matched(c, sources, page_of(r)) for c, r in zip(read_chunks(records), records)]
+    stored = by_text([_matched(c, sources, page_of(r)) for c, r in zip(read_chunks(records), records)], sources, Stored)
     al = align(stored, {d["id"]: d["text"] for d in sources})
     report = stored_checks.chunks_report(al)
     exported_placements(records, report)
     return [{"id": c["id"], "doc": c["doc"], "start": c["start"], "end": c["end"], "placement": c["placement"],
-             "text": r["text"], "metadata": r.get("metadata") or {}} for c, r in zip(report, records)]
+             "text": r["text"], "metadata": r.get("metadata") or {},
+             **({"metadata_str": r["metadata_str"]} if isinstance(r.get("metadata_str"), str) else {})}
+            for c, r in zip(report, records)]
 
 
 def read_records(request: dict) -> list:
@@ -201,6 +206,24 @@ def splitters(al, tokenizers=None) -> list[dict]:
         extents = [None if c.start is None else (c.start, c.end) for c in rows]
         out.append(identify(d.text, extents, [c.text for c in rows], doc=d.id, tokenizers=tokenizers))
     return out
+
+
+def node_metadata(records: list, stored: list) -> dict:
+    """Each document's LlamaIndex metadata string (`metadata_str`, its first chunk's), where known."""
+    out = {}
+    for r, c in zip(records, stored):
+        if isinstance(r, dict) and isinstance(r.get("metadata_str"), str):
+            out.setdefault(c.doc, r["metadata_str"])
+    return out
+
+
+def index_reading(rows: list[dict], al, metadata: dict) -> dict | None:
+    """One reading of the index (`judge.identify_index`) from the documents' rows."""
+    reading = IndexReading(rows, metadata)
+    if reading.needs_texts:
+        for d in al.documents:
+            reading.add(d.id, d.text, [(c.start, c.end) for c in al.placed(d.id)])
+    return reading.result()
 
 
 def _documents(al, sources: list[dict]) -> list[dict]:
