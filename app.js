@@ -16,7 +16,8 @@
 
 import { $ } from "./assets/js/dom.js";
 import { DEFAULT_STRATEGY, FIELD_LABELS, buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
-import { defaultOverlaps, defaultState, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
+import { QUESTION_WENT, defaultOverlaps, defaultState, hasOwnText, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
+import { attachSkipLink, followExampleQuestion, watchFragment, watchPastes } from "./assets/js/your-text.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
 import { readPdfsWith } from "./assets/js/collection.js";
 import { Supervisor } from "./assets/js/supervisor.js";
@@ -47,10 +48,11 @@ import { QuestionScores } from "./assets/js/question-scores.js";
 import { SettingsMap, bestCell, defaultGrid, parseNumbers, placeWords, MAX_CELLS } from "./assets/js/panels/settings-map.js";
 import { pickAxes, semanticAxes, waitsForVectors, withKeptVectors } from "./assets/js/semantic-map.js";
 import { AskPanel } from "./assets/js/ask-panel.js";
-import { YourIndex } from "./assets/js/your-index.js";
+import { YourIndex, dropRebuiltName } from "./assets/js/your-index.js";
 import { YourModelPanel } from "./assets/js/your-model.js";
 import { TIMEOUTS as EMBED_TIMEOUTS } from "./assets/js/endpoint-embedder.js";
 import { IndexPanel } from "./assets/js/render/index-panel.js";
+import { FixNote } from "./assets/js/panels/fix-note.js";
 import { SemanticPanel, semanticOf } from "./assets/js/render/semantic-panel.js";
 import { ruleOf } from "./assets/js/semantic-threshold.js";
 import "./assets/js/offline.js"; // the service worker, registered once Python is ready
@@ -76,7 +78,10 @@ const share = new Share({ store, info: (note) => marks.info(note) });
 attachCopyCommand({ store, share });
 const computer = new Computer({
   store, controls, asks,
-  onResult: (last) => { store.last = last; showMessage(null, true); results.render(last); showQuestions(last); yourIndex.follow(); },
+  onResult: (last) => {
+    store.last = last; showMessage(null, true); results.render(last); showQuestions(last); yourIndex.follow();
+    if (fixNote && !store.embed) fixNote.show(last); // what keeps a cut answer whole, once the page rests
+  },
   onProblem: (text) => {
     showMessage(text, store.last !== null);
     if (text && !store.last) renderVerdictProblem(text); // nothing computed yet: the verdict box says why
@@ -103,13 +108,14 @@ const yourIndex = new YourIndex({ store, changed, restructured: () => documents.
 const bigText = new BigText({ input: docInput, info: (note) => marks.info(note), onEdit: (text, caret) => editDocument(text, caret),
   current: () => ({ id: selectedId(store.state), title: store.state.docs[store.state.sel].title, text: store.state.doc }) });
 // Find in the whole selected document, its hits marked as the answer on request.
-new FindText({ store, docInput, mark: (span, note) => marks.set(span, note) });
+new FindText({ store, docInput, mark: (span, note) => marks.set(span, note, true) });
 const persist = new Persist({ store, onLoad: (state, notes) => useState(state, notes), info: (note) => marks.info(note) });
 let supervisor = null; // the worker, kept alive (supervisor.js)
 
 const questionSet = new QuestionSet({ store, changed, sync, syncList: () => documents.syncList(), info: (note) => marks.info(note),
   send: (m) => (computer.gate ? computer.gate.send(m) : Promise.resolve({ ok: false, error: { message: "Python is still loading; try again in a moment." } })) });
 let settingsMap = null; // the heatmap, once the worker runs
+let fixNote = null; // the fix for a cut answer, under the sliders (once the worker runs)
 let questionScores = null; // the set's scores, asked for after each result (once the worker runs)
 
 /** Recompute, and rewrite the URL and the stored state once the controls rest. */
@@ -167,12 +173,18 @@ function setThreshold(t) {
   changed();
 }
 
+const pasted = watchPastes(docInput); // the Document box's last input was a paste or a drop
+
 /** The selected document edited in the box (or, from big-text.js, a big paste kept out of it). */
-function editDocument(text = docInput.value, caret = docInput.selectionEnd) {
+function editDocument(text = docInput.value, caret = docInput.selectionEnd, paste = pasted()) {
   const state = store.state;
   asks.moved(); // typing is a move: nothing waits for the worker behind it
   marks.followEdit(lastDoc, text, caret);
   questionSet.followEdit(lastDoc, text, caret);
+  if (dropRebuiltName(state, lastDoc, text)) documents.syncList();
+  const question = followExampleQuestion(state, lastDoc, text, paste);
+  if (question) controls.sync(state);
+  if (question === "went") marks.info(`Your text is in place of the example; ${QUESTION_WENT}.`);
   lastDoc = text;
   state.doc = text;
   stashSelected(state);
@@ -295,8 +307,16 @@ function onRestart(sentence, reason) {
 
 /** The state the URL fragment describes (at load, and when the fragment changes); at load, the
  * stored state unless the fragment carries documents (persist.js says which wins). */
-async function applyFragment(event) {
-  let { state, embed, notes, hasDocs } = await stateFromFragment(location.hash);
+async function applyFragment(event, afterLink = false) {
+  const hash = location.hash;
+  if (event && !afterLink && /^#?$/.test(hash) && hasOwnText(store.state)) {
+    // the address bar's fragment cleared over text of the user's own: the page stays as it is and
+    // writes its fragment back (over the example, a cleared fragment opens the example afresh)
+    marks.info("Kept your text: clearing the address does not put the example in its place.");
+    share.schedule();
+    return;
+  }
+  let { state, embed, notes, hasDocs } = await stateFromFragment(hash);
   if (!event && !embed) ({ state, notes } = await persist.restore(state, notes, hasDocs));
   showAnswerDocument(state);
   Object.assign(store, { state, embed, memo: {} });
@@ -389,15 +409,17 @@ function readPdfsIn(gate) {
 async function main() {
   buildStats();
   lanes.init($("lanes"), (i) => documents.select(i));
+  attachSkipLink();
   $("mark-selection").addEventListener("click", () => marks.markSelection());
   $("mark-name").addEventListener("click", () => marks.markFactPart("name"));
   $("mark-value").addEventListener("click", () => marks.markFactPart("value"));
   $("clear-mark").addEventListener("click", () => marks.clear());
+  $("extend-mark").addEventListener("click", () => marks.extend());
   // Issue 24: pointing at the Retriever (or reaching it from the keyboard) loads the embedding model
   // and embeds this setting's chunks ahead, so choosing Dense finds part or all of that done.
   const warm = () => computer.prepareDense();
   for (const kind of ["pointerenter", "focus"]) $("param-method").addEventListener(kind, warm);
-  window.addEventListener("hashchange", applyFragment);
+  watchFragment(applyFragment); // the last of one task's changes is applied
   guardPaste(docInput, () => totalChars(store.state), (sentence) => showMessage(sentence, false));
   $("download-state").addEventListener("click", () => persist.download());
   $("load-state").addEventListener("change", async (e) => { await persist.load(e.target.files[0]); e.target.value = ""; });
@@ -415,6 +437,7 @@ async function main() {
     computer.gate = gate;
     readPdfsIn(gate);
     results.code = new CodePanel({ send: (m) => gate.send(m), asks, code: $("code"), status: $("code-status"), copy: $("copy-code") });
+    fixNote = new FixNote({ send: (m) => gate.send(m), asks, line: $("fix-note") });
     startPanels(gate);
   } catch (err) {
     onStatus({ stage: "failed", message: `the worker could not be started (${err.message}).` });

@@ -31,6 +31,7 @@ export const PRIORITY = {
   audit: 3, // the corpus audit
   ask: 3, // your model's prompts
   code: 3, // the equivalent code
+  fix: 3, // what keeps a cut answer whole, said under the sliders
   map: 4, // the settings map
 };
 

@@ -23,12 +23,20 @@ export class Controls {
       const home = p.group === "retrieval" ? "retrieval-controls" : p.kind === "textarea" || p.kind === "text" ? "text-controls" : "slider-controls";
       $(home).append(control.wrap);
     }
-    // Under the sliders (so it moves none of them): a value held below what the user set, for now.
+    // Under the sliders, in a line that keeps its height (so it moves nothing, style.css): a value held
+    // below what the user set, for now; else, at rest, the fix for a cut answer (the FixNote panel).
+    const line = document.createElement("div");
+    line.className = "dock-note";
     this.held = document.createElement("p");
     this.held.id = "held-note";
     this.held.className = "held-note";
     this.held.hidden = true;
-    $("slider-controls").after(this.held);
+    const fix = document.createElement("p");
+    fix.id = "fix-note";
+    fix.className = "fix-note";
+    fix.hidden = true;
+    line.append(this.held, fix);
+    $("slider-controls").after(line);
   }
 
   input(name) {
@@ -102,14 +110,22 @@ export class Controls {
     }
     const unit = unitName(state);
     const text = held.map(({ param, wanted }) => {
-      const rule = bound(param.max, state) === state.size ? "no larger than" : "smaller than";
+      const rule = bound(param.max, state) === state.size ? "within" : "below";
       const u = param.inUnits ? ` ${unit}` : "";
-      return `${param.label} is held at ${state[param.name]}${u} for now: it must be ${rule} the chunk size (${state.size}${u}). ` +
-        `It goes back to your ${wanted}${u} as soon as the size allows.`;
+      return `${param.label} lowered to ${state[param.name]}${u} to stay ${rule} the size (${state.size}${u})${storedWords(param, state)}. ` +
+        `Back to your ${wanted}${u} once the size allows.`;
     }).join(" ");
     if (this.held.textContent !== text) this.held.textContent = text;
     if (this.held.hidden !== !text) this.held.hidden = !text;
   }
+}
+
+/** The storage an overlap held just below the size costs, said with it (a fixed window advances by
+ * size - overlap, so each piece of text is stored about size / (size - overlap) times). */
+function storedWords(param, state) {
+  if (param.name !== "overlap" || !state.overlap || state.size <= state.overlap) return "";
+  const times = state.size / (state.size - state.overlap);
+  return `: about ${times < 10 ? times.toFixed(1) : Math.round(times)}× the text stored`;
 }
 
 /** What a screen reader says for a slider's value: the number with its unit. */

@@ -8,7 +8,7 @@ import { $ } from "./dom.js";
 import { plural } from "./format.js";
 import { EXAMPLE } from "./examples.js";
 import { MAX_DOCUMENTS, loadCollection, readFiles, uniqueId } from "./collection.js";
-import { hasOwnText, selectIndex, stashSelected, useCollection } from "./state.js";
+import { QUESTION_WENT, dropExampleQuestion, hasOwnText, selectIndex, stashSelected, useCollection } from "./state.js";
 import { linkNotes } from "./render/messages.js";
 import { BIG_CHARS, megabytes, progress } from "./big-text.js";
 
@@ -109,7 +109,8 @@ export class Documents {
     state.sel = first;
     state.doc = state.docs[first].text;
     state.example = null;
-    this.info(`Added ${added.length} ${plural(added.length, "document", "documents")}${replace ? " in place of the example" : ""}.`);
+    const went = replace && dropExampleQuestion(state) ? `; ${QUESTION_WENT}` : "";
+    this.info(`Added ${added.length} ${plural(added.length, "document", "documents")}${replace ? " in place of the example" : ""}${went}.`);
     this.restructured();
   }
 

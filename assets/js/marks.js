@@ -4,7 +4,7 @@
 
 import { $ } from "./dom.js";
 import { offsetMap } from "./offsets.js";
-import { followSpan, trimSpan } from "./spans.js";
+import { followSpan, partOfSentence, sentenceAround, trimSpan } from "./spans.js";
 import { selectIndex, selectedId, textOfDoc, titleOf } from "./state.js";
 import { linkNotes } from "./render/messages.js";
 import { announce } from "./render/announce.js";
@@ -23,12 +23,22 @@ export class Marks {
     return this.store.state;
   }
 
-  set(span, how) {
+  /** `hit`: the span is a search hit (the verdict then says it marks the hit, not its sentence). */
+  set(span, how, hit = false) {
     linkNotes.clear();
     this.state.span = span && { ...span, doc: span.doc ?? selectedId(this.state) };
-    this.info(how);
+    this.state.spanHit = hit;
+    const part = hit && span && partOfSentence(textOfDoc(this.state, this.state.span.doc), span);
+    this.info(part ? `${how.slice(0, -1)}: only the hit, ${(span.end - span.start).toLocaleString("en-US")} characters, not its sentence (“Extend to the sentence” marks that).` : how);
     this.show();
     this.changed();
+  }
+
+  /** "Extend to the sentence": the mark grows to the sentence (or sentences) around it. */
+  extend() {
+    const s = this.state, span = s.span;
+    const around = span && sentenceAround(textOfDoc(s, span.doc), span.start, span.end);
+    if (around) this.set({ ...around, doc: span.doc }, "Extended the mark to its sentence.");
   }
 
   clear() {
@@ -39,6 +49,7 @@ export class Marks {
   /** What is marked, unless a note is showing. */
   show() {
     const info = $("mark-info"), state = this.state;
+    $("extend-mark").hidden = !(state.span && partOfSentence(textOfDoc(state, state.span.doc), state.span));
     if (info.dataset.note) return;
     if (!state.span) { info.textContent = state.fact ? "" : "No answer marked."; return; }
     const doc = state.docs.find((d) => d.id === state.span.doc) || state.docs[state.sel];

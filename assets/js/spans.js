@@ -39,6 +39,19 @@ export function sentenceAt(text, i) {
   return trimSpan(text, a, Math.min(e, text.length));
 }
 
+/** The sentences around [start, end): from the start of the sentence holding `start` to the end of
+ * the one holding its last character (never narrower than the span), or null in blank text. */
+export function sentenceAround(text, start, end) {
+  const a = sentenceAt(text, start), b = sentenceAt(text, Math.max(start, end - 1));
+  return a && b ? { start: Math.min(a.start, start), end: Math.max(b.end, end) } : null;
+}
+
+/** Whether [start, end) of `text` is less than the sentence (or sentences) around it. */
+export const partOfSentence = (text, span) => {
+  const around = sentenceAround(text, span.start, span.end);
+  return Boolean(around && (around.start < span.start || around.end > span.end));
+};
+
 /** Where an edit changed `old` into `neu`: [start, oldEnd, newEnd]. `caret` (the selection end after
  * the edit) pins the change's end, so typing next to a mark is never mistaken for typing inside it. */
 function editRegion(old, neu, caret) {

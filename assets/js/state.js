@@ -21,7 +21,7 @@
 // The renderers never see this object: they get a snapshot (below) taken when the request is sent.
 
 import { EXAMPLE } from "./examples.js";
-import { PARAMS, settle, unitName } from "./params.js";
+import { PARAMS, bound, settle, unitName } from "./params.js";
 import { collectionFact } from "./collection.js";
 import { answerSpans } from "./question-wire.js";
 import { factComplete, markedText } from "./spans.js";
@@ -31,7 +31,17 @@ export const DOC_ID = "doc";
 // The overlaps the sweep compares when the user has not typed any, by unit.
 export const DEFAULT_SWEEP = { chars: [0, 25, 50, 100, 150, 300], words: [0, 4, 8, 17, 25, 50] };
 export const defaultOverlaps = (unit) => DEFAULT_SWEEP[unit === "words" ? "words" : "chars"];
-export const sweepOverlaps = (s) => s.overlaps || defaultOverlaps(s.unit);
+const OVERLAP = PARAMS.find((p) => p.name === "overlap");
+/** The largest overlap the splitter takes at this size (Infinity without a size). */
+const overlapMax = (s) => (Number.isFinite(s.size) ? bound(OVERLAP.max, s) : Infinity);
+/** The overlaps the sweep compares: the typed list (else the unit's default), less those the size
+ * cannot take (never empty: 0 always can). */
+export function sweepOverlaps(s) {
+  const kept = (s.overlaps || defaultOverlaps(s.unit)).filter((o) => o <= overlapMax(s));
+  return kept.length ? kept : [0];
+}
+/** The typed overlaps the sweep leaves out at this size (the default's are left out unsaid). */
+export const sweepLeftOut = (s) => (s.overlaps || []).filter((o) => o > overlapMax(s));
 
 export function defaultState() {
   const state = Object.fromEntries(PARAMS.map((p) => [p.name, p.default]));
@@ -113,7 +123,7 @@ export function snapshot(s, request) {
   if (!stored && request.chunking.overlap === undefined) asked.overlap = 0; // a splitter without overlap (the semantic ones): no "0" ticks
   return {
     spans, bands,
-    doc: s.doc, span: s.span, k: s.k, ...asked, strategy: s.strategy, split_by: s.split_by,
+    doc: s.doc, span: s.span, hit: Boolean(s.spanHit), k: s.k, ...asked, strategy: s.strategy, split_by: s.split_by,
     docId, texts, marks, fact, factText,
     ids: request.documents.map((d) => d.id),
     titles: request.documents.map((d) => d.title || d.id),
@@ -121,6 +131,7 @@ export function snapshot(s, request) {
     findDefault: markedText(s, (id) => texts[id] ?? ""),
     unitName: unitName({ ...s, ...asked }),
     overlaps: sweepOverlaps(s), // the overlaps the sweep compares
+    overlapsLeftOut: sweepLeftOut(s), // typed ones the size cannot take (said under the sweep)
     stored, // the bars are your index's chunks, not a splitter's
     index: s.index, // your index's inspection, or null; replaced whole, never changed in place
   };
@@ -136,3 +147,13 @@ export function hasOwnText(state) {
     return Boolean(text && text.trim()) && text !== EXAMPLE.text;
   });
 }
+
+/** The example replaced by text of the user's own (pasted, dropped or opened over it): its question
+ * goes with it, since a question about Tidewater's snapshots would only mislead. True when it went. */
+export function dropExampleQuestion(state) {
+  if (state.q !== EXAMPLE.question) return false;
+  state.q = "";
+  return true;
+}
+
+export const QUESTION_WENT = "the example's question went with it: type your own question";

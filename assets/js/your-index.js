@@ -14,7 +14,8 @@ import { workerMessage } from "./worker-client.js";
 import { plural } from "./format.js";
 import { offsetMap } from "./offsets.js";
 import { useSplitter } from "./params.js";
-import { stashSelected } from "./state.js";
+import { DOC_ID, stashSelected } from "./state.js";
+import { uniqueId } from "./collection.js";
 import { markedText } from "./spans.js";
 
 export const MAX_CHUNK_FILE_BYTES = 32 * 1024 * 1024; // a chunk file read on the page
@@ -144,7 +145,7 @@ export class YourIndex {
     state.index = { name, extents, result, rebuiltAll };
     state.indexMode = "index";
     const n = result.chunks.length;
-    this.info(`Opened ${n.toLocaleString("en-US")} ${plural(n, "chunk", "chunks")} from “${name}”${rebuiltAll ? `; the documents are ${REBUILT}` : ""}.`);
+    this.info(`Opened ${n.toLocaleString("en-US")} ${plural(n, "chunk", "chunks")} from “${name}”${rebuiltAll ? `; the documents are ${REBUILT}: add the source document and open the chunks again for an exact reading` : ""}.`);
     this.restructured();
   }
 
@@ -195,6 +196,29 @@ export class YourIndex {
     $("your-index").hidden = true;
     this.changed();
   }
+}
+
+/** The selected document, rebuilt from a chunk file now closed, replaced wholesale by a paste: the
+ * text is the user's own now, so the chunk file's document name goes (it would travel into the list,
+ * links and "Copy as command line"), and the marks follow the new id. True when it was renamed. */
+export function dropRebuiltName(state, before, after) {
+  const d = state.docs[state.sel];
+  if (state.index || !d.title.endsWith(`(${REBUILT})`) || 2 * kept(before, after) >= before.length) return false;
+  const id = uniqueId(state.docs, DOC_ID);
+  const move = (r) => (r && r.doc === d.id ? { ...r, doc: id } : r);
+  Object.assign(state, { span: move(state.span), fact: move(state.fact), spans: (state.spans || []).map(move),
+    questions: (state.questions || []).map((q) => ({ ...q, refs: (q.refs || []).map(move) })) });
+  state.docs[state.sel] = { ...d, id, title: state.docs.length > 1 ? `Document ${state.sel + 1}` : "Document" };
+  return true;
+}
+
+/** How much of `before` an edit kept: its common start and end with `after`, in UTF-16 units. */
+function kept(before, after) {
+  let a = 0;
+  while (a < before.length && a < after.length && before[a] === after[a]) a++;
+  let b = 0;
+  while (b < before.length - a && b < after.length - a && before[before.length - 1 - b] === after[after.length - 1 - b]) b++;
+  return a + b;
 }
 
 /** The splitter line for document `doc`: its own, else the first with a strategy, else the first. */

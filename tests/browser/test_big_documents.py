@@ -155,6 +155,7 @@ def test_find_searches_the_whole_big_document_steps_through_hits_and_marks_one(p
         == [doc.lower().index("compaction"), doc.lower().index("compaction") + len("compaction")]
     # A document over a million characters: the box shows its start only, the find box searches all of it.
     text = page.evaluate(BIG_DOC)
+    page.get_by_label("Question", exact=True).fill("Where is the quartz beacon?")  # one's own (the example's would go)
     page.locator("#param-doc").evaluate("ta => ta.select()")
     page.evaluate("""() => document.getElementById("param-doc").dispatchEvent(
       new ClipboardEvent("paste", { clipboardData: window.__clip, bubbles: true, cancelable: true }))""")

@@ -299,6 +299,7 @@ def test_bad_files_and_bad_facts_get_a_message_and_keep_the_collection(page):
 def test_hostile_titles_and_texts_stay_text(page):
     restore(page)
     hostile = "<img src=x onerror=\"window.__pwned=1\"><script>window.__pwned=2</script>"
+    page.get_by_label("Question", exact=True).fill("What does B say?")  # one's own (the example's would go)
     page.locator("#add-files").set_input_files([
         {"name": f"{hostile}.txt", "mimeType": "text/plain", "buffer": f"# {hostile}\n\n{hostile} text".encode()},
         {"name": "b.md", "mimeType": "text/markdown", "buffer": b"# B\n\nAnother document."},

@@ -65,7 +65,9 @@ def test_the_overlap_comes_back_once_the_size_allows_it(page):
     assert page.evaluate("window.ragsim.shownRequest().chunking.overlap") == 3
     note = page.locator("#held-note")
     assert note.is_visible()
-    assert "held at 3 words for now" in note.inner_text() and "back to your 6 words" in note.inner_text()
+    said = note.inner_text()
+    assert "Overlap lowered to 3 words to stay below the size (4 words)" in said and "Back to your 6 words" in said
+    assert "about 4.0× the text stored" in said  # the storage a near-size overlap costs is said with it
     assert "held" in page.locator("#param-overlap-value").get_attribute("class")
     for n in [5, 6, 7, 8, 9]:
         step_to(page, "ArrowRight", n)

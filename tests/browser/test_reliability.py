@@ -323,6 +323,7 @@ def test_a_5_megabyte_paste_stays_out_of_the_box_shows_progress_and_never_blocks
     settle(page)
     clipboard(page, "('Restores read from object storage and can take minutes. '.repeat(10) + '\\n\\n').repeat(9000)")
     length = 9000 * (56 * 10 + 2)
+    page.get_by_label("Question", exact=True).fill("How long do restores take?")  # one's own (the example's would go)
     page.locator("#param-doc").evaluate("ta => ta.select()")  # the paste replaces the example
     watch_long_tasks_and_progress(page)
     paste_clipboard(page)
@@ -397,6 +398,8 @@ def test_a_3_megabyte_file_shows_progress_while_it_is_read_and_indexed(page, tmp
     settle(page)
     path = tmp_path / "big-notes.txt"
     path.write_text("Snapshots older than thirty days are compacted into weekly ones.\n" * 48_000)  # 3.1 MB
+    page.get_by_label("Question", exact=True).fill("When are snapshots compacted?")  # one's own (the example's would go)
+    settle(page)
     watch_long_tasks_and_progress(page)
     page.set_input_files("#add-files", str(path))
     page.wait_for_function("() => window.ragsim.request().documents[0].text.length === 3120000")

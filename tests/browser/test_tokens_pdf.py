@@ -153,11 +153,18 @@ def test_the_exact_token_count_is_shown_beside_the_estimate(page, offsite):
 # --- PDFs ------------------------------------------------------------------------------------------
 
 def choose_files(page, tmp_path, files: dict[str, bytes]):
+    own_question(page)
     paths = []
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
         paths.append(str(tmp_path / name))
     page.locator("#add-files").set_input_files(paths)
+
+
+def own_question(page):
+    """A question of one's own before files replace the example (the example's would go with it)."""
+    page.get_by_label("Question", exact=True).fill("What do the pages say?")
+    settle(page)
 
 
 def page_docs(page):
@@ -206,6 +213,7 @@ def test_one_document_per_file_joins_the_pages_as_pypdfloader_does(page, tmp_pat
 def test_a_dropped_pdf_is_read_as_a_chosen_one(page):
     restore(page)
     data = make_pdf(sample_pages(2))
+    own_question(page)
     page.evaluate("""b64 => {
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
       const dt = new DataTransfer();

@@ -257,6 +257,7 @@ def test_confirmations_are_announced(page, tmp_path):
     files = [tmp_path / "a.txt", tmp_path / "b.md"]
     for f in files:
         f.write_text(f"Document {f.stem}. It says something.\n", encoding="utf-8")
+    page.get_by_label("Question", exact=True).fill("What do they say?")  # one's own (the example's would go)
     page.locator("#add-files").set_input_files([str(f) for f in files])
     announced(page, "Added 2 documents")
     settle(page)

@@ -171,6 +171,7 @@ def test_a_chunk_not_in_the_source_is_listed_as_unplaced(page, export, tmp_path,
     restore(page)
     page.locator("#add-files").set_input_files(str(export["source"]))
     page.wait_for_function("(id) => window.ragsim.request().documents[0].id === id", arg=SOURCE.name)
+    page.locator("#param-q").fill(QUERY)  # the example's question went with the example
     stray = {"page_content": "This sentence is in no source at all.", "metadata": {"source": SOURCE.name}, "id": "stray-1"}
     path = tmp_path / "with-stray.jsonl"
     path.write_text(export["path"].read_text(encoding="utf-8") + json.dumps(stray) + "\n", encoding="utf-8")

@@ -3,7 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 
-import { factComplete, followSpan, markedText, sentenceAt, trimSpan } from "../../assets/js/spans.js";
+import { factComplete, followSpan, markedText, partOfSentence, sentenceAround, sentenceAt, trimSpan } from "../../assets/js/spans.js";
 
 const quote = (text, span) => (span ? text.slice(span.start, span.end) : null);
 
@@ -61,4 +61,15 @@ test("a fact counts once both its name and value are marked; markedText is that 
   assert.equal(markedText(state, textOf), "North Quay, at 40 tonnes");
   assert.equal(markedText({ ...state, fact: null }, textOf), "Cargo");
   assert.equal(markedText({ ...state, fact: null, span: null }, textOf), "");
+});
+
+test("sentenceAround grows a span to its sentences, and partOfSentence says when a span is less", () => {
+  const text = "The harbour opens at dawn. Ships wait outside when fog rolls in! The pilot boat leaves at nine.";
+  const hit = { start: text.indexOf("fog rolls"), end: text.indexOf("fog rolls") + 9 };
+  assert.equal(quote(text, sentenceAround(text, hit.start, hit.end)), "Ships wait outside when fog rolls in!");
+  assert.equal(partOfSentence(text, hit), true);
+  const across = { start: text.indexOf("dawn"), end: text.indexOf("Ships") + 5 };
+  assert.equal(quote(text, sentenceAround(text, across.start, across.end)), "The harbour opens at dawn. Ships wait outside when fog rolls in!");
+  const whole = sentenceAt(text, 0);
+  assert.equal(partOfSentence(text, whole), false);
 });

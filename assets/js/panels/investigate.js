@@ -11,7 +11,7 @@
 // the overlap changed, since its rows do not depend on it.
 
 import { $, cell } from "../dom.js";
-import { chunkList, int, money } from "../format.js";
+import { chunkList, int, listNumbers, money } from "../format.js";
 import { offsetMap } from "../offsets.js";
 import { withColumns } from "../chunk-columns.js";
 import { modelWords } from "../render/dense-words.js";
@@ -135,6 +135,8 @@ export class Investigate {
     this.renderFind(response, snap);
     this.renderAtK(response, snap);
     this.renderCuts(response, snap);
+    const box = $("sweep-overlaps"); // after a unit switch or a new size: the list the sweep compares
+    if (document.activeElement !== box && box.value !== overlaps.join(", ")) { box.value = overlaps.join(", "); box.removeAttribute("aria-invalid"); }
     this.requestSweep(last, overlaps);
     this.renderFix();
   }
@@ -371,7 +373,9 @@ export class Investigate {
     });
     table(el, "The overlap sweep: chunks, storage, verdict and context at each overlap", [`Overlap (${snap.unitName})`, "Chunks", `${snap.unitName[0].toUpperCase()}${snap.unitName.slice(1)} stored`,
       which ? `The ${which.noun}` : "Verdict", "Best rank", "Context tokens"], trs);
-    note.textContent = which ? "" : "Mark an answer or a fact to see its verdict at each overlap.";
+    const out = snap.overlapsLeftOut || [], u = snap.unitName;
+    const left = out.length ? `Left out ${listNumbers(out)} ${u}: the chunk size (${snap.size} ${u}) cannot take that much overlap; they come back once the size allows.` : "";
+    note.textContent = [which ? "" : "Mark an answer or a fact to see its verdict at each overlap.", left].filter(Boolean).join(" ");
   }
 
   // Item 9: the fix and its price ---------------------------------------------------------------------

@@ -7,7 +7,7 @@
 
 import { $ } from "../dom.js";
 import { int, plural } from "../format.js";
-import { verdictWords } from "./verdict.js";
+import { uncoveredTitle, verdictWords } from "./verdict.js";
 import { REBUILT, splitterFor } from "../your-index.js";
 
 const LISTED = 200; // unplaced chunks listed by id; the rest counted
@@ -48,7 +48,7 @@ export class IndexPanel {
     $("index-source").textContent = sourceLine(index, r);
     $("picture-heading").textContent = snap.stored ? "Your index's chunks along the document" : "Chunks along the document";
     this.renderVerdict(request, response, snap);
-    renderPhrases(r.phrases || [], chunkNumbers(r, snap.ids));
+    renderPhrases(r.phrases || [], chunkNumbers(r, snap.ids), uncoveredTitle({ ...snap, stored: true }));
     renderSplitter(r, snap.docId);
     renderStats(r.stats);
     renderUnplaced(unplaced);
@@ -75,8 +75,17 @@ function sourceLine(index, r) {
   for (const c of r.chunks) by[c.placement] = (by[c.placement] || 0) + 1;
   const how = ["offsets", "exact", "whitespace"].filter((p) => by[p]).map((p) => `${int(by[p])} by ${p === "offsets" ? "the store's offsets" : p === "exact" ? "their exact text" : "text with whitespace evened"}`);
   const where = index.rebuiltAll ? `the ${plural(docs, "document is", "documents are")} ${REBUILT}` : "placed in the page's documents";
-  return `${quote(index.name)}: ${int(r.chunks.length)} ${plural(r.chunks.length, "chunk", "chunks")} in ${int(docs)} ${plural(docs, "document", "documents")}, ${where}${how.length ? ` (${how.join(", ")})` : ""}.`;
+  const rebuilt = index.rebuiltAll ? ` ${REBUILT_READING}` : "";
+  return `${quote(index.name)}: ${int(r.chunks.length)} ${plural(r.chunks.length, "chunk", "chunks")} in ${int(docs)} ${plural(docs, "document", "documents")}, ${where}${how.length ? ` (${how.join(", ")})` : ""}.${rebuilt}`;
 }
+
+// Said whenever the page reads documents rebuilt from the chunks, as the command line's inspect says it.
+export const REBUILT_READING = "This is a reading of a document rebuilt from your chunks, not of your source: the gaps between "
+  + "chunks are unknown, so the splitter, the cuts and the verdict are read from that rebuilt text. Add the source document "
+  + "(Add document), then open the chunks again, for an exact reading.";
+
+/** Whether document `id` was rebuilt from its chunks with gaps (text between them unknown). */
+const rebuiltWithGaps = (r, id) => r.documents.some((d) => d.id === id && d.rebuilt && (d.gaps || []).length);
 
 /** Each placed chunk's number as the verdict and the picture count them (1-based, the request's
  * documents in order, each document's chunks by start), by the store's id. */
@@ -92,7 +101,7 @@ function chunkNumbers(r, ids) {
 }
 
 /** "Search your index for the exact phrase": present with the chunk ids, or absent with the cuts. */
-function renderPhrases(phrases, numbers) {
+function renderPhrases(phrases, numbers, outside) {
   // "chunk 3 (id “2”)": the number the verdict uses, and the id your store gave it
   const chunk = (id) => (numbers.has(id) ? `chunk ${numbers.get(id)} (id “${id}”)` : `the chunk with id “${id}”`);
   const box = $("index-phrases");
@@ -104,6 +113,10 @@ function renderPhrases(phrases, numbers) {
     const li = el("p", "", { "data-verdict": p.verdict });
     if (p.verdict === "present") {
       li.textContent = `Present: ${quote(p.text)} is held whole by ${p.chunks.map(chunk).join(", ")}.`;
+      return li;
+    }
+    if (outside && !(p.cut_by || []).length) { // the marked answer's document has no chunk in the index: nothing was cut
+      li.textContent = `Absent: your index holds no chunk of “${outside}”, the document ${quote(p.text)} is in; it was never chunked into this index, so no overlap would keep it.`;
       return li;
     }
     const cuts = (p.cut_by || []).map((b) => `${chunk(b.end_of)} ends and ${chunk(b.start_of)} begins at character ${int(b.at)}`);
@@ -121,6 +134,10 @@ function renderSplitter(r, docId) {
   // `line` is the core's sentence: "LangChain RecursiveCharacterTextSplitter(chunk_size=1000, ...): 412 of 412 chunks exactly"
   const said = sp.line || `${sp.strategy}: ${int(sp.reproduced)} of ${int(sp.chunks)} chunks exactly`;
   const moves = sp.strategy ? ` This splitter ${sp.moves_with_overlap ? "moves its later cuts when only the overlap changes" : "keeps its cuts when only the overlap changes"}.` : "";
+  if (rebuiltWithGaps(r, sp.doc)) { // the rebuilt text is not the source: which splitter made it is unknowable
+    line.textContent = `A guess from the rebuilt text, not a finding: ${said[0].toLowerCase()}${said.slice(1)}. Add the source document and open the chunks again for the splitter to be named.`;
+    return;
+  }
   if (!sp.strategy) line.textContent = `${said}.`; // the core's sentence names the nearest and what differs
   else if (sp.reproduced === sp.chunks) line.textContent = `These match ${said}.${moves}`;
   else line.textContent = `The nearest: ${said}.${moves}`;

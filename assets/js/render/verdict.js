@@ -3,7 +3,8 @@
 // investigation panels.
 
 import { $ } from "../dom.js";
-import { chunkList } from "../format.js";
+import { chunkList, int } from "../format.js";
+import { partOfSentence } from "../spans.js";
 import { announceWhenRested } from "./announce.js";
 import { touchScreen } from "./palette.js";
 import { denseSentences } from "./dense-words.js";
@@ -24,18 +25,39 @@ export function verdictWords(response, snap) {
   }
   const several = answerVerdictWords(response, snap); // a loaded question whose answer needs several places
   if (several) return several;
+  const what = markedWords(snap);
   const cols = response.cols;
   const whole = cols.holding("whole").map((p) => ({ number: p + 1, rank: cols.rank(p) })).sort((a, b) => a.rank - b.rank);
   if (v.kind === "intact") {
     const c = whole[0];
     return ["intact", "Present and intact",
-      `Chunk ${c.number} holds the whole sentence and ranks #${c.rank} of ${total}, inside your top ${k}.`];
+      `Chunk ${c.number} holds ${what} and ranks #${c.rank} of ${total}, inside your top ${k}.`];
   }
   if (v.kind === "ranked_out") {
     const c = whole[0];
     return ["ranked_out", "Ranked out", `Chunk ${c.number} holds it whole but ranks #${c.rank}, outside your top ${k}.`];
   }
-  return ["cut", "Cut in half", `No chunk holds the whole sentence: ${cutSentence(response)}`];
+  const outside = uncoveredTitle(snap);
+  if (outside) return ["cut", "Document not indexed", `Your index holds no chunk of “${outside}”, the document the answer is in, so nothing of it can be retrieved: open chunks that cover it, or press “Simulated”.`];
+  return ["cut", "Cut in half", `No chunk holds ${what}: ${cutSentence(response)}`];
+}
+
+/** What the verdict says is held: the whole sentence, or, when less than its sentence is marked (a
+ * search hit, a few words), the marked text and its length, so a hit held whole is not read as its
+ * sentence held whole. */
+function markedWords(snap) {
+  const span = snap.span, text = snap.texts[span.doc ?? snap.docId] ?? "";
+  if (!partOfSentence(text, span)) return "the whole sentence";
+  return `the whole of the marked ${snap.hit ? "hit" : "text"} (${int(span.end - span.start)} characters, not its sentence)`;
+}
+
+/** The title of the marked answer's document when your index's chunks are shown and none of them is
+ * in that document (the index does not cover it), else "". */
+export function uncoveredTitle(snap) {
+  if (!snap.stored || !snap.index || !snap.span) return "";
+  const doc = snap.span.doc ?? snap.docId;
+  if ((snap.index.extents[doc] || []).length) return "";
+  return snap.titles[snap.ids.indexOf(doc)] || doc;
 }
 
 /** Which chunks hold a piece of the cut answer, and which of them were sent: as ranges and counts
@@ -43,6 +65,7 @@ export function verdictWords(response, snap) {
 function cutSentence(response) {
   const cols = response.cols, parts = cols.holding("part");
   const nums = parts.map((p) => p + 1);
+  if (!parts.length) return "no chunk holds any of it.";
   const sent = parts.filter((p) => cols.retrieved(p)).map((p) => p + 1);
   if (parts.length === 1) return `only chunk ${nums[0]} holds part of it, and it was ${sent.length ? "" : "not "}sent.`;
   const split = `it is split across ${chunkList(nums)}, and `;
