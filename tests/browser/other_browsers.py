@@ -6,6 +6,7 @@ through WebKitWebDriver (classic WebDriver, JSON over HTTP) under Xvfb.
     Tab.goto(url)           navigate and wait for the load
     Tab.evaluate(js)        the JSON value of a JavaScript expression (a promise is awaited)
     Tab.wait_for(js, s)     poll the expression until it is truthy, failing after s seconds
+    Tab.click(selector)     a person's click on an element (trusted: it carries the user's activation)
     Tab.close()             end the session and every process this module started
 
 Each engine is found at its Debian path; `python3 build.py test` installs the packages as root
@@ -191,6 +192,21 @@ class FirefoxTab(Tab):
         value = result["result"]
         return json.loads(value["value"]) if value.get("type") == "string" else None
 
+    def click(self, selector: str) -> None:
+        """A person's click (trusted, with the user's activation) on the first match of `selector`."""
+        found = self.call("script.evaluate", {
+            "expression": f"(() => {{ const e = document.querySelector({json.dumps(selector)}); "
+                          "e.scrollIntoView({block: 'center'}); return e; })()",
+            "awaitPromise": False, "target": {"context": self.context}})
+        if found.get("type") != "success":
+            raise AssertionError(f"firefox: no {selector} to click: {found.get('exceptionDetails')}")
+        found = found["result"]
+        at = {"type": "element", "element": {"sharedId": found["sharedId"]}}
+        self.call("input.performActions", {"context": self.context, "actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": [{"type": "pointerMove", "x": 0, "y": 0, "origin": at},
+                        {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
+
     def close(self) -> None:
         try:
             self.call("session.end", {})
@@ -239,6 +255,11 @@ class WebKitTab(Tab):
 
     def goto(self, url: str) -> None:
         self.call("POST", f"/session/{self.session}/url", {"url": url})
+
+    def click(self, selector: str) -> None:
+        """A person's click (trusted, with the user's activation) on the first match of `selector`."""
+        found = self.call("POST", f"/session/{self.session}/element", {"using": "css selector", "value": selector})
+        self.call("POST", f"/session/{self.session}/element/{next(iter(found.values()))}/click")
 
     def evaluate(self, expression: str) -> object:
         value = self.call("POST", f"/session/{self.session}/execute/sync", {"script": wrapped(expression), "args": []})

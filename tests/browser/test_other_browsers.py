@@ -5,6 +5,7 @@ BiDi and WebKitGTK through WebKitWebDriver under Xvfb (other_browsers.py); the p
 the test's own server."""
 
 import json
+import os
 import threading
 
 import pytest
@@ -96,6 +97,9 @@ def test_dense_ranks_as_cpython(tab):
     ranks = [(c["start"], c["end"], c["rank"]) for c in response["chunks"]]
     assert ranks == [(c["start"], c["end"], c["rank"]) for c in expected["chunks"]], tab.name
     assert response["verdict"] == expected["verdict"]
+    # The model's threads: no more than this machine's cores (WebKit reports 4 on a 2-core machine).
+    backend = tab.evaluate("window.ragsim.dense().backend")
+    assert backend["isolated"] and 1 <= backend["threads"] <= max(2, os.cpu_count() or 1), (tab.name, backend)
 
 
 def test_webkit_understands_every_directive_of_the_content_security_policy(dist_dir):
@@ -114,3 +118,16 @@ def test_webkit_understands_every_directive_of_the_content_security_policy(dist_
         httpd.server_close()
     assert any("worker" in path for path in seen), (seen, console[-2000:])
     assert "Content-Security-Policy" not in console, console[-2000:]
+
+
+COPIED = """(() => { const n = document.getElementById("copy-note");
+  return n && !n.hidden && n.textContent && [n.textContent, n.dataset.kind, document.getElementById("share-output").hidden]; })()"""
+
+
+def test_copy_link_and_embed_code_are_copied_in_a_persons_click(tab):
+    """Safari refuses a clipboard write made after an await (outside the click): the page asks at once."""
+    for button, words in [("#copy-link", "Link copied."), ("#copy-embed", "Embed code copied.")]:
+        tab.evaluate("(() => { const n = document.getElementById('copy-note'); if (n) n.hidden = true; return true; })()")
+        tab.click(button)
+        text, kind, box_hidden = tab.wait_for(COPIED, 20, f"the note beside {button}")
+        assert (text, kind, box_hidden) == (words, "done", True), (tab.name, button)
