@@ -76,7 +76,7 @@ def doc_of(sentences: int, topic_at: set[int]) -> str:
 
 
 def picture(tab):
-    return tab.evaluate("window.ragsim.picture()")
+    return tab.evaluate("window.ragsim.pictureRanks()")
 
 
 def test_retrieved_chunks_that_meet_show_a_gap_between_them(phone):
