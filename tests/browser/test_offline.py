@@ -155,6 +155,25 @@ def test_a_second_visit_restores_python_from_the_snapshot(tab):
     assert offsite == [] and errors == []
 
 
+def test_the_service_worker_adds_the_resource_policy_a_host_does_not_send(tab, monkeypatch):
+    """A static host that sends no headers: the page, from the service worker, still carries
+    Cross-Origin-Resource-Policy: cross-origin, so a host page that is itself isolated can frame it."""
+    page, offsite, errors = tab
+    from buildlib import serving
+    send = serving.Handler.send_header
+    monkeypatch.setattr(serving.Handler, "send_header", lambda handler, name, value: None
+                        if name == "Cross-Origin-Resource-Policy" else send(handler, name, value))
+    url = page.url
+    # (a query the browser's HTTP cache has not seen: a revalidated copy would keep the old headers)
+    response = page.goto(url.split("#")[0].split("?")[0] + "?unheaded=1")
+    assert response.from_service_worker
+    assert response.headers.get("cross-origin-resource-policy") == "cross-origin"
+    boot(page)
+    page.goto(url)
+    boot(page)
+    assert offsite == [] and errors == []
+
+
 def test_with_the_server_stopped_the_page_opens_and_python_starts(tab, site):
     page, offsite, errors = tab
     site.stop()
