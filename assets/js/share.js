@@ -85,16 +85,17 @@ export class Share {
     $("open-full").href = `${baseUrl()}#${await fragmentFor(this.store.state)}`;
   }
 
-  /** Copy the text `made` resolves to; where the browser refuses (plain HTTP, no permission), show
-   * it in the box under the buttons, selected, with focus, so Ctrl+C (or a long press) copies it.
-   * Called in the click's own task: the clipboard is asked before anything is awaited, as Safari
-   * requires (a write after an await is outside the user's gesture there, and refused). */
-  async share(made, done, button) {
-    const out = $("share-output");
+  /** Copy `text` (or the text a promise resolves to) and say `done` (or what a function of that
+   * name gives once the text is made) beside `button`; where the browser refuses (plain HTTP, no
+   * permission), show it in the box under the buttons, selected, with focus, so Ctrl+C (or a long
+   * press) copies it. Called in the click's own task: the clipboard is asked before anything is
+   * awaited, as Safari requires (a write after an await is outside the user's gesture there, and refused). */
+  async share(text, done, button) {
+    const out = $("share-output"), made = Promise.resolve(text);
     try {
       await writeClipboard(made);
       out.hidden = true;
-      confirmBeside(button, done());
+      confirmBeside(button, typeof done === "function" ? done() : done);
     } catch {
       out.value = await made;
       out.hidden = false;
