@@ -472,6 +472,8 @@ window.ragsim = Object.freeze({
   bands: () => picture.scene().bands, // the picture's answer bands, [x0, x1] each
   // the picture's bars (the selected document's chunks) and whether they are your index's
   picture: () => ({ chunks: picture.C.n, stored: picture.scene().stored }),
+  // the retrieved chunks' solid bars ([x, y, w, h]) and their rank labels ({text, x, y, w, inside}) as drawn
+  pictureRanks: () => { const s = picture.scene(); return { retrieved: s.retrieved, labels: s.labels }; },
   index: () => store.state.index && store.state.index.result,
   map: () => (settingsMap ? { state: settingsMap.state, done: settingsMap.done, grid: settingsMap.grid, cells: settingsMap.cells } : null),
   // workers lost and restarted, the last sentence about it, a fixed deadline (ms; null for

@@ -408,17 +408,32 @@ def serve(port: int, out_dir: Path = DIST) -> None:
 # Testing
 
 
-def chromium_for_tests(python: Path) -> None:
-    """Make sure a Chromium exists: Debian's, else apt as root, else Playwright's own download."""
-    if Path("/usr/bin/chromium").exists():
+# What the browser tests drive, as Debian packages them: Chromium (through Playwright), Firefox
+# (firefox-esr, over WebDriver BiDi) and WebKit (WebKitGTK's WebKitWebDriver, under Xvfb); the last
+# two through tests/browser/other_browsers.py, with no browser download.
+TEST_BROWSERS = {"/usr/bin/chromium": "chromium", "/usr/bin/firefox-esr": "firefox-esr",
+                 "/usr/bin/WebKitWebDriver": "webkit2gtk-driver", "/usr/bin/Xvfb": "xvfb"}
+
+
+def browsers_for_tests(python: Path) -> None:
+    """Make sure the browsers exist: Debian's, installed with apt-get as root when any is missing
+    (as CI runs); without root, Playwright's own Chromium, and the Firefox and WebKit tests are
+    skipped, each saying which package to install."""
+    missing = [package for path, package in TEST_BROWSERS.items() if not Path(path).exists()]
+    if not missing:
         return
     if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
-        log("installing Chromium with apt-get")
+        log(f"installing {', '.join(missing)} with apt-get")
         run(["apt-get", "update"])
-        run(["apt-get", "install", "-y", "chromium"], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        run(["apt-get", "install", "-y", *missing], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
         return
-    log("installing Playwright's Chromium")
-    run([str(python), "-m", "playwright", "install", "chromium"])
+    if "chromium" in missing:
+        log("installing Playwright's Chromium")
+        run([str(python), "-m", "playwright", "install", "chromium"])
+    others = [package for package in missing if package != "chromium"]
+    if others:
+        log(f"the Firefox and WebKit tests need {' '.join(others)} (as root: apt-get install -y {' '.join(others)}); "
+            "without them they are skipped")
 
 
 def test(pytest_args: list[str]) -> int:
@@ -426,7 +441,7 @@ def test(pytest_args: list[str]) -> int:
     python = project_python()
     log(f"installing the test extras into {python.parent.parent}")
     run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", f"{ROOT}[test]"])
-    chromium_for_tests(python)
+    browsers_for_tests(python)
     build(DIST)
     return subprocess.call([str(python), "-m", "pytest", str(ROOT / "tests"), *pytest_args], cwd=ROOT)
 

@@ -51,18 +51,27 @@ let held = false;
 let pumping = false;
 let order = 0; // jobs' arrival order
 
-/** What the model can run on here: WebGPU when the browser gives an adapter, else WebAssembly with
- * one thread per core (at most 4) where the page is cross-origin isolated. On this project's 2-core
+/** What the model can run on here: WebGPU when the browser gives an adapter, else WebAssembly on
+ * `modelThreads` threads where the page is cross-origin isolated. On this project's 2-core
  * machine, 96 chunks of 24 words in batches of 16: 18.1 chunks/s on 2 threads against 7.1 on one
  * (benchmark notes); the drag's Python waits little, since a moving control holds every
  * job but the setting on screen. */
 async function backendHere() {
   const isolated = Boolean(self.crossOriginIsolated);
-  const threads = isolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2)) : 1;
+  const threads = isolated ? modelThreads(navigator.hardwareConcurrency) : 1;
   try {
     if (navigator.gpu && await navigator.gpu.requestAdapter()) return { device: "webgpu", threads, isolated };
   } catch { /* no adapter: WebAssembly */ }
   return { device: "wasm", threads, isolated };
+}
+
+/** The model's threads for the cores the browser reports: half of them (Python's worker computes
+ * each drag and the page paints beside it), but 2 where 2 are reported, and 4 at most. Half also
+ * undoes WebKit's rounding: it reports 4 cores for anything under 8 (4 on a 2-core machine), where
+ * one thread per reported core gave the model twice the cores there are. */
+function modelThreads(reported) {
+  const cores = Math.max(1, reported || 2);
+  return Math.min(4, Math.max(Math.min(2, cores), Math.ceil(cores / 2)));
 }
 
 async function load(kind) {

@@ -161,10 +161,56 @@ class Snapshots {
 /** Pyodide with the core installed and `prelude` run: {pyodide, boot, save}. boot is {path:
  * "snapshot" | "files", ms, snapshotBytes}; save, when a snapshot was made, stores it and resolves
  * to its size (the worker calls it once it has said it is ready). `status(stage)` reports "runtime",
- * "snapshot" (a snapshot is being restored) and "core" (the wheel unpacked, the prelude run). */
+ * the runtime's steps ("runtime-lock", "runtime-script", "runtime-stdlib": its files arrived;
+ * "runtime-wasm": its WebAssembly compiled), "snapshot" (a snapshot is being restored) and "core"
+ * (the wheel unpacked, the prelude run). */
 export async function startPython({ pyodideURL, coreWheelURL, key, prelude, status }) {
   const started = performance.now();
   status("runtime");
+  const unwatch = watchRuntimeFiles(status);
+  try {
+    return await start({ pyodideURL, coreWheelURL, key, prelude, status, started });
+  } finally {
+    unwatch();
+  }
+}
+
+// The steps of the runtime's load as they happen: each of its files arriving (resource timing, where
+// the browser reports it in a worker) and its WebAssembly compiled (its instantiation done;
+// Chromium gives no resource timing for a module compiled as it streams in), so the boot bar moves
+// while Pyodide loads instead of waiting at one value for the whole download.
+const RUNTIME_FILES = { "pyodide.asm.mjs": "runtime-script", "python_stdlib.zip": "runtime-stdlib",
+  "pyodide-lock.json": "runtime-lock" };
+
+/** Report the runtime's steps as status stages, once each; returns the function that stops it. */
+function watchRuntimeFiles(status) {
+  const seen = new Set();
+  const report = (stage) => { if (stage && !seen.has(stage)) { seen.add(stage); status(stage); } };
+  const wasm = globalThis.WebAssembly, originals = {};
+  for (const name of ["instantiateStreaming", "instantiate"]) {
+    if (!wasm || typeof wasm[name] !== "function") continue;
+    const original = originals[name] = wasm[name];
+    wasm[name] = function (...args) {
+      const made = original.apply(this, args);
+      // the runtime's module: streamed, or as bytes where it cannot stream (not a feature test's few bytes)
+      if (name === "instantiateStreaming" || (args[0] && args[0].byteLength > 1e6)) made.then(() => report("runtime-wasm"), () => {});
+      return made;
+    };
+  }
+  const unwrap = () => { if (wasm) Object.assign(wasm, originals); };
+  if (typeof PerformanceObserver === "undefined") return unwrap;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) report(RUNTIME_FILES[entry.name.split("?")[0].split("/").pop()]);
+  });
+  try {
+    observer.observe({ type: "resource", buffered: true });
+  } catch {
+    return unwrap; // no resource timing here: the compiled runtime and the stages around it still move the bar
+  }
+  return () => { observer.disconnect(); unwrap(); };
+}
+
+async function start({ pyodideURL, coreWheelURL, key, prelude, status, started }) {
   // Started first so the download overlaps the runtime's own start-up.
   const coreWheel = fetchBytes(coreWheelURL);
   coreWheel.catch(() => {}); // reported when awaited below, not as an unhandled rejection

@@ -57,6 +57,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         # threads. Every file is this origin's, so nothing the page loads is refused for it.
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        # Anyone may load these files, the page in a frame included: a host page that is itself
+        # cross-origin isolated (COEP require-corp) shows the embed only with this header.
+        self.send_header("Cross-Origin-Resource-Policy", "cross-origin")
         super().end_headers()
 
     def log_message(self, format: str, *args) -> None:

@@ -15,7 +15,7 @@
 //           stemmer, the PDF reader, tokenizer rank files, the dense model: fetched only when a
 //           feature needs them) is left to the browser and its HTTP cache.
 // Nothing is fetched from another origin: every URL here is resolved against this script's own.
-// Cross-origin isolation (issue 24): the page and the files served from here carry COOP and COEP,
+// Cross-origin isolation (issue 24): the page and the files served from here carry COOP and COEP (and CORP),
 // as `build.py serve` sends them, so on a static host that cannot send headers the page is still
 // isolated from its second load on, and the embedding model runs on several threads.
 
@@ -63,14 +63,18 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
-const ISOLATION = { "Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp" };
+// Cross-Origin-Resource-Policy: the page may be framed by a host page that is itself isolated (an
+// embed in a page sent with COEP require-corp shows only with it), as `build.py serve` sends it.
+const ISOLATION = { "Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp",
+  "Cross-Origin-Resource-Policy": "cross-origin" };
 
-/** `response` with the isolation headers added (as it is when it cannot be read or already has them). */
+/** `response` with the isolation headers it lacks added (as it is when it cannot be read or has them all). */
 function isolated(response) {
-  if (!response || response.type === "opaque" || response.type === "opaqueredirect" || response.status === 0 ||
-      response.headers.get("Cross-Origin-Embedder-Policy")) return response;
+  if (!response || response.type === "opaque" || response.type === "opaqueredirect" || response.status === 0) return response;
+  const lacking = Object.entries(ISOLATION).filter(([name]) => !response.headers.has(name));
+  if (!lacking.length) return response;
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(ISOLATION)) headers.set(name, value);
+  for (const [name, value] of lacking) headers.set(name, value);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 

@@ -48,6 +48,28 @@ def test_every_copy_confirmation_is_beside_its_button_on_screen(page, width, hei
     page.set_viewport_size({"width": 1366, "height": 768})
 
 
+def test_a_refused_copy_reads_as_a_problem_and_leaves_the_text_selected(page):
+    restore(page, "size=24")
+    page.evaluate("""() => { const c = navigator.clipboard; window.__clipboard = [c.write, c.writeText];
+      c.write = c.writeText = () => Promise.reject(new DOMException("refused", "NotAllowedError")); }""")
+    try:
+        page.click("#copy-link")
+        page.wait_for_function("() => (document.getElementById('copy-note')?.textContent || '')"
+                               ".startsWith('Your browser did not allow copying')")
+        got = page.evaluate("""() => {
+          const colour = (v) => { const s = document.createElement("span"); s.style.color = `var(${v})`;
+            document.body.append(s); const c = getComputedStyle(s).color; s.remove(); return c; };
+          const note = document.getElementById("copy-note"), out = document.getElementById("share-output");
+          return { kind: note.dataset.kind, color: getComputedStyle(note).color, cut: colour("--cut"),
+            intact: colour("--intact"), box: !out.hidden && out.value === location.href.split("#")[0] + "#" + out.value.split("#")[1],
+            selected: out.selectionEnd - out.selectionStart === out.value.length && document.activeElement === out }; }""")
+        assert got["kind"] == "problem" and got["color"] == got["cut"] != got["intact"], got
+        assert got["box"] and got["selected"], got
+    finally:
+        page.evaluate("() => { const c = navigator.clipboard; [c.write, c.writeText] = window.__clipboard; }")
+        page.evaluate("() => { document.getElementById('share-output').hidden = true; }")
+
+
 def pick_document(page, n: int):
     page.get_by_role("button", name=f"Show document {n} in the Document box", exact=True).click()
     page.wait_for_function("(n) => document.getElementById('doc-list').dataset.sel === String(n - 1)", arg=n)

@@ -139,7 +139,10 @@ def test_a_second_visit_restores_python_from_the_snapshot(tab):
     try:
         harness.goto(f"{page.url.rsplit('/', 1)[0]}/__tests__/worker.html")
         harness.wait_for_function(BOOTED, timeout=BOOT_TIMEOUT_MS)
-        assert harness.evaluate("() => window.harness.stages") == ["runtime", "snapshot", "ready"]
+        stages = harness.evaluate("() => window.harness.stages")
+        # (the runtime's load in its steps between them: its files arriving, its WebAssembly compiled)
+        assert [s for s in stages if not s.startswith("runtime-")] == ["runtime", "snapshot", "ready"], stages
+        assert "runtime-wasm" in stages, stages
         full = make_request("The Galle Ring is 42,000 km long. Acme Corp built it in 1990.", query="ring")
         # an audit request takes the documents and a splitter, not a query (its unknown keys are refused)
         request = json.dumps({"documents": full["documents"], "chunking": full["chunking"], "overlaps": [0, 5]})
@@ -149,6 +152,25 @@ def test_a_second_visit_restores_python_from_the_snapshot(tab):
         assert len(json.loads(reply["result"])["rows"]) == 2  # an audit, not a refusal, on both sides
     finally:
         harness.close()
+    assert offsite == [] and errors == []
+
+
+def test_the_service_worker_adds_the_resource_policy_a_host_does_not_send(tab, monkeypatch):
+    """A static host that sends no headers: the page, from the service worker, still carries
+    Cross-Origin-Resource-Policy: cross-origin, so a host page that is itself isolated can frame it."""
+    page, offsite, errors = tab
+    from buildlib import serving
+    send = serving.Handler.send_header
+    monkeypatch.setattr(serving.Handler, "send_header", lambda handler, name, value: None
+                        if name == "Cross-Origin-Resource-Policy" else send(handler, name, value))
+    url = page.url
+    # (a query the browser's HTTP cache has not seen: a revalidated copy would keep the old headers)
+    response = page.goto(url.split("#")[0].split("?")[0] + "?unheaded=1")
+    assert response.from_service_worker
+    assert response.headers.get("cross-origin-resource-policy") == "cross-origin"
+    boot(page)
+    page.goto(url)
+    boot(page)
     assert offsite == [] and errors == []
 
 

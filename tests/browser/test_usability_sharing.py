@@ -6,8 +6,11 @@ shows the whole embed (sliders included). The embed shows the question and the m
 sentence, keeps its height while the pointer moves over the picture, and axe finds nothing in
 it, light and dark. (The page opened from disk: test_usability_disk.py.)"""
 
+import threading
+
 import pytest
 
+import build
 from a11y import FRAME, announcer_idle, axe_violations, settle
 
 pytestmark = pytest.mark.slow  # real Chromium on the built dist/
@@ -25,7 +28,7 @@ def page(booted_page):
 
 def test_a_refused_clipboard_shows_the_link_selected_in_a_visible_box(page):
     announcer_idle(settle(page))  # the verdict has been spoken: the announcer is free
-    page.evaluate("""() => { navigator.clipboard.writeText = () =>
+    page.evaluate("""() => { navigator.clipboard.write = navigator.clipboard.writeText = () =>
                                Promise.reject(new DOMException('Write permission denied.', 'NotAllowedError')); }""")
     box = page.locator("#share-output")
     assert box.is_hidden()
@@ -75,6 +78,58 @@ def test_copy_embed_code_gives_a_frame_that_sizes_itself(page, module_context, s
     assert link["y"] + link["height"] <= frame_box["y"] + frame_box["height"]
     page.goto(server.url(INDEX))
     page.wait_for_function("() => document.body.dataset.state === 'ready'", timeout=120_000)
+
+
+@pytest.mark.parametrize("width", [1000, 420])
+def test_the_snippet_s_own_height_shows_the_sliders_where_a_host_strips_its_script(page, server, width):
+    """A blog that keeps the iframe but drops the <script>: the frame stays at the snippet's height."""
+    page.goto(server.url(INDEX))
+    page.wait_for_function("() => document.body.dataset.state === 'ready'", timeout=120_000)
+    settle(page)
+    page.evaluate("""() => { navigator.clipboard.write = (items) => items[0].getType("text/plain")
+      .then((blob) => blob.text()).then((text) => { window.__copied = text; }); }""")
+    page.get_by_role("button", name="Copy embed code").click()
+    snippet = page.wait_for_function("() => window.__copied").json_value()
+    frame = snippet.split("<script>")[0]
+    page.goto(server.url(EMBED))
+    page.set_viewport_size({"width": width + 40, "height": 1200})
+    page.set_content(f"<!doctype html><html lang='en'><title>post</title><body style='margin:0'>"
+                     f"<div style='width:{width}px'>{frame}</div></body></html>")
+    inner = page.frame_locator("iframe")
+    inner.locator("body[data-state=ready]").wait_for(timeout=120_000)
+    frame_box = page.locator("iframe").bounding_box()
+    needed = page.frames[1].evaluate("Math.ceil(document.body.getBoundingClientRect().height)")
+    for label in ["Chunk size", "Overlap", "Top k"]:
+        b = inner.get_by_label(label, exact=True).bounding_box()
+        assert b["y"] + b["height"] <= frame_box["y"] + frame_box["height"], (label, width, frame_box, needed)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(server.url(INDEX))
+    page.wait_for_function("() => document.body.dataset.state === 'ready'", timeout=120_000)
+
+
+def test_the_embed_shows_inside_a_host_page_that_is_itself_cross_origin_isolated(browser, server, tmp_path):
+    """A host page sent with COEP require-corp (build.py's own server sends it) on another origin
+    frames the simulator only when the simulator's files say Cross-Origin-Resource-Policy: cross-origin."""
+    (tmp_path / "post.html").write_text(
+        f"<!doctype html><html lang='en'><title>post</title><h1>A post</h1>"
+        f"<iframe src='{server.url(INDEX)}#embed=1' title='ragsim' width='100%' height='800'></iframe>",
+        encoding="utf-8")
+    host = build.make_server(tmp_path, 0, quiet=True)
+    threading.Thread(target=host.serve_forever, daemon=True).start()
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        tab.goto(f"http://127.0.0.1:{host.server_address[1]}/post.html")
+        assert tab.evaluate("crossOriginIsolated")  # the host page is isolated, as the issue's was
+        tab.wait_for_function("() => window.frames.length === 1")
+        sim = tab.frame(url=lambda u: u.startswith(server.url(INDEX)))
+        assert sim is not None, [f.url for f in tab.frames]
+        sim.wait_for_function("() => document.body && document.body.dataset.state === 'ready'", timeout=120_000)
+        assert sim.locator("#param-k").is_visible()
+    finally:
+        context.close()
+        host.shutdown()
+        host.server_close()
 
 
 def frame_of(page):

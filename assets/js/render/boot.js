@@ -4,9 +4,15 @@
 import { $ } from "../dom.js";
 import { renderVerdictFailure } from "./verdict.js";
 
+// The steps of the load, in the order they usually come; the bar never goes back (the runtime's
+// files may arrive in another order), only a restart starts it again.
 const STAGES = {
-  runtime: [15, "Loading the Python runtime…"],
-  snapshot: [60, "Restoring Python as this browser kept it…"],
+  runtime: [5, "Loading the Python runtime…"],
+  "runtime-lock": [10, "Loading the Python runtime: its package list has arrived…"],
+  "runtime-script": [20, "Loading the Python runtime: its script has arrived, its WebAssembly is on its way…"],
+  "runtime-stdlib": [35, "Loading the Python runtime: its standard library has arrived…"],
+  "runtime-wasm": [65, "Starting Python: the runtime's WebAssembly is compiled…"],
+  snapshot: [40, "Restoring Python as this browser kept it…"],
   core: [85, "Installing the ragsim core…"],
   ready: [100, "Python is ready."],
 };
@@ -19,6 +25,7 @@ export function renderRestart(reason) {
   restarting = reason || "an error";
   $("boot").classList.remove("failed");
   $("boot-progress").hidden = false;
+  $("boot-progress").value = 0;
   renderBoot({ stage: "runtime" });
 }
 
@@ -34,7 +41,7 @@ export function renderBoot({ stage, message }) {
     return;
   }
   const [value, words] = STAGES[stage] || [Number(bar.value) + 5, `Loading (${stage})…`];
-  bar.value = value;
+  bar.value = Math.max(Number(bar.value), value);
   // "Restarting Python after a memory error: loading the Python runtime…"
   text.textContent = restarting ? `Restarting Python after ${restarting}: ${words[0].toLowerCase()}${words.slice(1)}` : words;
 }

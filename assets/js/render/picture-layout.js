@@ -60,6 +60,13 @@ export function barOf(L, C, i) {
   return [x0, rowY(L, C.row[i]), x1 - x0, L.rowH];
 }
 
+/** A retrieved chunk's solid bar: its bar less 2 px at its end where it is wide enough, so
+ * neighbours that meet (no overlap) read as separate bars, not one. */
+export function solidBarOf(L, C, i) {
+  const [x, y, w, h] = barOf(L, C, i);
+  return [x, y, w >= 6 ? w - 2 : w, h];
+}
+
 /** The faint bars of the chunks not `retrieved[i]`, row by row: {wide: [x, y, w, h] of bars 4 px
  * or wider (drawn one by one, outlined), runs: [x, y, w, h] of narrower bars merged while less
  * than a pixel apart}: at most a few rectangles per pixel column per row, however many chunks. */
@@ -88,25 +95,35 @@ export function bandOf(L, span) {
 }
 
 /** Rank labels of the retrieved chunks `shown` ([{i, rank}], best rank first): inside the bar when
- * it is wide enough, else in the lane above, never overlapping another (then left out).
- * `measure(text)` is its width. */
+ * it is wide enough, else in the lane above, over the bar or as near it as the labels already
+ * placed there leave room for (left out only when the lane is full). `measure(text)` is its width. */
 export function placeLabels(L, C, shown, measure) {
   const placed = [];
   const used = [];
   for (const { i, rank } of shown) {
-    const [x, y, w, h] = barOf(L, C, i);
+    const [x, y, w, h] = solidBarOf(L, C, i);
     const text = `#${rank}`;
     const tw = measure(text);
     if (w >= tw + 6 && h >= 11) {
-      placed.push({ text, x: x + 3, y: y + h / 2, inside: true });
+      placed.push({ text, x: x + 3, y: y + h / 2, w: tw, inside: true });
       continue;
     }
-    const lx = Math.min(Math.max(x + w / 2 - tw / 2, 0), L.width - tw);
-    if (used.some(([a, b]) => lx < b + 3 && lx + tw > a - 3)) continue;
+    const lx = freeSpot(used, x + w / 2 - tw / 2, tw, L.width);
+    if (lx === null) continue;
     used.push([lx, lx + tw]);
-    placed.push({ text, x: lx, y: L.lane / 2 + 1, inside: false });
+    placed.push({ text, x: lx, y: L.lane / 2 + 1, w: tw, inside: false });
   }
   return placed;
+}
+
+/** The left edge nearest `want` for a label `tw` wide in [0, width) that keeps 3 px from every
+ * label in `used` ([a, b] each), or null when none fits. */
+function freeSpot(used, want, tw, width) {
+  const fits = (lx) => lx >= 0 && lx + tw <= width && !used.some(([a, b]) => lx < b + 3 && lx + tw > a - 3);
+  const clamped = Math.min(Math.max(want, 0), width - tw);
+  const candidates = [clamped, ...used.flatMap(([a, b]) => [b + 3, a - 3 - tw])].filter(fits);
+  if (!candidates.length) return null;
+  return candidates.reduce((best, lx) => (Math.abs(lx - want) < Math.abs(best - want) ? lx : best));
 }
 
 /** Boundaries whose chunks share nothing although overlap was asked for (`overlap[i] === 0`, chunk

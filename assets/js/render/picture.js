@@ -12,7 +12,7 @@ import { offsetMap } from "../offsets.js";
 import { sentenceAt } from "../spans.js";
 import { COLORS, onSchemeChange, touchScreen } from "./palette.js";
 import { paintUnread } from "./dense-words.js";
-import { assignRows, bandOf, barOf, faintBars, geometry, hitChunk, inStrip, noOverlapTicks, offsetAt, placeLabels, xOf } from "./picture-layout.js";
+import { assignRows, bandOf, barOf, faintBars, geometry, hitChunk, inStrip, noOverlapTicks, offsetAt, placeLabels, solidBarOf, xOf } from "./picture-layout.js";
 
 const FONTS = { label: "600 11px system-ui, sans-serif", strip: "11px system-ui, sans-serif", tick: "700 10px system-ui, sans-serif" };
 const DETAIL_CHARS = 1200; // characters of a chunk or sentence quoted in the detail box
@@ -126,7 +126,7 @@ export class Picture {
       L,
       bands: (this.spans || []).map((sp) => bandOf(L, sp)).filter(Boolean),
       faint: faintBars(L, C, this.retrieved),
-      retrieved: this.shown.map(({ i }) => barOf(L, C, i)),
+      retrieved: this.shown.map(({ i }) => solidBarOf(L, C, i)),
       unread: this.unread(L),
       labels: placeLabels(L, C, this.shown, (text) => ctx.measureText(text).width),
       hoverSentence: strip ? [xOf(L, strip.start), Math.max(xOf(L, strip.end), xOf(L, strip.start) + 2)] : null,
