@@ -91,7 +91,7 @@ const computer = new Computer({
 // Your own embedding model (an endpoint on this computer), under the Embedding model row; opt-in.
 const yourModel = new YourModelPanel({ after: controls.byName.model.wrap, method: controls.input("method"), store, computer, changed });
 results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest
-// Issue 25: a semantic chunker's curve under the picture; its line sets the threshold field.
+// A semantic chunker's curve under the picture; its line sets the threshold field.
 results.semantic = new SemanticPanel({ onThreshold: setThreshold, onStop: () => computer.stopSemantic(), onResume: () => computer.resumeSemantic() });
 computer.onSemantic = (s) => { results.semantic.status(s); if (questionScores) questionScores.follow(s); };
 const marks = new Marks({ store, docInput, changed, sync, syncList: () => documents.syncList(),
@@ -99,7 +99,7 @@ const marks = new Marks({ store, docInput, changed, sync, syncList: () => docume
 const documents = new Documents({ store, sync, changed, docInput, info: (note) => marks.info(note),
   onList: () => { if (results.investigate) results.investigate.sync(store.state, sweepOverlaps(store.state)); marks.show(); } });
 
-// Issue 21: "Open your chunks…": a chunk file inspected in the worker, its placed chunks shown as the picture's bars.
+// "Open your chunks…": a chunk file inspected in the worker, its placed chunks shown as the picture's bars.
 const yourIndex = new YourIndex({ store, changed, restructured: () => documents.restructured(), onlyTheExample: () => documents.onlyTheExample(),
   info: (note) => marks.info(note),
   send: (m) => (computer.gate ? computer.gate.send(m) : Promise.resolve({ ok: false, error: { message: "Python is still loading; try again in a moment." } })) });
@@ -367,7 +367,7 @@ function startPanels(gate) {
     onExpand: (value) => { store.state.expand = value; changed(); },
   });
   results.investigate.sync(store.state, sweepOverlaps(store.state));
-  // Issue 27: asking your own model, opt-in; an embed never has it (nor does anything ask on a drag).
+  // Asking your own model, opt-in; an embed never has it (nor does anything ask on a drag).
   if (!store.embed) {
     new AskPanel({
       last: () => store.last,
@@ -415,7 +415,7 @@ async function main() {
   $("mark-value").addEventListener("click", () => marks.markFactPart("value"));
   $("clear-mark").addEventListener("click", () => marks.clear());
   $("extend-mark").addEventListener("click", () => marks.extend());
-  // Issue 24: pointing at the Retriever (or reaching it from the keyboard) loads the embedding model
+  // Pointing at the Retriever (or reaching it from the keyboard) loads the embedding model
   // and embeds this setting's chunks ahead, so choosing Dense finds part or all of that done.
   const warm = () => computer.prepareDense();
   for (const kind of ["pointerenter", "focus"]) $("param-method").addEventListener(kind, warm);

@@ -285,7 +285,7 @@ const progressOf = (msg) => (extra) => self.postMessage({ type: "progress", id: 
 const handlers = {
   simulate: simulatePacked, // {id, type: "simulate", request} -> the response of api.simulate (+ columns)
   call, // {id, type: "call", fn, request} -> the answer of ragsim.wire.calls.CALLS[fn]
-  // Issue 14: Python's memory (the WebAssembly heap) and how it started.
+  // Python's memory (the WebAssembly heap) and how it started.
   async memory(msg, { pyodide }) {
     return { ok: true, result: JSON.stringify({ heap: pyodide._module.HEAPU8.buffer.byteLength, boot: booted }) };
   },

@@ -53,7 +53,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             path.startswith(("/py/", f"/{PYODIDE_DIR}/", "/tiktoken/", "/models/", "/transformers-",
                              "/onnxruntime-web-"))
         self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
-        # Cross-origin isolated (issue 24): SharedArrayBuffer, so the embedding model runs on several
+        # Cross-origin isolated: SharedArrayBuffer, so the embedding model runs on several
         # threads. Every file is this origin's, so nothing the page loads is refused for it.
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         self.send_header("Cross-Origin-Embedder-Policy", "require-corp")

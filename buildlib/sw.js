@@ -1,4 +1,4 @@
-// The site's service worker (issue 14): after one visit the page opens offline, and a second visit
+// The site's service worker: after one visit the page opens offline, and a second visit
 // reads its files from this browser instead of the network. build.py writes it to the site's root
 // as sw.js (buildlib/offline.py), with BUILD filled in: this build's version, the files to keep
 // (paths relative to this script) and the sha256 of the page, the one file without a hash in its
@@ -15,7 +15,7 @@
 //           stemmer, the PDF reader, tokenizer rank files, the dense model: fetched only when a
 //           feature needs them) is left to the browser and its HTTP cache.
 // Nothing is fetched from another origin: every URL here is resolved against this script's own.
-// Cross-origin isolation (issue 24): the page and the files served from here carry COOP and COEP (and CORP),
+// Cross-origin isolation: the page and the files served from here carry COOP and COEP (and CORP),
 // as `build.py serve` sends them, so on a static host that cannot send headers the page is still
 // isolated from its second load on, and the embedding model runs on several threads.
 
