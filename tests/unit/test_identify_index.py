@@ -60,7 +60,7 @@ def test_ties_are_said_and_a_document_that_differs_is_listed():
     whole.scores["b"] = [3, 3]
     got = whole.result()
     assert got["reproduced"] == 7 and [t["fields"]["size"] for t in got["ties"]] == [902]
-    assert "as many with chunk_size=902, chunk_overlap=0" in got["line"]
+    assert "chunk_size=902, chunk_overlap=0 reproduces as many, a tie the chunks cannot settle" in got["line"]
     whole.scores["a"], whole.scores["b"] = [4, 0], [1, 3]
     got = whole.result()
     assert got["fields"]["size"] == 900 and got["differ"] == [{"doc": "b", "reproduced": 1, "chunks": 3, "line": "b's own"}]

@@ -183,7 +183,9 @@ def _line(out: dict, named: bool, strategy: str) -> str:
         said = f"No mirrored splitter reproduces half of the index's chunks; the nearest is {said}"
     if out["ties"]:
         also = "; ".join(t["short"] if t["strategy"] == strategy else t["described"] for t in out["ties"][:3])
-        said += f"; as many with {also}" + (f" and {len(out['ties']) - 3} more" if len(out["ties"]) > 3 else "")
+        also += f" and {len(out['ties']) - 3} more" if len(out["ties"]) > 3 else ""
+        one = len(out["ties"]) == 1
+        said += f"; {also} reproduce{'s' if one else ''} as many, a tie the chunks cannot settle"
     if out["differ"]:
         said += f"; {len(out['differ']):,} document{'s differ' if len(out['differ']) > 1 else ' differs'}"
     return said
