@@ -94,6 +94,7 @@ const yourModel = new YourModelPanel({ after: controls.byName.model.wrap, method
 // Your reranker (an endpoint on this computer), after your model's box; opt-in, never in an embed.
 const yourReranker = new YourRerankerPanel({ after: yourModel.box, store, changed });
 computer.onRerankFailed = (sentence) => yourReranker.failed(sentence);
+computer.onReranked = (chosen) => yourReranker.scored(chosen, computer.reranker.requests);
 results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest
 // Issue 25: a semantic chunker's curve under the picture; its line sets the threshold field.
 results.semantic = new SemanticPanel({ onThreshold: setThreshold, onStop: () => computer.stopSemantic(), onResume: () => computer.resumeSemantic() });

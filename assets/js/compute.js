@@ -89,6 +89,7 @@ export class Computer {
     // the lists the core still needs asked at rest. onRerankFailed(sentence): a reply it cannot use.
     this.reranker = new Reranker();
     this.onRerankFailed = () => {};
+    this.onReranked = () => {}; // its scores came back
   }
 
   /** data-state on <body>: "loading" until Python is ready, then "computing", "ready" or "error". */
@@ -190,7 +191,7 @@ export class Computer {
   async followRerank(seq, chosen, needs) {
     const r = await this.asks.ask("rerank", JSON.stringify([chosen, needs]), () => this.reranker.fill(chosen, needs), { latest: true });
     if (r.dropped || chosen !== this.store.state.yourReranker) return; // another choice since: its own request
-    if (r.ok) { if (seq === this.sequence) this.compute(); return; }
+    if (r.ok) { this.onReranked(chosen); if (seq === this.sequence) this.compute(); return; }
     this.onRerankFailed(r.message || (r.error && r.error.message) || "The reranker failed.");
     this.compute();
   }

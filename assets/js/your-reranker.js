@@ -169,6 +169,11 @@ export class YourRerankerPanel {
     this.changed();
   }
 
+  /** Its scores came back: said with the requests sent so far (a list is asked once). */
+  scored(chosen, requests) {
+    this.say(`${chosen.model} reorders the first ${chosen.depth} chunks of the question's ranking; ${requests.toLocaleString("en-US")} ${requests === 1 ? "request" : "requests"} sent so far, each list asked once. A drag ranks without it until the controls rest.`);
+  }
+
   /** A reply the core's reranking could not use: said, and the built-in ranking goes on. */
   failed(message) {
     this.store.state.yourReranker = null;

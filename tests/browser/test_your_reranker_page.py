@@ -5,7 +5,8 @@ Chromium, against the `/rerank` endpoint of tests/fake_openai.py started on 127.
 - The reversing reranker (`reverse`) at k = 1 and depth 3 puts the answer's chunk, ranked first,
   third: the page says "Ranked out after reranking", and its verdict and ranks equal the command
   line's (`python -m ragsim`, one request naming the same reranker).
-- The `lexical` reranker's order of the first chunks equals an independent sort of its scores.
+- The `lexical` reranker's order of the first chunks equals an independent sort of its scores, and
+  TEI's request and reply form (`tei`) gives the same order.
 - Each bad reply is one sentence; the built-in ranking goes on and nothing typed is lost.
 """
 
@@ -127,6 +128,15 @@ def test_a_lexical_reranker_orders_by_its_scores(page, fake):
     assert shown["verdict"] == api.simulate({**request, "retrieval": {**request["retrieval"], "rerank": {
         "model": "lexical", "depth": 6, "scores": [{"query": query, "texts": [text[c["start"]:c["end"]] for c in head],
                                                    "scores": scores}]}}})["verdict"]
+    off(page)
+
+
+def test_teis_form_is_taken(page, fake):
+    restore(page, "k=2")
+    choose(page, fake.endpoint, "lexical", 6)
+    lexical = order(reranked(page, "lexical"))
+    choose(page, fake.endpoint, "tei", 6)  # 422 about `texts`, asked again as {"query", "texts"}: a bare list
+    assert order(reranked(page, "tei")) == lexical
     off(page)
 
 
