@@ -49,6 +49,7 @@ export class Reranker {
   constructor() {
     this.kept = new Map(); // JSON [model, query, texts] -> {model, query, texts, scores}
     this.requests = 0; // sent, for the tests
+    this.tei = new Set(); // [endpoint, model] that asked for TEI's form
   }
 
   static key(model, query, texts) { return JSON.stringify([model, query, texts]); }
@@ -90,12 +91,13 @@ export class Reranker {
         hints: { 404: " (check the reranker's name and that the endpoint is the server's base URL)" },
         nan: `${target} answered a score that is NaN or infinite; the model failed on some text.` }));
     };
-    if (this.tei) return post({ model: chosen.model, query, texts });
+    const which = JSON.stringify([chosen.endpoint, chosen.model]);
+    if (this.tei.has(which)) return post({ model: chosen.model, query, texts });
     try {
       return await post({ model: chosen.model, query, documents: texts, top_n: texts.length });
     } catch (error) {
       if (!(error.said && /HTTP 422/.test(error.message) && /texts/.test(error.message))) throw error;
-      this.tei = true;
+      this.tei.add(which);
       return post({ model: chosen.model, query, texts });
     }
   }

@@ -5,6 +5,7 @@ Chromium, against the `/rerank` endpoint of tests/fake_openai.py started on 127.
 - The reversing reranker (`reverse`) at k = 1 and depth 3 puts the answer's chunk, ranked first,
   third: the page says "Ranked out after reranking", and its verdict and ranks equal the command
   line's (`python -m ragsim`, one request naming the same reranker).
+- A step of a slider is ranked at once without the reranker (the verdict says so), and reranked at rest.
 - The `lexical` reranker's order of the first chunks equals an independent sort of its scores, and
   TEI's request and reply form (`tei`) gives the same order.
 - Each bad reply is one sentence; the built-in ranking goes on and nothing typed is lost.
@@ -108,8 +109,21 @@ def test_nothing_is_sent_before_use_and_the_verdict_is_the_command_lines(page, f
     asked = reranks(fake)
     page.evaluate("window.ragsim.quiet()")
     assert reranks(fake) == asked  # the scores are kept: nothing asked twice
+    # a step of the chunk size: ranked at once without the reranker (said), reranked once at rest
+    page.evaluate("""() => { window.seen = []; const box = document.querySelector('#verdict-text');
+      new MutationObserver(() => window.seen.push(box.textContent)).observe(box, { childList: true, characterData: true, subtree: true }); }""")
+    size = page.evaluate("window.ragsim.request().chunking.size")
+    page.evaluate("""(size) => { const input = document.querySelector('#param-size');
+      input.value = String(size); input.dispatchEvent(new Event('input', { bubbles: true })); }""", size + 1)
+    page.wait_for_function("(size) => window.ragsim.shownRequest().chunking.size === size", arg=size + 1)
+    reranked(page, "reverse")
+    seen = page.evaluate("window.seen")
+    assert any("Ranked without your reranker reverse for now" in t for t in seen), seen
+    assert "The first 3 chunks were reordered by your reranker reverse" in seen[-1]
+    assert reranks(fake) == asked + 1  # the new setting's list, asked once
     off(page)
-    assert page.evaluate("window.ragsim.response().verdict.kind") == "intact"
+    plain = page.evaluate("window.ragsim.response()")
+    assert "rerank" not in plain and "after_reranking" not in plain["verdict"]
 
 
 def test_a_lexical_reranker_orders_by_its_scores(page, fake):
