@@ -79,7 +79,7 @@ def off(page):
     settle(page)
 
 
-def test_nothing_is_sent_before_use_and_the_verdict_is_the_command_lines(page, fake):
+def test_nothing_is_sent_before_use_and_the_verdict_is_the_command_lines(page, fake, server):
     restore(page, AT_ONE)
     before = page.evaluate("window.ragsim.response()")
     assert before["verdict"]["kind"] == "intact" and before["verdict"]["best_rank"] == 1
@@ -97,9 +97,13 @@ def test_nothing_is_sent_before_use_and_the_verdict_is_the_command_lines(page, f
     assert reranks(fake) > sent
     assert page.locator("#verdict-headline").inner_text() == "Ranked out after reranking"
     assert "your reranker reverse put it at #3" in page.locator("#verdict-text").inner_text()
-    request = page.evaluate("window.ragsim.request()")
-    assert "rerank" not in request["retrieval"]  # never in the state a link or an embed carries
-    request["retrieval"]["rerank"] = {"endpoint": fake.endpoint, "model": "reverse", "depth": 3}
+    assert "rerank" not in page.evaluate("window.ragsim.request()")["retrieval"]  # never in a link or an embed
+    # Copy as command line names the reranker (not the page's scores): the core asks the endpoint itself
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
+    page.get_by_role("button", name="Copy as command line").click()
+    page.wait_for_function("() => (document.getElementById('copy-note') || {}).textContent?.startsWith('Command line copied')")
+    request = json.loads(page.evaluate("() => navigator.clipboard.readText()").split("\n")[1])
+    assert request["retrieval"]["rerank"] == {"endpoint": fake.endpoint, "model": "reverse", "depth": 3}
     cli = subprocess.run([sys.executable, "-m", "ragsim"], input=json.dumps(request), capture_output=True,
                          text=True, timeout=120, check=True)
     expected = json.loads(cli.stdout)
