@@ -50,6 +50,7 @@ import { pickAxes, semanticAxes, waitsForVectors, withKeptVectors } from "./asse
 import { AskPanel } from "./assets/js/ask-panel.js";
 import { YourIndex, dropRebuiltName } from "./assets/js/your-index.js";
 import { YourModelPanel } from "./assets/js/your-model.js";
+import { TIMEOUTS as RERANK_TIMEOUTS, YourRerankerPanel } from "./assets/js/your-reranker.js";
 import { TIMEOUTS as EMBED_TIMEOUTS } from "./assets/js/endpoint-embedder.js";
 import { IndexPanel } from "./assets/js/render/index-panel.js";
 import { FixNote } from "./assets/js/panels/fix-note.js";
@@ -90,6 +91,10 @@ const computer = new Computer({
 });
 // Your own embedding model (an endpoint on this computer), under the Embedding model row; opt-in.
 const yourModel = new YourModelPanel({ after: controls.byName.model.wrap, method: controls.input("method"), store, computer, changed });
+// Your reranker (an endpoint on this computer), after your model's box; opt-in, never in an embed.
+const yourReranker = new YourRerankerPanel({ after: yourModel.box, store, changed });
+computer.onRerankFailed = (sentence) => yourReranker.failed(sentence);
+computer.onReranked = (chosen) => yourReranker.scored(chosen, computer.reranker.requests);
 results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest
 // A semantic chunker's curve under the picture; its line sets the threshold field.
 results.semantic = new SemanticPanel({ onThreshold: setThreshold, onStop: () => computer.stopSemantic(), onResume: () => computer.resumeSemantic() });
@@ -198,6 +203,7 @@ function editDocument(text = docInput.value, caret = docInput.selectionEnd, past
 function sync({ withDoc = false } = {}) {
   controls.sync(store.state, { withDoc: withDoc && !bigText.show() }); // a big document: its start, read-only
   yourModel.sync(store.state);
+  yourReranker.sync(store.state, store.embed);
   if (withDoc) lastDoc = store.state.doc;
   if (withDoc) questionSet.draw();
   marks.show();
@@ -483,6 +489,8 @@ window.ragsim = Object.freeze({
   lastLoss: () => (supervisor ? supervisor.lastLoss : null),
   setDeadline: (ms) => { if (supervisor) supervisor.deadlineMs = ms; },
   setEmbedTimeout: (s) => { EMBED_TIMEOUTS.requestS = s; }, // your model's endpoint: seconds for one request
+  setRerankTimeout: (s) => { RERANK_TIMEOUTS.requestS = s; }, // your reranker's endpoint: seconds for one request
+  reranker: () => ({ requests: computer.reranker.requests, kept: computer.reranker.kept.size }),
   stored: () => Promise.all([persist.flush(), share.flush()]),
   quiet: () => asks.quiet(), // resolves at rest with nothing queued or running (asks.js)
   // resolves to Python's memory and start, {heap: bytes, boot: {path, ms, snapshotBytes}}

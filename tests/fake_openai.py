@@ -39,7 +39,8 @@ Every embeddings reply, the 429s and the redirect included, carries the CORS hea
     lexical  scores by the words a document shares with the query (ties by order given)
     tei      Hugging Face TEI's form: 422 without `texts`, then a bare list [{"index", "score"}]
     rnan     a NaN score;  rfew  one result fewer;  rrange  an index past the documents;
-    rtwice   an index repeated;  rshape  {"data": [...]}, another shape
+    rtwice   an index repeated;  rshape  {"data": [...]}, another shape;
+    rflood   429 always;  rmoved  302 to another host (127.0.0.2)
 """
 
 from __future__ import annotations
@@ -165,6 +166,12 @@ class FakeOpenAI:
                     self._embeddings(body)
                     return
                 if self.path in ("/v1/rerank", "/rerank") and isinstance(body, dict):
+                    if body.get("model") == "rmoved":
+                        self._moved(self.path)
+                        return
+                    if body.get("model") == "rflood":
+                        self._refuse()
+                        return
                     status, reply = rerank_reply(body)
                     self._json(status, reply)
                     return
@@ -173,29 +180,37 @@ class FakeOpenAI:
                     return
                 self._chat(body)
 
+            def _moved(self, path: str):
+                """302 to the same path on another host (127.0.0.2)."""
+                self.send_response(302)
+                self._cors()
+                self.send_header("Location", f"http://127.0.0.2:{self.server.server_address[1]}{path}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def _refuse(self):
+                """429 with Retry-After: 0."""
+                self.send_response(429)
+                self._cors()
+                self.send_header("Retry-After", "0")
+                data = json.dumps(error_body("Rate limit reached.", "requests", "rate_limit_exceeded")).encode()
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def _embeddings(self, body: dict):
                 model, texts = body.get("model"), body.get("input")
                 texts = [texts] if isinstance(texts, str) else texts
                 if model == "moved":
-                    self.send_response(302)
-                    self._cors()
-                    self.send_header("Location", f"http://127.0.0.2:{self.server.server_address[1]}/v1/embeddings")
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
+                    self._moved("/v1/embeddings")
                     return
                 if model in ("busy", "flood"):
                     with api.lock:
                         api.busy += 1
                         refuse = model == "flood" or api.busy <= 2
                     if refuse:
-                        self.send_response(429)
-                        self._cors()
-                        self.send_header("Retry-After", "0")
-                        data = json.dumps(error_body("Rate limit reached.", "requests", "rate_limit_exceeded")).encode()
-                        self.send_header("Content-Type", "application/json")
-                        self.send_header("Content-Length", str(len(data)))
-                        self.end_headers()
-                        self.wfile.write(data)
+                        self._refuse()
                         return
                 if model == "slow":
                     time.sleep(api.slow_s)

@@ -24,6 +24,7 @@ export const REST_MS = 120; // no move and nothing in flight this long: the page
 // The one priority order: lower first. The dense client's embedding jobs take theirs from here.
 export const PRIORITY = {
   main: 0, // the setting on screen (the drag itself; its embedding)
+  rerank: 0, // your reranker's scores of the setting on screen
   questions: 1, // the question set at that setting
   ahead: 2, // the settings one and two steps away (dense)
   sweep: 3, // the panels below the picture: their questions, the overlap sweep

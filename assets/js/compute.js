@@ -14,6 +14,7 @@ import { workerMessage } from "./worker-client.js";
 import { withColumns } from "./chunk-columns.js";
 import { sizeProblem } from "./limits.js";
 import { DenseClient } from "./dense-client.js";
+import { Reranker } from "./your-reranker.js";
 import { SemanticClient } from "./semantic-client.js";
 import { mainRequest } from "./question-wire.js";
 import { mark, markWorker } from "./drag-timing.js";
@@ -84,6 +85,11 @@ export class Computer {
     this.semantic = new SemanticClient({ dense: this.dense, onStatus: (s) => this.onSemantic(s) });
     this.onSemantic = () => {};
     this.semanticOwed = [];
+    // Your reranker (your-reranker.js): its scores kept by list, sent with the question's request;
+    // the lists the core still needs asked at rest. onRerankFailed(sentence): a reply it cannot use.
+    this.reranker = new Reranker();
+    this.onRerankFailed = () => {};
+    this.onReranked = () => {}; // its scores came back
   }
 
   /** data-state on <body>: "loading" until Python is ready, then "computing", "ready" or "error". */
@@ -138,10 +144,11 @@ export class Computer {
     const deferred = state.method === "bm25" && [find, cuts, expand].some((v) => v !== undefined);
     const drag = deferred ? bare : sent;
     const panelRequest = deferred ? alone : null;
-    const prune = this.lastChunks > PRUNE_CHUNKS && state.method === "bm25";
+    const reranker = this.store.embed ? null : state.yourReranker; // never in an embed
+    const prune = this.lastChunks > PRUNE_CHUNKS && state.method === "bm25" && !reranker;
     if (prune) this.prunedDrags++;
     const owed = this.semanticOwed; // + the kept vectors the last answer asked for (semantic chunkers)
-    const prepared = this.semantic.attach(this.dense.prepare(prune ? { ...drag, scores: "top" } : drag), owed); // + the cosines known (dense, hybrid)
+    const prepared = this.reranker.attach(this.semantic.attach(this.dense.prepare(prune ? { ...drag, scores: "top" } : drag), owed), reranker); // + the cosines known (dense, hybrid), your reranker's scores
     const given = new Set((prepared.semantic_vectors || []).map((v) => v.key));
     const message = workerMessage(prepared, { binary: true });
     mark("message");
@@ -176,6 +183,17 @@ export class Computer {
     if (response.dense && response.dense.pending) this.followDense(seq, sent, response);
     else if (response.dense && seq === this.sequence) this.embedAhead(seq, bare);
     this.followSemantic(seq, response.semantic_needs || [], given);
+    if (reranker && response.rerank && response.rerank.pending) this.followRerank(seq, reranker, response.rerank.needs);
+  }
+
+  /** Your reranker's lists the core named: asked once the page rests (a drag never waits on the
+   * endpoint), then computed again with their scores. A reply it cannot use turns it off, said. */
+  async followRerank(seq, chosen, needs) {
+    const r = await this.asks.ask("rerank", JSON.stringify([chosen, needs]), () => this.reranker.fill(chosen, needs), { latest: true });
+    if (r.dropped || chosen !== this.store.state.yourReranker) return; // another choice since: its own request
+    if (r.ok) { this.onReranked(chosen); if (seq === this.sequence) this.compute(); return; }
+    this.onRerankFailed(r.message || (r.error && r.error.message) || "The reranker failed.");
+    this.compute();
   }
 
   /** The Retriever pointed at or focused under BM25 (in app.js): the embedding model loaded and,

@@ -17,6 +17,7 @@ export function commandLine(request) {
   const { wire: _w, scores: _s, ...sent } = request;
   if (sent.retrieval) {
     const { similarities: _a, question_similarities: _b, ...retrieval } = sent.retrieval;
+    if (retrieval.rerank) retrieval.rerank = { endpoint: retrieval.rerank.endpoint, model: retrieval.rerank.model, depth: retrieval.rerank.depth };
     sent.retrieval = retrieval;
   }
   return `${PYTHON} -m ragsim <<'${END}'\n${JSON.stringify(sent)}\n${END}\n`;
@@ -26,7 +27,11 @@ export function commandLine(request) {
 export function attachCopyCommand({ store, share }) {
   const button = $("copy-command");
   if (!button) return;
-  button.addEventListener("click", () => share.share(commandLine(buildRequest(store.state)),
+  const request = () => { // + your reranker, as the command line reaches it (the page's own scores left out)
+    const r = buildRequest(store.state), yours = store.embed ? null : store.state.yourReranker;
+    return yours ? { ...r, retrieval: { ...r.retrieval, rerank: { ...yours } } } : r;
+  };
+  button.addEventListener("click", () => share.share(commandLine(request()),
     "Command line copied: run it in a ragsim checkout (after python3 build.py test) for the same numbers as JSON.",
     button));
 }

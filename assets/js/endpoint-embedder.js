@@ -11,22 +11,17 @@
 // flight per endpoint at a time. Vectors are kept by text (one EndpointWorker per endpoint and
 // model), unit length, so a cosine is a dot product. Every bad reply is one sentence (`said: true`):
 // down, slow, another shape, vectors of varying dimension, NaN, fewer vectors than texts, HTTP 429
-// (retried after Retry-After, or 1, 2, 4 s, then a sentence), a redirect (never followed).
+// (retried after Retry-After, or 1, 2, 4 s, then a sentence), a redirect (never followed): the
+// request itself is local-post.js's, shared with your reranker.
 
-import { serverMessage } from "./ask-client.js";
+import { oneAtATime, postJson, problem, sleep } from "./local-post.js";
 
 export const BATCH = 64; // texts per request
 export const TIMEOUTS = { requestS: 120 }; // one request; the tests shorten it
-const RETRIES = 3; // after HTTP 429 or 503
-const MAX_WAIT_S = 30; // Retry-After honoured, at most
 const KEEP = 50000; // vectors kept per model
-const inFlight = new Map(); // endpoint -> the promise of its request now in flight
 
 const dot = (a, b) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * b[i]; return s; };
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const NAN = (target) => `${target} returned an embedding holding NaN, infinity or something not a number; the model failed on some text: check the server's log.`;
-const closed = (text) => (/[.!?…]$/.test(text) ? text : `${text}.`); // a server's own words end as a sentence
-const problem = (message) => Object.assign(new Error(message), { said: true });
 
 /** The vectors of one reply, unit length, in input order; a sentence (thrown) for any other reply. */
 export function readVectors(target, data, count, dims) {
@@ -187,59 +182,11 @@ export class EndpointWorker {
   }
 
   /** One request for `texts`, after the endpoint's request in flight (one at a time per endpoint). */
-  async request(texts) {
-    const before = inFlight.get(this.url) || Promise.resolve();
-    const mine = before.catch(() => {}).then(() => this.send(texts));
-    inFlight.set(this.url, mine);
-    try { return await mine; } finally { if (inFlight.get(this.url) === mine) inFlight.delete(this.url); }
-  }
-
-  async send(texts) {
-    for (let attempt = 0; ; attempt++) {
-      const res = await this.post(texts);
-      if ((res.status === 429 || res.status === 503) && attempt < RETRIES) {
-        const after = Number(res.headers.get("Retry-After"));
-        await sleep(1000 * (Number.isFinite(after) && after >= 0 ? Math.min(after, MAX_WAIT_S) : 2 ** attempt));
-        continue;
-      }
-      const text = await res.text();
-      if (res.status === 429 || res.status === 503) {
-        throw problem(`${this.target} still answered HTTP ${res.status} (too busy) after ${RETRIES} tries; wait a moment or let the server take more requests, then press “Use this model” again.`);
-      }
-      if (!res.ok) {
-        const hint = { 401: " (this page sends no key: use a local server that needs none)", 404: " (check the model's name and that the endpoint ends in /v1)" }[res.status] || "";
-        throw problem(closed(`${this.target} answered HTTP ${res.status}${hint}: ${serverMessage(text) || res.statusText || "no message"}`));
-      }
-      let data;
-      try { data = JSON.parse(text); } catch {
-        if (/[[,:]\s*-?(NaN|Infinity)\s*[\],}]/.test(text)) throw problem(NAN(this.target)); // Python's json writes them bare
-        throw problem(`${this.target} did not answer with JSON (it sent ${text.length.toLocaleString("en")} characters of something else); is it an OpenAI-compatible endpoint?`);
-      }
-      return readVectors(this.target, data, texts.length, this.dims);
-    }
-  }
-
-  /** The POST itself: a redirect is never followed (the page asks this computer only), a request
-   * past TIMEOUTS.requestS or stopped is aborted. */
-  async post(texts) {
-    this.abort = new AbortController();
-    const own = this.abort, timer = setTimeout(() => own.abort("timeout"), TIMEOUTS.requestS * 1000);
-    try {
-      const res = await fetch(this.target, { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ model: this.model, input: texts }), redirect: "manual", signal: own.signal,
-        credentials: "omit", referrerPolicy: "no-referrer", cache: "no-store" });
-      if (res.type === "opaqueredirect" || (res.status >= 300 && res.status < 400)) {
-        throw problem(`${this.target} redirected the request to another address, which this page does not follow (it asks models on this computer only, so your documents never leave it); give the endpoint the server redirects to if that is on this computer.`);
-      }
-      return res;
-    } catch (error) {
-      if (error.said) throw error;
-      if (own.signal.aborted && own.signal.reason === "timeout") throw problem(`${this.target} did not answer within ${TIMEOUTS.requestS} s; is the model loaded? Try again, or use a faster model.`);
-      if (own.signal.aborted) throw own.signal.reason;
-      throw problem(`Nothing answered at ${this.target}, or it did not allow this page to read it (CORS): start the model's server and let it accept this page's origin (for Ollama, OLLAMA_ORIGINS; README, “Your own embedding model”).`);
-    } finally {
-      clearTimeout(timer);
-    }
+  request(texts) {
+    return oneAtATime(this.url, async () => readVectors(this.target, await postJson(this.target, { model: this.model, input: texts }, {
+      timeoutS: TIMEOUTS.requestS, holder: this, again: "“Use this model”", readme: "Your own embedding model",
+      hints: { 404: " (check the model's name and that the endpoint ends in /v1)" }, nan: NAN(this.target),
+      shape: "an OpenAI-compatible endpoint" }), texts.length, this.dims));
   }
 }
 

@@ -63,6 +63,7 @@ export function defaultState() {
   state.index = null;
   state.indexMode = "simulated";
   state.yourModel = null; // your own embedding model, {endpoint, model}, once "Use this model" is pressed (never saved)
+  state.yourReranker = null; // your reranker, {endpoint, model, depth}, once "Use this reranker" is pressed (never saved)
   return state;
 }
 

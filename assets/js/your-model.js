@@ -13,7 +13,8 @@ import { localEndpoint } from "./ask-client.js";
 
 const count = (n) => `${n.toLocaleString("en-US")} ${n === 1 ? "chunk" : "chunks"}`;
 
-function field(id, label, placeholder) {
+/** A labelled text field (your model's and your reranker's rows). */
+export function field(id, label, placeholder) {
   const wrap = document.createElement("label");
   wrap.className = "yours-field";
   const input = document.createElement("input");

@@ -35,6 +35,9 @@ export function verdictWords(response, snap) {
   }
   if (v.kind === "ranked_out") {
     const c = whole[0];
+    if (v.after_reranking && response.rerank) {
+      return ["ranked_out", "Ranked out after reranking", `Chunk ${c.number} holds it whole and was inside your top ${k} before reranking, but your reranker ${response.rerank.model} put it at #${c.rank}.`];
+    }
     return ["ranked_out", "Ranked out", `Chunk ${c.number} holds it whole but ranks #${c.rank}, outside your top ${k}.`];
   }
   const outside = uncoveredTitle(snap);
@@ -74,9 +77,19 @@ function cutSentence(response) {
   return split + `only ${chunkList(sent)} ${sent.length === 1 ? "was" : "were"} sent.`;
 }
 
+/** What the verdict says of your reranker: whether it has reordered the first chunks yet ("" without one). */
+export function rerankSentence(response) {
+  const r = response.rerank;
+  if (!r) return "";
+  if (r.pending || (response.dense && response.dense.pending)) {
+    return `Ranked without your reranker ${r.model} for now: it reorders the first ${r.depth} chunks once the controls rest.`;
+  }
+  return `The first ${r.depth} chunks were reordered by your reranker ${r.model} (an endpoint on this computer).`;
+}
+
 export function renderVerdict(response, snap) {
   const [kind, headline, said] = verdictWords(response, snap);
-  const sentence = [said, denseSentences(response, snap)].filter(Boolean).join(" "); // dense, hybrid: truncation
+  const sentence = [said, denseSentences(response, snap), rerankSentence(response)].filter(Boolean).join(" "); // dense, hybrid: truncation
   const box = $("verdict");
   box.dataset.verdict = kind;
   $("verdict-headline").textContent = snap.stored && kind ? `Your index: ${headline}` : headline; // the stored chunks

@@ -144,7 +144,8 @@ def run(req: Request, session, chunking: dict | None = None) -> Judged:
         judged.top = ranking.top(scores, req.k)
     if req.retriever.rerank is not None and req.query.strip() and not (judged.dense or {}).get("pending"):
         order = reranking.rerank(req.retriever.rerank, req.query, judged.order, lambda p: corpus.text_of(p, req.docs))
-        judged.before_top, judged.top, judged._order, judged._ranks = judged.top, order[: req.k], order, None
+        if order is not None:  # None: the request lacks the scores (the page asks its reranker, then again)
+            judged.before_top, judged.top, judged._order, judged._ranks = judged.top, order[: req.k], order, None
     judged.held, judged.answering = _held(req, corpus), _answering(req, corpus)
     judged.chunking = req.chunking if chunking is None else chunking
     return judged

@@ -226,7 +226,7 @@ def rank_question(q: Question, setting: Setting, analyzer=None):
 def reranked_out(q: Question, verdict: str, query, setting: Setting, k: int) -> dict:
     """`{"after_reranking": bool}` for a question ranked with a reranker (whether it was within k
     before the reranker moved it out), else {}."""
-    if not isinstance(query, reranking.Reranked):
+    if not isinstance(query, reranking.Reranked) or query.pending:
         return {}
     wholes = [setting.whole_range(d, s, t) for d, s, t in q.spans]
     return {"after_reranking": reranking.after_reranking(verdict, wholes, query.before.top(k))}

@@ -191,7 +191,8 @@ def _found_in_top(indexes, found, answered, corpus, columns, retrieval, precisio
             def text_of(p):
                 return indexes[corpus.doc_of[p]].text[corpus.starts[p]:corpus.ends[p]]
 
-            ranks = {p: r for r, p in enumerate(reranking.rerank(rerank, key[1], ranking.rank(scores), text_of), 1)}
+            order = ranking.rank(scores)
+            ranks = {p: r for r, p in enumerate(reranking.rerank(rerank, key[1], order, text_of) or order, 1)}
             in_top.update(i for i in members if min(ranks[n - 1] for n in answered[i]) <= precision_k)
             continue
         ordered = sorted(scores)

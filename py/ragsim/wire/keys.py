@@ -40,7 +40,7 @@ RETRIEVAL = {
     "k": None, "variant": None, "k1": None, "b": None, "delta": None,
     "terms": {"stopwords": None, "stemmer": None},
     "method": None, "rrf_c": None, "weights": None, "similarities": None, "question_similarities": None,
-    "rerank": {"endpoint": None, "model": None, "depth": None},
+    "rerank": {"endpoint": None, "model": None, "depth": None, "scores": None},
     "embedding": {"endpoint": None, "model": None},
 }
 REFERENCE = {"doc": None, "start": None, "end": None, "content": None}

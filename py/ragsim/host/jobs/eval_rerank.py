@@ -49,7 +49,7 @@ def reordered(retrieval: dict, query: str, ranked: list[int], extents: dict, tex
         d, s, e = extents[p]
         return texts(d)[s:e]
 
-    order = reranking.rerank(o, query, ranked, text_of)
+    order = reranking.rerank(o, query, ranked, text_of) or ranked  # None: scores the request lacks
     return order, {p: i + 1 for i, p in enumerate(order[: o.depth])}
 
 
