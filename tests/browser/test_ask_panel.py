@@ -70,7 +70,7 @@ def at(page, fragment: str):
 def open_panel(page, endpoint: str, model: str = "reader", samples: int = 3):
     if not page.locator("#ask-on").is_checked():
         page.get_by_label("Ask a model on this computer").check()
-    page.get_by_label("Endpoint").fill(endpoint)
+    page.get_by_label("Endpoint", exact=True).fill(endpoint)
     page.get_by_label("Model", exact=True).fill(model)
     page.get_by_label("Samples").fill(str(samples))
 

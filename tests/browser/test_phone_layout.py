@@ -54,8 +54,9 @@ def test_the_document_its_question_and_the_mark_buttons_come_right_after_the_sli
         < at["mark-selection"]["top"] < at["add-doc"]["top"], at
     assert at["param-doc"]["top"] - at["dock"]["bottom"] < 100, at  # right under the sliders
     assert at["mark-selection"]["top"] - at["param-doc"]["bottom"] < 150, at  # right under the box
-    # From the verdict to the Mark buttons: well within two screens (it was 1,900 px).
-    assert at["mark-selection"]["bottom"] - at["verdict"]["top"] < 1.6 * HEIGHT, at
+    # From the verdict to the Mark buttons: well within two screens (it was 1,900 px; 1,442 with the
+    # reranker's box in the dock).
+    assert at["mark-selection"]["bottom"] - at["verdict"]["top"] < 1.8 * HEIGHT, at
 
 
 @pytest.mark.parametrize("fragment", ["", "unit=chars&size=900&overlap=0&k=2&count=o200k_base"])
