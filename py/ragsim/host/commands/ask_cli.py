@@ -238,9 +238,7 @@ def _refuse(e: Exception, prog: str = PROG) -> int:
 
 def main(argv) -> int:
     args = _parser().parse_args(argv)
-    problem = cli_retrieval.endpoint_problem(args)
-    if problem:
-        console.say(f"{PROG}: {problem}")
+    if cli_retrieval.refused_endpoint(args, PROG):
         return 2
     try:
         return run_ask(args)

@@ -50,6 +50,17 @@ def endpoint_problem(args) -> str | None:
     return cli_rerank.problem(args)
 
 
+def refused_endpoint(args, prog: str) -> bool:
+    """Whether `endpoint_problem` refuses the options: then its sentence is printed after `prog`
+    and the command exits 2."""
+    from ragsim.host.commands import console
+
+    problem = endpoint_problem(args)
+    if problem:
+        console.say(f"{prog}: {problem}")
+    return bool(problem)
+
+
 def retrieval_fields(args) -> dict:
     """The request's retrieval fields for the options given (none for plain BM25), a reranker's too."""
     from ragsim.host.commands import cli_rerank

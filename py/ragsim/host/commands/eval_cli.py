@@ -280,9 +280,7 @@ def _streamed(args, rules: gate.Gate) -> int:
 
 def main(argv) -> int:
     args = _parser().parse_args(argv)
-    problem = cli_retrieval.endpoint_problem(args)
-    if problem:
-        console.say(f"{PROG}: {problem}")
+    if cli_retrieval.refused_endpoint(args, PROG):
         return 2
     try:
         rules = gate.read(args, EVAL_KINDS)

@@ -256,9 +256,7 @@ def refuse_existing(path, force: bool, resume: bool | None = None) -> None:
 
 def run_inspect(argv) -> int:
     args = inspect_parser().parse_args(argv)
-    problem = cli_retrieval.endpoint_problem(args)
-    if problem:
-        console.say(f"ragsim inspect: {problem}")
+    if cli_retrieval.refused_endpoint(args, "ragsim inspect"):
         return 2
     try:
         rules = read_gate(args)
