@@ -6,39 +6,15 @@ over the texts re-embedded: the ranks equal a numpy cosine ranking of the stored
 query's vector. A dimension that differs from the endpoint's is one sentence naming both; stored
 vectors of another dimension without an endpoint are said and the texts embedded as before."""
 
-import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from fake_openai import FakeOpenAI, hashed_vector
+from fake_openai import FakeOpenAI
 from helpers import run_cli
+from vector_helpers import IDS, META, QUESTIONS, TEXTS, check_ranks, inspect, stored
 
 pytestmark = pytest.mark.slow  # real stores, a local server and the command line
-
-ROOT = Path(__file__).resolve().parents[2]
-CHUNKS = [json.loads(line) for line in (ROOT / "examples" / "chunks.jsonl").read_text(encoding="utf-8").splitlines()]
-QUESTIONS = json.loads((ROOT / "examples" / "questions.json").read_text(encoding="utf-8"))["questions"]
-IDS = [f"c{i:02d}" for i in range(len(CHUNKS))]
-TEXTS = [c["page_content"] for c in CHUNKS]
-META = [{"source": "harbour.md", "start_index": c["metadata"]["start_index"]} for c in CHUNKS]
-
-
-def stored(dimension: int = 64) -> np.ndarray:
-    """The vectors the stores keep: each chunk's hashed vector plus a fixed perturbation (seeded)."""
-    noise = np.random.default_rng(7).normal(0, 0.8, (len(TEXTS), 64))
-    vectors = np.asarray([hashed_vector(t) for t in TEXTS]) + noise
-    return vectors[:, :dimension]
-
-
-def expected_ids(query: str, vectors: np.ndarray) -> list[str]:
-    """Every chunk's id, best first, by the cosine of its stored vector with the query's hashed vector."""
-    q = np.asarray(hashed_vector(query), dtype=np.float64)
-    q /= np.linalg.norm(q)
-    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-    cosines = unit @ q
-    return [IDS[i] for i in sorted(range(len(IDS)), key=lambda i: (-cosines[i], i))]
 
 
 def chroma(root: Path, vectors) -> str:
@@ -77,30 +53,13 @@ def server():
         yield s
 
 
-def inspect(spec: str, *extra) -> dict:
-    got = run_cli("inspect", spec, "--source", "examples/harbour.md", "--questions", "examples/questions.json",
-                  "--k", str(len(IDS)), "--json", *extra)
-    assert got.returncode == 0, got.stderr
-    return json.loads(got.stdout)
-
-
 @pytest.mark.parametrize("build", [chroma, qdrant, lance])
 def test_questions_are_ranked_over_the_stored_vectors(build, server, tmp_path):
     vectors = stored()
     out = inspect(build(tmp_path, vectors), "--embed-endpoint", server.endpoint, "--embed-model", "hashed")
     kind = {"chroma": "chroma", "qdrant": "qdrant", "lance": "lancedb"}[build.__name__]
     assert out["ranked_over"] == {"vectors": len(IDS), "dimension": 64, "queries_by": "hashed", "store": kind}
-    def ours(i: str) -> str:  # a Qdrant point's id is its number
-        return IDS[int(i)] if i.isdigit() else i
-
-    placed = {ours(c["id"]) for c in out["chunks"] if c["start"] is not None}
-    assert len(placed) > 10
-    asked = {q["id"]: q["query"] for q in QUESTIONS}
-    for q in out["questions"]:
-        assert [ours(i) for i in q["retrieved_ids"]] == [i for i in expected_ids(asked[q["id"]], vectors) if i in placed]
-    # the texts re-embedded would rank otherwise: the stored vectors are the ones used
-    texts = [expected_ids(asked[q["id"]], np.asarray([hashed_vector(t) for t in TEXTS])) for q in out["questions"]]
-    assert texts != [expected_ids(asked[q["id"]], vectors) for q in out["questions"]]
+    check_ranks(out, vectors)
 
 
 def test_the_report_says_it(server, tmp_path):

@@ -13,7 +13,9 @@ it is looked up.
 
 The vectors are not needed to place chunks. `index.faiss` is only checked to hold one vector per row
 of the pickle's map, from its header (`d` and `ntotal`, as faiss's `read_index_header` reads them),
-so faiss itself is not needed and its reader never runs on the file.
+so faiss itself is not needed and its reader never runs on the file to read chunks. Only `inspect
+--questions` ranking over the index's own vectors (`stored_vectors`) reads them, by faiss's own reader
+(`read_index`, then `reconstruct_n`), once the header has shown a dimension and a count that fit.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from ragsim.errors import RequestError
 from ragsim.host.clients.store_records import PAYLOAD_TEXT, check_count, from_row, pick_one
+from ragsim.host.clients.store_safety import client_module
 from ragsim.wire.chunk_files import MAX_FILE_BYTES
 
 PAGE = 1000
@@ -136,9 +139,9 @@ def load(pkl: Path) -> tuple[Docstore, dict]:
     return pair[0], pair[1]
 
 
-def vectors(path: Path) -> int | None:
-    """How many vectors an index.faiss holds, from its header (the fourcc, then d as int32 and ntotal
-    as int64, little-endian); None when it is absent or of a layout this does not know."""
+def header(path: Path) -> tuple[int, int] | None:
+    """(d, ntotal) of an index.faiss, from its header (the fourcc, then d as int32 and ntotal as int64,
+    little-endian); None when it is absent or of a layout this does not know."""
     if not path.is_file():
         return None
     with open(path, "rb") as f:
@@ -146,7 +149,58 @@ def vectors(path: Path) -> int | None:
     if len(head) < 16 or not head[:4].isalnum() or head[:2] == b"IB":  # IB...: binary indexes, another header
         return None
     d, ntotal = struct.unpack("<iq", head[4:16])
-    return ntotal if d > 0 and 0 <= ntotal < 2 ** 40 else None
+    return (d, ntotal) if d > 0 and 0 <= ntotal < 2 ** 40 else None
+
+
+def vectors(path: Path) -> int | None:
+    """How many vectors an index.faiss holds, from its header; None when it is absent or unknown."""
+    found = header(path)
+    return None if found is None else found[1]
+
+
+MAX_DIMENSION = 65_536  # more than any embedding model gives: a header claiming more is refused unread
+
+
+def stored_vectors(path: Path, collection: str | None) -> list:
+    """The vector of each Document, in the order `faiss_pages` reads them (the rows of the pickle's map),
+    by faiss's reader and `reconstruct_n`; [] where the index cannot give them back (a binary index, or
+    one that keeps only codes faiss cannot turn back into vectors)."""
+    _, pkl = _index(path, collection)
+    _, rows = load(pkl)
+    index_file = pkl.with_suffix(".faiss")
+    found = header(index_file)
+    if found is None:
+        return []
+    d, ntotal = found
+    if d > MAX_DIMENSION or ntotal != len(rows):
+        raise RequestError("store", f"{index_file} claims {ntotal:,} vectors of {d:,} dimensions, where {pkl.name} "
+                                    f"maps {len(rows):,} rows and ragsim reads {MAX_DIMENSION:,} dimensions at most: "
+                                    f"the files are damaged or of different saves.")
+    faiss = client_module("faiss", "faiss-cpu")
+    try:
+        index = faiss.read_index(str(index_file))
+    except RuntimeError as exc:  # faiss's word for a file it cannot read
+        raise RequestError("store", f"{index_file} is not an index faiss can read ({str(exc).splitlines()[0][:120]}"
+                                    f").") from None
+    matrix = _reconstructed(faiss, index)
+    if matrix is None:
+        return []
+    return [matrix[row] if 0 <= row < len(matrix) else None for row in sorted(rows)]
+
+
+def _reconstructed(faiss, index):
+    """Every vector of the index (ntotal x d, float32), or None where it keeps none faiss gives back."""
+    try:
+        return index.reconstruct_n(0, index.ntotal)
+    except RuntimeError:  # an IVF index keeps no map from row to list until asked to
+        ivf = faiss.try_extract_index_ivf(index)
+        if ivf is None:
+            return None
+        try:
+            ivf.make_direct_map()
+            return index.reconstruct_n(0, index.ntotal)
+        except RuntimeError:
+            return None
 
 
 def fields(doc, key) -> dict:

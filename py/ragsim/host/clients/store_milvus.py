@@ -11,7 +11,8 @@ whose server is stopped before the copy is removed.
 The chunks: every row of a collection in primary-key order (`query_iterator`, a page at a time),
 vector fields left out; the text is LangChain's `text` field (or `--text-field`), the metadata every
 other scalar field, and the fields a dynamic schema holds (pymilvus's quick-start keeps `text` there),
-the id the primary key's value. Only the default database is read.
+the id the primary key's value. Only the default database is read. The float vector field is read
+only for `inspect --questions` ranking over the index's own vectors (`stored_vectors`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import logging
 from pathlib import Path
 
 from ragsim.errors import RequestError
-from ragsim.host.clients.store_records import PAYLOAD_TEXT, check_count, counted, from_row, pick_one
+from ragsim.host.clients.store_records import (
+    PAYLOAD_TEXT, check_count, counted, from_row, pick_one, preferred_vector, vector_row)
 from ragsim.host.clients.store_safety import client_module, read_only
 
 PAGE = 1000
@@ -36,6 +38,13 @@ def looks_like(path: Path) -> bool:
 
 def milvus_pages(path: Path, *, collection=None, text_field=None, doc_field=None, progress=None, limit=True):
     """The collection's name, then its rows a page at a time, read from a copy of the folder."""
+    with _opened(path) as client:
+        yield from _pages(client, path, collection, text_field, doc_field, progress, limit)
+
+
+@contextlib.contextmanager
+def _opened(path: Path):
+    """A MilvusClient of a copy of the folder, its server stopped before the copy is removed."""
     if path.is_file():
         raise RequestError("store", f"{path} is a file, where milvus-lite keeps a .db path as a folder "
                                     f"(collections/, LOCK): give the folder MilvusClient was given.")
@@ -44,16 +53,40 @@ def milvus_pages(path: Path, *, collection=None, text_field=None, doc_field=None
     with read_only(path, name="milvus.db") as copy, _quiet():  # pymilvus opens only a path ending .db
         client = pymilvus.MilvusClient(str(copy))
         try:
-            yield from _pages(client, path, collection, text_field, doc_field, progress, limit)
+            yield client
         finally:
             client.close()
             servers.release_server(str(copy))  # its thread, and the copy's lock
 
 
+def _type(field) -> str:
+    return getattr(field["type"], "name", str(field["type"]))
+
+
+def stored_vectors(path: Path, name: str) -> dict:
+    """{primary key as text: its row's vector} of the collection's float vector field (`vector`, as
+    LangChain's Milvus and pymilvus's quick-start name it, or the only one); {} where there is none
+    ragsim can choose (binary, half-precision and sparse vectors are not read)."""
+    with _opened(path) as client:
+        schema = client.describe_collection(name)
+        column = preferred_vector([f["name"] for f in schema["fields"] if _type(f) == "FLOAT_VECTOR"])
+        if column is None:
+            return {}
+        key = next(f["name"] for f in schema["fields"] if f.get("is_primary"))
+        client.load_collection(name)
+        rows, out = client.query_iterator(name, batch_size=PAGE, output_fields=[key, column]), {}
+        try:
+            for batch in iter(rows.next, []):
+                out.update((str(row[key]), vector_row(row[column])) for row in batch)
+        finally:
+            rows.close()
+        return out
+
+
 def _pages(client, path: Path, collection, text_field, doc_field, progress, limit):
     name = pick_one(client.list_collections(), collection, path, "collection")
     schema = client.describe_collection(name)
-    fields = [f for f in schema["fields"] if "VECTOR" not in getattr(f["type"], "name", str(f["type"]))]
+    fields = [f for f in schema["fields"] if "VECTOR" not in _type(f)]
     key = next(f["name"] for f in schema["fields"] if f.get("is_primary"))
     wanted = [f["name"] for f in fields] + (["$meta"] if schema.get("enable_dynamic_field") else [])
     client.load_collection(name)

@@ -79,3 +79,20 @@ def counted(batches, total: int, progress, chunk):
         if progress is not None:
             progress(done, total)
         yield chunks
+
+
+def vector_row(vector):
+    """A stored vector as a flat float32 array (half the memory of float64; Python floats would take six
+    times it); RequestError where it is not a list of numbers."""
+    import numpy as np
+
+    try:
+        return np.asarray(vector, dtype=np.float32).ravel()
+    except (TypeError, ValueError):
+        raise RequestError("store", "The index holds a stored vector that is not a list of numbers.") from None
+
+
+def preferred_vector(names: list[str], preferred: str = "vector") -> str | None:
+    """The vector field (column) to read: `preferred` where it is one of `names`, else the only one;
+    None for none, or several and none named `preferred` (not one ragsim can choose)."""
+    return preferred if preferred in names else names[0] if len(names) == 1 else None

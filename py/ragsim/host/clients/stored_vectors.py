@@ -1,11 +1,15 @@
 """Ranking over the vectors already in the user's index: `inspect --questions` with a dense (or
-hybrid) ranking on a store that keeps its vectors (Chroma, Qdrant, LanceDB) ranks each question over
-the stored vectors of the placed chunks; only the queries are embedded, by the user's endpoint
-(--embed-endpoint) or, without one, by the built-in all-MiniLM-L6-v2 where the stored vectors have
-its 384 dimensions (Chroma's default embedding function; any other 384-dimension model should be
-given as an endpoint). Stored vectors of another dimension without an endpoint: the chunks' texts are
-embedded by the built-in model as before, and the report says why. With an endpoint, a dimension that
-differs from the stored vectors' is one sentence naming both.
+hybrid) ranking on a store that keeps its vectors ranks each question over the stored vectors of the
+placed chunks: Chroma (a persist directory or a server), Qdrant, LanceDB, LangChain's FAISS folder
+(by faiss's own reader, `store_faiss`), Milvus Lite (`store_milvus`), pgvector (`store_pgvector`),
+LlamaIndex's persist folder and the saved in-memory stores of LangChain and Haystack
+(`stored_vector_files`). Only the queries are embedded, by the user's endpoint (--embed-endpoint) or,
+without one, by the built-in all-MiniLM-L6-v2 where the stored vectors have its 384 dimensions
+(Chroma's default embedding function; any other 384-dimension model should be given as an endpoint).
+Stored vectors of another dimension without an endpoint, or a store whose vectors ragsim does not read
+(the files of chunks and the exports): the chunks' texts are embedded by the built-in model as
+before, and the report says why. With an endpoint, a dimension that differs from the stored vectors'
+is one sentence naming both.
 
 The core stays pure: during the one request the core's dense host of last resort (`rank.dense`)
 is this module's `StoredVectors`, which answers `similarities(query, texts, keys)` from the stored
@@ -14,37 +18,45 @@ vector of the chunk at each key (document id, start, end)."""
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 
 from ragsim.errors import RequestError
+from ragsim.host.clients import store_faiss, store_milvus, store_pgvector, stored_vector_files, stores
 from ragsim.host.clients.embed_onnx import MODEL_ID
-from ragsim.host.clients.store_safety import client_module, read_only
+from ragsim.host.clients.store_records import preferred_vector, vector_row
+from ragsim.host.clients.store_safety import Address, client_module, heard, read_only, with_deadline
 from ragsim.host.clients.stores import PAGE
 
-KEEPS = ("chroma", "qdrant", "lancedb")  # stores whose vectors are read here
+# stores whose vectors are read here, and the reader of each: (path, collection) -> {chunk id: vector}
+# or a list in the order the chunks are read (None where a chunk has none)
+KEEPS = ("chroma", "chroma-http", "qdrant", "lancedb", "faiss", "milvus", "pgvector", "llamaindex",
+         "langchain-inmemory", "haystack-inmemory")
 BUILT_IN_DIMENSION = 384  # all-MiniLM-L6-v2's
 
 
-def read(kind: str, path, name: str, chunks: list[dict]) -> list:
+def read(kind: str, path, name: str | None, chunks: list[dict]) -> list:
     """The stored vector of each chunk, in store order (None where the store gave none)."""
     found = READERS[kind](path, name)
-    if isinstance(found, list):  # LanceDB: rows in table order, as the chunks were read
-        return found + [None] * (len(chunks) - len(found))
+    if isinstance(found, list):  # in the order the chunks were read
+        return found[:len(chunks)] + [None] * (len(chunks) - len(found))
     return [found.get(c["id"]) for c in chunks]
 
 
 def _chroma(path, name: str) -> dict:
     chromadb = client_module("chromadb", "chromadb")
-    out = {}
+    if isinstance(path, Address):  # a Chroma server, read in place as its chunks are
+        return _chroma_vectors(with_deadline(chromadb.HttpClient(**heard(path).parts)).get_collection(name))
     with read_only(path) as copy:
-        col = chromadb.PersistentClient(path=str(copy)).get_collection(name)
-        total = col.count()
-        for offset in range(0, total, PAGE):
-            page = col.get(limit=PAGE, offset=offset, include=["embeddings"])
-            embeddings = page.get("embeddings")
-            if embeddings is None:
-                return {}
-            out.update((cid, _row(v)) for cid, v in zip(page["ids"], embeddings) if v is not None)
+        return _chroma_vectors(chromadb.PersistentClient(path=str(copy)).get_collection(name))
+
+
+def _chroma_vectors(col) -> dict:
+    out = {}
+    for offset in range(0, col.count(), PAGE):
+        page = col.get(limit=PAGE, offset=offset, include=["embeddings"])
+        embeddings = page.get("embeddings")
+        if embeddings is None:
+            return {}
+        out.update((cid, vector_row(v)) for cid, v in zip(page["ids"], embeddings) if v is not None)
     return out
 
 
@@ -62,7 +74,7 @@ def _qdrant(path, name: str) -> dict:
                     if isinstance(v, dict):  # named vectors: the one there is, else none ragsim can choose
                         v = next(iter(v.values())) if len(v) == 1 else None
                     if isinstance(v, list) and v:  # a dense vector (a sparse one is an object)
-                        out[str(p.id)] = _row(v)
+                        out[str(p.id)] = vector_row(v)
                 if offset is None or not points:
                     return out
         finally:
@@ -74,31 +86,22 @@ def _lancedb(path, name: str) -> list:
 
     lancedb = client_module("lancedb", "lancedb")
     table = lancedb.connect(str(path)).open_table(name)
-    vectors = [f.name for f in table.schema if pa.types.is_fixed_size_list(f.type)
-               or (pa.types.is_list(f.type) and pa.types.is_floating(f.type.value_type))]
-    column = "vector" if "vector" in vectors else vectors[0] if len(vectors) == 1 else None
+    column = preferred_vector([f.name for f in table.schema if pa.types.is_fixed_size_list(f.type)
+                               or (pa.types.is_list(f.type) and pa.types.is_floating(f.type.value_type))])
     if column is None:  # none, or several and none named `vector`: not one ragsim can choose
         return []
     total, out = table.count_rows(), []
     for offset in range(0, total, PAGE):
         for row in table.search().select([column]).offset(offset).limit(PAGE).to_list():
             v = row.get(column)
-            out.append(None if v is None else _row(v))
+            out.append(None if v is None else vector_row(v))
     return out
 
 
-READERS = {"chroma": _chroma, "qdrant": _qdrant, "lancedb": _lancedb}
-
-
-def _row(vector):
-    """A stored vector as float32 (half the memory of float64; Python floats would take six times it)."""
-    import numpy as np
-
-    try:
-        row = np.asarray(vector, dtype=np.float32).ravel()
-    except (TypeError, ValueError):
-        raise RequestError("store", "The index holds a stored vector that is not a list of numbers.") from None
-    return row
+READERS = {"chroma": _chroma, "chroma-http": _chroma, "qdrant": _qdrant, "lancedb": _lancedb,
+           "faiss": store_faiss.stored_vectors, "milvus": store_milvus.stored_vectors,
+           "pgvector": store_pgvector.stored_vectors, "llamaindex": stored_vector_files.llamaindex,
+           "langchain-inmemory": stored_vector_files.in_memory, "haystack-inmemory": stored_vector_files.in_memory}
 
 
 class StoredVectors:
@@ -182,12 +185,18 @@ def inspected(args, store: dict, request: dict) -> dict:
     from ragsim.wire import inspect as inspection
 
     kind = store["store"]["kind"]
-    if not args.questions or args.method == "bm25" or kind not in KEEPS:
+    if not args.questions or args.method == "bm25":
         return inspection.inspect(request)
-    vectors = read(kind, Path(store["store"]["path"]), store["store"]["collection"], store["chunks"])
-    configured = embed_endpoint.configured()
-    hosted, over = prepare(store, inspection.export_records(request), vectors,
-                           configured[1] if configured else None)
+    try:
+        if kind not in KEEPS:
+            raise stored_vector_files.Unread(f"ragsim reads no stored vectors from a {kind} store")
+        vectors = read(kind, stores.parse_spec(args.store)[1], store["store"]["collection"], store["chunks"])
+    except stored_vector_files.Unread as e:
+        hosted, over = None, {"note": f"{e}; the chunks' texts were embedded instead"}
+    else:
+        configured = embed_endpoint.configured()
+        hosted, over = prepare(store, inspection.export_records(request), vectors,
+                               configured[1] if configured else None)
     with ranking_with(hosted) if hosted is not None else contextlib.nullcontext():
         result = inspection.inspect(request)
     if "error" not in result:
