@@ -50,6 +50,23 @@ def faiss(root, vectors, request) -> tuple[str, str]:
     return f"faiss:{root / 'faiss'}", "faiss"
 
 
+def faiss_ivf(root, vectors, request) -> tuple[str, str]:
+    """An IVF index (its vectors kept in lists, by cluster) under LangChain's FAISS, as
+    `FAISS(embedding_function, index, docstore, index_to_docstore_id)` takes one."""
+    import faiss as faiss_library
+    import numpy as np
+    from langchain_community.docstore.in_memory import InMemoryDocstore
+    from langchain_community.vectorstores import FAISS
+
+    rows = np.ascontiguousarray(vectors, dtype=np.float32)
+    index = faiss_library.IndexIVFFlat(faiss_library.IndexFlatL2(rows.shape[1]), rows.shape[1], 2)
+    index.train(rows)
+    store = FAISS(Stored(vectors), index, InMemoryDocstore(), {})
+    store.add_documents(documents(), ids=IDS)
+    store.save_local(str(root / "faiss"))
+    return f"faiss:{root / 'faiss'}", "faiss"
+
+
 def milvus(root, vectors, request) -> tuple[str, str]:
     from milvus_lite.server_manager import server_manager_instance
     from pymilvus import MilvusClient
@@ -123,7 +140,7 @@ def haystack_dump(root, vectors, request) -> tuple[str, str]:
     return str(root / "haystack.json"), "haystack-inmemory"
 
 
-BUILDERS = [faiss, milvus, pgvector, chroma_http, llamaindex, langchain_dump, haystack_dump]
+BUILDERS = [faiss, faiss_ivf, milvus, pgvector, chroma_http, llamaindex, langchain_dump, haystack_dump]
 
 
 @pytest.fixture(scope="module")
@@ -183,3 +200,27 @@ def test_a_file_of_chunks_keeps_no_vectors_and_says_so(server):
     assert "not ranked over the index's vectors: ragsim reads no stored vectors from a jsonl store" in got.stdout
     assert json.loads(run_cli("inspect", "examples/chunks.jsonl", "--source", "examples/harbour.md", "--questions",
                               "examples/questions.json", "--json").stdout).get("ranked_over") is None  # bm25
+
+
+def test_a_faiss_header_claiming_too_much_is_one_sentence(server, tmp_path):
+    import struct
+
+    spec, _ = faiss(tmp_path, stored(), None)
+    index = tmp_path / "faiss" / "index.faiss"
+    data = bytearray(index.read_bytes())
+    data[4:8] = struct.pack("<i", 2 ** 30)  # d: a billion dimensions, never allocated
+    index.write_bytes(bytes(data))
+    got = run_cli("inspect", spec, "--source", "examples/harbour.md", "--questions", "examples/questions.json",
+                  "--embed-endpoint", server.endpoint, "--embed-model", "hashed")
+    assert got.returncode == 2 and "Traceback" not in got.stderr and got.stderr.count("\n") == 1
+    assert f"claims {len(IDS)} vectors of 1,073,741,824 dimensions" in got.stderr
+
+
+def test_a_vector_file_over_the_limit_is_said_not_read(tmp_path, monkeypatch):
+    from ragsim.host.clients import stored_vector_files
+
+    llamaindex(tmp_path, stored(), None)
+    assert len(stored_vector_files.llamaindex(tmp_path / "llama")) == len(IDS)
+    monkeypatch.setattr(stored_vector_files, "MAX_FILE_BYTES", 1000)
+    with pytest.raises(stored_vector_files.Unread, match=r"default__vector_store\.json is .* MB, over the .* MB"):
+        stored_vector_files.llamaindex(tmp_path / "llama" / "docstore.json")

@@ -192,7 +192,7 @@ def _reconstructed(faiss, index):
     """Every vector of the index (ntotal x d, float32), or None where it keeps none faiss gives back."""
     try:
         return index.reconstruct_n(0, index.ntotal)
-    except RuntimeError:  # an IVF index keeps no map from row to list until asked to
+    except RuntimeError:  # an IVF index of an older faiss gives rows back only through its direct map
         ivf = faiss.try_extract_index_ivf(index)
         if ivf is None:
             return None

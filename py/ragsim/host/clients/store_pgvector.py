@@ -89,7 +89,7 @@ def pg_pages(where: Address, *, collection=None, text_field=None, doc_field=None
 
 def stored_vectors(where: Address, name: str) -> dict:
     """{chunk id: its vector} of the collection `name` (as `pg_pages` named it), from its vector column
-    (`embedding`, or the only column of pgvector's vector or halfvec type) cast to real[] by the server,
+    (`embedding`, or the only column of pgvector's vector type) cast to real[] by the server,
     so psycopg needs no adapter; {} where there is no such column ragsim can choose."""
     psycopg, conn = _connected(where)
     try:
@@ -113,7 +113,7 @@ def _alias(collection, sources):
     return collection
 
 
-VECTOR_TYPES = ("vector", "halfvec")  # pgvector's dense types (sparsevec and bit are not read)
+VECTOR_TYPES = ("vector",)  # pgvector's float vectors (halfvec, sparsevec and bit are not read)
 
 
 def _columns(conn) -> tuple[dict, dict]:

@@ -23,7 +23,7 @@ from ragsim.errors import RequestError
 from ragsim.host.clients import store_faiss, store_milvus, store_pgvector, stored_vector_files, stores
 from ragsim.host.clients.embed_onnx import MODEL_ID
 from ragsim.host.clients.store_records import preferred_vector, vector_row
-from ragsim.host.clients.store_safety import Address, client_module, heard, read_only, with_deadline
+from ragsim.host.clients.store_safety import Address, client_module, guarded, heard, read_only, with_deadline
 from ragsim.host.clients.stores import PAGE
 
 # stores whose vectors are read here, and the reader of each: (path, collection) -> {chunk id: vector}
@@ -98,10 +98,24 @@ def _lancedb(path, name: str) -> list:
     return out
 
 
-READERS = {"chroma": _chroma, "chroma-http": _chroma, "qdrant": _qdrant, "lancedb": _lancedb,
-           "faiss": store_faiss.stored_vectors, "milvus": store_milvus.stored_vectors,
-           "pgvector": store_pgvector.stored_vectors, "llamaindex": stored_vector_files.llamaindex,
-           "langchain-inmemory": stored_vector_files.in_memory, "haystack-inmemory": stored_vector_files.in_memory}
+def _said(kind: str, reader):
+    """`reader`, any failure of its client library said in one sentence naming the store (as its chunks'
+    reader says one: `store_safety.guarded`)."""
+    def read_vectors(path, name):
+        def one(path):
+            yield reader(path, name)
+
+        return next(guarded(kind, stores.NAMES[kind], one)(path))
+
+    return read_vectors
+
+
+READERS = {**{kind: _said(kind, reader) for kind, reader in (
+               ("chroma", _chroma), ("chroma-http", _chroma), ("qdrant", _qdrant), ("lancedb", _lancedb),
+               ("faiss", store_faiss.stored_vectors), ("milvus", store_milvus.stored_vectors),
+               ("pgvector", store_pgvector.stored_vectors))},
+           "llamaindex": stored_vector_files.llamaindex, "langchain-inmemory": stored_vector_files.in_memory,
+           "haystack-inmemory": stored_vector_files.in_memory}
 
 
 class StoredVectors:

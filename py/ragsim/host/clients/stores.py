@@ -95,7 +95,7 @@ def parse_spec(spec: str) -> tuple[str, Path | Address]:
         if not path.exists():
             raise RequestError("store", f"{path} does not exist: give the directory the store was persisted to.")
         if not _looks_like(kind, path):
-            raise RequestError("store", f"{path} is not a {_NAMES[kind]} store ({_MARKS[kind]}): "
+            raise RequestError("store", f"{path} is not a {NAMES[kind]} store ({_MARKS[kind]}): "
                                         f"ragsim reads {READS}.")
         return kind, path
     path = Path(spec)
@@ -140,7 +140,7 @@ def _served(spec: str) -> tuple[str, Address] | None:
     return "chroma-http", Address(spec, spec, host=parts.hostname, port=port, ssl=ssl)
 
 
-_NAMES = {"chroma": "Chroma", "qdrant": "Qdrant local", "lancedb": "LanceDB", "llamaindex": "LlamaIndex persist",
+NAMES = {"chroma": "Chroma", "qdrant": "Qdrant local", "lancedb": "LanceDB", "llamaindex": "LlamaIndex persist",
           "faiss": "LangChain FAISS", "milvus": "Milvus Lite", "pgvector": "PostgreSQL (pgvector)",
           "chroma-http": "Chroma server"}
 _MARKS = {"chroma": "it has no chroma.sqlite3", "qdrant": "it has no meta.json and collection/ folder",
@@ -391,7 +391,7 @@ def lancedb_pages(path: Path, *, collection=None, text_field=None, doc_field=Non
             progress(min(offset + PAGE, total), total)
 
 
-PAGED = {kind: guarded(kind, _NAMES[kind], paged) for kind, paged in
+PAGED = {kind: guarded(kind, NAMES[kind], paged) for kind, paged in
          (("chroma", chroma_pages), ("qdrant", qdrant_pages), ("lancedb", lancedb_pages),
           ("faiss", store_faiss.faiss_pages), ("milvus", store_milvus.milvus_pages),
           ("pgvector", store_pgvector.pg_pages), ("chroma-http", chroma_http_pages))}
