@@ -1,13 +1,16 @@
 """`inspect --questions` over the vectors already in the index (host.clients.stored_vectors) for the stores
-beyond Chroma's, Qdrant's and LanceDB's folders: LangChain's FAISS.save_local folder, Milvus Lite,
-pgvector (a PostgreSQL with pgvector started here on 127.0.0.1 and stopped), a Chroma server (`chroma
+beyond Chroma's, Qdrant's and LanceDB's folders: LangChain's FAISS.save_local folder (a flat and an IVF
+index), Milvus Lite, pgvector as LangChain's PGVector and PGVectorStore and LlamaIndex's PGVectorStore
+write it (a PostgreSQL with pgvector started here on 127.0.0.1 and stopped), a Chroma server (`chroma
 run`, likewise), LlamaIndex's persist folder and the in-memory stores LangChain and Haystack save. Each
 is built by its own library with the example's chunks and vectors given explicitly (tests/vector_helpers:
 the `hashed` model's vectors of the texts, perturbed); the queries are embedded by a local endpoint
 (tests/fake_openai.py). The ranks equal an independent numpy cosine ranking of the stored vectors; a
 dimension that differs from the endpoint's is one sentence naming both."""
 
+import asyncio
 import json
+import threading
 
 import psycopg
 import pytest
@@ -81,18 +84,60 @@ def milvus(root, vectors, request) -> tuple[str, str]:
     return f"milvus:{uri}", "milvus"
 
 
-def pgvector(root, vectors, request) -> tuple[str, str]:
-    from langchain_postgres import PGVector
-
+def pg_database(root, request) -> str:
+    """A database of its own on the module's PostgreSQL, for one store."""
     server = request.getfixturevalue("pg")
     name = f"db_{len(list(root.parent.iterdir()))}_{root.name}".lower().replace("-", "_")[:60]
     with psycopg.connect(server + "postgres", autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    store = PGVector(embeddings=Stored(vectors), collection_name="harbour", use_jsonb=True,
-                     connection=(server + name).replace("postgresql://", "postgresql+psycopg://"))
+    return server + name
+
+
+def sqlalchemy(url: str) -> str:
+    return url.replace("postgresql://", "postgresql+psycopg://")
+
+
+def pgvector(root, vectors, request) -> tuple[str, str]:
+    """LangChain's PGVector (langchain-postgres): langchain_pg_embedding's `embedding` column."""
+    from langchain_postgres import PGVector
+
+    url = pg_database(root, request)
+    store = PGVector(embeddings=Stored(vectors), collection_name="harbour", use_jsonb=True, connection=sqlalchemy(url))
     store.add_documents(documents(), ids=IDS)
     store._engine.dispose()
-    return server + name, "pgvector"
+    return url, "pgvector"
+
+
+def pg_vectorstore(root, vectors, request) -> tuple[str, str]:
+    """langchain-postgres's newer PGVectorStore: a table of its own (its ids UUIDs it makes)."""
+    from langchain_postgres import PGEngine, PGVectorStore
+
+    url = pg_database(root, request)
+    engine = PGEngine.from_connection_string(url=sqlalchemy(url))
+    engine.init_vectorstore_table(table_name="chunks", vector_size=vectors.shape[1])
+    PGVectorStore.create_sync(engine=engine, table_name="chunks", embedding_service=Stored(vectors)).add_documents(
+        documents())
+    engine._run_as_sync(engine.close())  # its pool's connections, from its own loop
+    return url, "pgvector"
+
+
+def pg_llamaindex(root, vectors, request) -> tuple[str, str]:
+    """LlamaIndex's PGVectorStore (`data_harbour`), its nodes' embeddings given."""
+    from llama_index.core import StorageContext, VectorStoreIndex
+    from llama_index.core.embeddings import MockEmbedding
+    from llama_index.vector_stores.postgres import PGVectorStore as LlamaPGVectorStore
+
+    url = pg_database(root, request)
+    port = url.split("@", 1)[1].split("/", 1)[0].split(":")[1]
+    store = LlamaPGVectorStore.from_params(host="127.0.0.1", port=port, database=url.rsplit("/", 1)[1],
+                                           user="postgres", password="", table_name="harbour",
+                                           embed_dim=vectors.shape[1])
+    VectorStoreIndex(nodes(vectors), storage_context=StorageContext.from_defaults(vector_store=store),
+                     embed_model=MockEmbedding(embed_dim=vectors.shape[1]))
+    closing = threading.Thread(target=lambda: asyncio.run(store.close()))  # its async engine, on a loop of its own
+    closing.start()
+    closing.join(60)
+    return url, "pgvector"
 
 
 def chroma_http(root, vectors, request) -> tuple[str, str]:
@@ -106,15 +151,19 @@ def chroma_http(root, vectors, request) -> tuple[str, str]:
     return f"chroma+http://{host}:{port} --collection {name}", "chroma-http"
 
 
+def nodes(vectors) -> list:
+    from llama_index.core.schema import TextNode
+
+    return [TextNode(id_=i, text=t, metadata=dict(m), embedding=[float(x) for x in v],
+                     start_char_idx=m["start_index"], end_char_idx=m["start_index"] + len(t))
+            for i, t, m, v in zip(IDS, TEXTS, META, vectors)]
+
+
 def llamaindex(root, vectors, request) -> tuple[str, str]:
     from llama_index.core import StorageContext, VectorStoreIndex
     from llama_index.core.embeddings import MockEmbedding
-    from llama_index.core.schema import TextNode
 
-    nodes = [TextNode(id_=i, text=t, metadata=dict(m), embedding=[float(x) for x in v],
-                      start_char_idx=m["start_index"], end_char_idx=m["start_index"] + len(t))
-             for i, t, m, v in zip(IDS, TEXTS, META, vectors)]
-    index = VectorStoreIndex(nodes, storage_context=StorageContext.from_defaults(),
+    index = VectorStoreIndex(nodes(vectors), storage_context=StorageContext.from_defaults(),
                              embed_model=MockEmbedding(embed_dim=vectors.shape[1]))
     index.storage_context.persist(str(root / "llama"))
     return f"llamaindex:{root / 'llama'}", "llamaindex"
@@ -140,7 +189,8 @@ def haystack_dump(root, vectors, request) -> tuple[str, str]:
     return str(root / "haystack.json"), "haystack-inmemory"
 
 
-BUILDERS = [faiss, faiss_ivf, milvus, pgvector, chroma_http, llamaindex, langchain_dump, haystack_dump]
+BUILDERS = [faiss, faiss_ivf, milvus, pgvector, pg_vectorstore, pg_llamaindex, chroma_http, llamaindex,
+            langchain_dump, haystack_dump]
 
 
 @pytest.fixture(scope="module")

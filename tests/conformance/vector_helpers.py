@@ -42,20 +42,18 @@ def inspect(spec: str, *extra) -> dict:
     return json.loads(got.stdout)
 
 
-def ours(chunk_id: str) -> str:
-    """The test's id of a chunk whose store numbered it (a Qdrant point's or Milvus row's key)."""
-    return IDS[int(chunk_id)] if chunk_id.isdigit() else chunk_id
-
-
 def check_ranks(out: dict, vectors: np.ndarray) -> None:
     """Every question's ranking (all placed chunks) equals the numpy ranking of the stored vectors,
-    and differs from one over the texts re-embedded: the stored vectors are the ones used."""
-    placed = {ours(c["id"]) for c in out["chunks"] if c["start"] is not None}
+    and differs from one over the texts re-embedded: the stored vectors are the ones used. A chunk is
+    known by where it was placed (each starts elsewhere), whatever id its store gave it."""
+    starts = [m["start_index"] for m in META]
+    ours = {c["id"]: IDS[starts.index(c["start"])] for c in out["chunks"] if c["start"] is not None}
+    placed = set(ours.values())
     assert len(placed) > 10
     asked = {q["id"]: q["query"] for q in QUESTIONS}
     assert [q["id"] for q in out["questions"]] == [q["id"] for q in QUESTIONS]
     for q in out["questions"]:
         expected = [i for i in expected_ids(asked[q["id"]], vectors) if i in placed]
-        assert [ours(i) for i in q["retrieved_ids"]] == expected
+        assert [ours[i] for i in q["retrieved_ids"]] == expected
     texts = [expected_ids(asked[q["id"]], np.asarray([hashed_vector(t) for t in TEXTS])) for q in out["questions"]]
     assert texts != [expected_ids(asked[q["id"]], vectors) for q in out["questions"]]
