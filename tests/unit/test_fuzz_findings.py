@@ -210,8 +210,8 @@ def test_vectors_past_float32s_range_are_refused(no_embedder, value):
 
 def test_the_cost_guard_sees_chromas_cluster_search():
     text = {"id": "d", "title": "", "text": "Σ one fact, then another. " * 40}  # 1,040 characters, not ASCII
-    few = cost.estimate({"chunking": {"strategy": "chroma-cluster"}}, [text])
-    many = cost.estimate({"chunking": {"strategy": "chroma-cluster", "min_chunk_size": 1}}, [text])
+    few = cost.work([text], {"strategy": "chroma-cluster"})
+    many = cost.work([text], {"strategy": "chroma-cluster", "min_chunk_size": 1})
     assert few.seconds < 1 and many.seconds > 30 and many.largest().field == "chunking.min_chunk_size"
     r = simulate({"documents": [text], "query": "fact", "chunking": {"strategy": "chroma-cluster", "min_chunk_size": 1},
                   "retrieval": {"k": 1}})

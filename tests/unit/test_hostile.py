@@ -18,7 +18,7 @@ from helpers import CORE, bare_env, make_request, run_cli
 from ragsim import fields, limits
 from ragsim.errors import MAX_MESSAGE, RequestError
 from ragsim.text import safe_regex
-from ragsim.wire import cost
+from ragsim.wire import api, cost
 from ragsim.wire.api import simulate, simulate_json, simulate_packed
 from ragsim.wire.audit import audit
 
@@ -304,7 +304,7 @@ def test_the_guard_refuses_a_request_over_30_seconds_with_its_estimate():
     err = error_of(quick(lambda: simulate(req)))
     assert err["field"] == "map" and "would take about" in err["message"] and "map cells" in err["message"]
     # the same request costs what it costs; under the commands' budget only memory refuses
-    estimate = cost.estimate(req, req["documents"])
+    estimate = api.estimate(req)
     assert estimate.seconds > 30
     cost.guard(estimate, cost.BATCH)
 
@@ -316,13 +316,13 @@ def test_the_guards_budgets_are_30_seconds_and_a_gigabyte_not_more():
                  for i in range(2)]
     slow = make_request("lorem ipsum dolor sit amet. " * 100_000, unit="chars", size=200, overlap=0, questions=questions,
                         map={"sizes": list(range(100, 1100, 100)), "overlaps": list(range(0, 100, 10))})
-    estimate = cost.estimate(slow, slow["documents"])
+    estimate = api.estimate(slow)
     assert 30 < estimate.seconds < 60 and estimate.bytes < 2**30, estimate.sentence()
     err = error_of(quick(lambda: simulate(slow)))
     assert err["field"] == "map" and "over the 30 s one request may take here" in err["message"]
     big = make_request("lorem ipsum dolor sit amet. " * 357_000, unit="words", size=1, overlap=0,  # 10 M characters
                        map={"sizes": [1], "overlaps": [0]})
-    estimate = cost.estimate(big, big["documents"])
+    estimate = api.estimate(big)
     assert estimate.seconds < 30 and 2**30 < estimate.bytes < 2 * 2**30, estimate.sentence()
     err = error_of(quick(lambda: simulate(big)))
     assert "over the 1.0 GB one request may use" in err["message"]
@@ -330,10 +330,10 @@ def test_the_guards_budgets_are_30_seconds_and_a_gigabyte_not_more():
 
 def test_the_estimate_of_an_ordinary_request_is_small_and_the_page_default_passes():
     req = request()
-    estimate = cost.estimate(req, req["documents"])
+    estimate = api.estimate(req)
     assert estimate.seconds < 0.1 and estimate.bytes < 50 * 2**20
     big = make_request("lorem ipsum dolor sit amet " * 370_000, size=200, overlap=20, k=5)  # 10 M characters
-    estimate = cost.estimate(big, big["documents"])
+    estimate = api.estimate(big)
     assert estimate.seconds < 30 and estimate.bytes < 2**30, estimate.sentence()
 
 

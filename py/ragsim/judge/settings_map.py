@@ -7,9 +7,7 @@ their index (built once), and ranks each question by exact top-k with pruning (`
 """
 
 from ragsim.errors import RequestError
-from ragsim.judge.pipeline import context_tokens as exact_tokens
-from ragsim.judge.questions import Question, chroma_scores, context_tokens, evaluate, judge, rank_question, read_question_set
-from ragsim.rank.dense import QuestionRanker
+from ragsim.judge.questions import Question, chroma_scores, context_tokens, judge, rank_question
 from ragsim.rank.queries import Setting, Words, collection_paused
 from ragsim.split import registry
 from ragsim.fields import shown
@@ -116,47 +114,3 @@ def settings_map(words: Words, chunking: dict, retrieval: dict, k: int, question
                     setting.release()
             rows.append(row)
     return {"sizes": sizes, "overlaps": overlaps, "cells": rows}
-
-
-# --- at the JSON boundary ------------------------------------------------------------------------
-
-def answer(req, request: dict, out: dict, session) -> None:
-    """Add SPEC section 8's fields to the response `out` when the request asks for a question set
-    (`questions`, `question_stats`) or a settings map (`map`). Without a question set, the map's
-    one question is the marked span with the request's query."""
-    raw = request.get("questions")
-    grid = read_map(request, req.chunking)
-    if raw is None and grid is None:
-        return
-    questions = read_question_set(raw, req.docs) if raw is not None else None
-    retrieval = {"variant": req.variant, "k1": req.k1, "b": req.b, "delta": req.delta, "analyzer": req.analyzer}
-    ranker = None
-    if req.retriever.method != "bm25":  # dense or hybrid (SPEC section 10): each question's query embedded
-        ranker = retrieval["dense"] = QuestionRanker(req, session)
-    if req.retriever.rerank is not None:  # each question's first chunks reordered by the reranker
-        retrieval["rerank"] = req.retriever.rerank
-    words = Words([session.index(d["text"], req.analyzer) for d in req.docs])
-    count = None
-    if getattr(req, "tokenizer", None) is not None:  # SPEC section 9: exact tokens of each context
-        def count(text):
-            return exact_tokens(req, text)
-    setting = None
-    given = getattr(req, "given", None)
-    if grid is not None and given is not None:
-        raise RequestError("map", "The map varies a splitter's size and overlap; stored chunks have neither. "
-                                  "Simulate the splitter that made them (inspect names it) to map its settings.")
-    if questions is not None:
-        setting = Setting(words, req.chunking, session, retrieval, given)
-        out["questions"], out["question_stats"] = evaluate(questions, setting, req.k, req.price, req.analyzer, count)
-    if grid is not None:
-        if questions is None:
-            if req.span is None:
-                raise RequestError("map", "The map scores a question set or the marked answer; "
-                                          "mark an answer or add questions first.")
-            questions = [Question("span", req.query, (req.span,), (req.span,))]
-        out["map"] = settings_map(words, req.chunking, retrieval, req.k, questions, req.price, *grid, session, count,
-                                  known=setting)
-    if ranker is not None:
-        ranker.report(out)
-    if setting is not None:
-        setting.release()

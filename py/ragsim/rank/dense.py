@@ -56,7 +56,8 @@ def read_ends(texts, vocab: wordpiece.Vocab | None = None) -> list[int | None]:
 
 
 # ---------------------------------------------------------------------------------------------
-# At the JSON boundary: the request's options, where the similarities come from, what is reported
+# At the JSON boundary: the request's options and where the similarities come from (what is
+# reported, `rerank`'s report and a question ranker's, wire.encode_dense writes into the response)
 
 
 @dataclass(frozen=True)
@@ -202,42 +203,6 @@ def rerank_corpus(req, corpus, bm25_scores: list[float], session=None):
     return rerank(req.retriever, req.query, keys, texts, bm25_scores, session)
 
 
-def encode(req, judged, out: dict) -> None:
-    """Add SPEC section 10's fields to the response `out`: each chunk's `truncated` and `read_end`
-    (where the model stops reading, a code point of the document, or None), and `dense`: how the
-    ranking was made, what the verdict should say about truncation, and (`pending`) whether the
-    host still has chunks to embed."""
-    report, c = judged.dense, judged.corpus
-    ends = [None if e is None else s + e for s, e in zip(c.starts, report["read_ends"])]
-    if out.get("chunks") is not None:
-        for chunk, end in zip(out["chunks"], ends):
-            chunk["truncated"] = end is not None
-            chunk["read_end"] = end
-    else:
-        out["chunk_columns"]["read_end"] = ends
-    span_end = None if req.span is None else req.span[2]
-    out["dense"] = {
-        "method": report["method"],
-        "ranked_by": "bm25" if report["pending"] else report["method"],
-        "pending": report["pending"],
-        "needs": [],
-        "max_pieces": wordpiece.MAX_PIECES,
-        "truncated": sum(e is not None for e in ends),
-        "retrieved_truncated": [p + 1 for p in judged.top if ends[p] is not None],
-        # chunks that hold the whole marked span but whose model stops before its end
-        "answer_unread": sorted(p + 1 for p, h in judged.held.items()
-                                if h == "whole" and ends[p] is not None and ends[p] < span_end),
-    }
-    if req.retriever.embedding is not None:  # the user's own model ranked: named on every verdict
-        out["dense"]["model"] = req.retriever.embedding["model"]
-
-
-def finish(req, out: dict) -> None:
-    """After every run of the request (sweeps too): the chunks the host must still embed."""
-    if "dense" in out and req.retriever.given is not None:
-        out["dense"]["needs"] = [list(k) for k in req.retriever.given.missing]
-
-
 # ---------------------------------------------------------------------------------------------
 # Question sets and the settings map (SPEC section 8): each question is a query of its own.
 
@@ -309,9 +274,7 @@ class QuestionRanker:
         o = self.options
         return scores_and_order(o.method, bm25_scores, similarities, o.c, o.weights)[0]
 
-    def report(self, out: dict) -> None:
-        """The response's `dense` gets `questions_pending` and, from the page's cosines, `question_needs`."""
-        d = out.setdefault("dense", {})
-        d["questions_pending"] = self.pending
-        d["question_needs"] = self.host.needs() if isinstance(self.host, GivenByQuery) else {}
-        d["pending"] = d.get("pending", False) or self.pending
+    def report(self) -> dict:
+        """Whether some question's ranking waited for cosines (`pending`) and, from the page's
+        cosines, the chunks to embed per query (`needs`): plain data, `wire.encode_dense` writes it."""
+        return {"pending": self.pending, "needs": self.host.needs() if isinstance(self.host, GivenByQuery) else {}}

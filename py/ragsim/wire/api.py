@@ -1,8 +1,10 @@
 """The JSON boundary (SPEC section 6): the only module that knows the wire format.
 
-`simulate(request) -> response` runs three steps, each in its own module: `request` reads and checks
-the request into a plain `Request`, `pipeline` splits, scores, ranks and judges, and `encode` builds
-the response as plain dicts (`investigate` adds the optional questions' fields).
+`simulate(request) -> response` runs three steps, each in its own module: `answers.read` reads and
+checks the request into a plain `Request` (`request.read_request`) with the answers it wants,
+`pipeline` splits, scores, ranks and judges, and `answers.write` builds the response as plain dicts,
+each answer by its writer (`encode` the verdict's fields, `investigate` the panels', `question_out`
+the question set's and the map's).
 
 A `Session` keeps a small, bounded cache of indexed documents and splits so that a slider drag
 re-uses the index (a drag never re-tokenizes the text); without one, everything is computed afresh
@@ -12,9 +14,8 @@ and the response is identical.
 import base64
 import json
 
-from ragsim.judge import pipeline, settings_map
-from ragsim.rank import dense, reranking
-from ragsim.wire import cost, encode, investigate, keys
+from ragsim.judge import pipeline
+from ragsim.wire import answers, cost, encode, keys
 from ragsim.wire.jsonio import json_call
 from ragsim.errors import RequestError
 from ragsim.split.session import Fresh, Session  # noqa: F401  (callers take Session from here)
@@ -26,19 +27,19 @@ def answer(request, session: Session | None = None, budget: cost.Budget = cost.I
     modules call (`wire.inspect`), the error left to their caller rather than read back."""
     session = session if session is not None else Fresh()
     keys.check(request)  # a misspelt key is refused, never ignored
-    req = read_request(request)
-    cost.guard(cost.estimate(request, req.docs), budget)  # refused before the work, not during
+    req = answers.read(request)  # the request's fields and the answers it wants
+    cost.guard(cost.estimate(req), budget)  # refused before the work, not during
     session.hold(len(req.docs))
     session.semantic.begin(req.semantic_vectors)  # SPEC section 12: the vectors the page embedded
     judged = pipeline.run(req, session)
-    response = encode.response(req, judged)
-    investigate.answer(req, judged, read_questions(request), response, session)
-    settings_map.answer(req, request, response, session)  # SPEC section 8: question sets and the settings map
-    dense.finish(req, response)
-    if req.retriever.rerank is not None:
-        response["rerank"] = reranking.report(req.retriever.rerank)
-    encode.semantic(req, judged, response, session.semantic, request.get("questions"))
-    return response
+    return answers.write(req, judged, session)  # each answer by its writer (wire.answers)
+
+
+def estimate(request) -> cost.Cost:
+    """What `simulate(request)` would cost (ragsim.wire.cost), or RequestError naming the first wrong
+    field of those read before the guard (the commands print it before they run)."""
+    keys.check(request)
+    return cost.estimate(answers.read(request))
 
 
 def simulate(request: dict, session: Session | None = None, budget: cost.Budget = cost.INTERACTIVE) -> dict:

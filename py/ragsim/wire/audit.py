@@ -14,7 +14,7 @@ from ragsim.judge.fact_chunks import answering_chunks, facts_of, stretch_units
 from ragsim.rank.corpus import rankable
 from ragsim.split import registry
 from ragsim.split.session import Session
-from ragsim.wire import cost, keys
+from ragsim.wire import cost, encode_dense, keys
 from ragsim.wire.jsonio import json_call
 from ragsim.wire.request import query_terms_for, read_documents, read_given, read_retrieval_options
 from ragsim.errors import RequestError
@@ -52,8 +52,7 @@ def estimate(request: dict, docs: list[dict]) -> cost.Cost:
     """What an audit costs: each overlap splits and ranks every document again (a sweep of them)."""
     overlaps = request.get("overlaps", list(DEFAULT_OVERLAPS))
     chunking = request.get("chunking") if isinstance(request.get("chunking"), dict) else {}
-    return cost.estimate({"chunking": chunking, "retrieval": {"k": 1}, "sweep": overlaps[: limits.MAX_OVERLAPS]
-                          if isinstance(overlaps, list) else []}, docs)
+    return cost.work(docs, chunking, sweep=overlaps[: limits.MAX_OVERLAPS] if isinstance(overlaps, list) else [])
 
 
 def table(request: dict, session: Session | None = None, budget: cost.Budget = cost.INTERACTIVE,
@@ -110,7 +109,7 @@ def table(request: dict, session: Session | None = None, budget: cost.Budget = c
     facts_out = _facts_table(docs, texts, found, per_fact)
     out = {"facts": facts_out, "rows": rows, "precision_k": precision_k, "overlaps": overlaps}
     if ranker is not None:
-        ranker.report(out)
+        encode_dense.questions(ranker.report(), out)
     if retrieval["rerank"] is not None:
         out["rerank"] = reranking.report(retrieval["rerank"])
     return out

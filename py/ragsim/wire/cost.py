@@ -2,9 +2,12 @@
 
 Each term is a count of the work a request asks for times a constant: characters indexed, chunks
 made and scored, questions x chunks x map cells ranked, characters tokenized, characters searched by
-a separator pattern, characters of context assembled (k x chunk length) or expanded. The counts come
-from the request's own fields (read defensively: the fields are checked later, by their readers),
-the number of chunks from the size, overlap and unit as a window over the documents would make them.
+a separator pattern, characters of context assembled (k x chunk length) or expanded. `estimate` takes
+the read request (`wire.answers.read`: documents, k, method and tokenizer checked, the answers it
+wants); the splitter's fields and the wanted answers' inputs it reads defensively, as sent (their
+readers check them after the guard, so a bad one never costs work). The number of chunks comes from
+the size, overlap and unit as a window over the documents would make them. `work` is the same
+arithmetic over plain counts (the audit's estimate: a sweep of its overlaps).
 
 `guard` refuses, on the field of the largest term, a request over the budget: a single request (the
 page's worker, `python -m ragsim`) gets INTERACTIVE, about 30 s and 1 GB; `audit` and `eval` print
@@ -160,10 +163,21 @@ def chunks_for(units: int, docs: int, size: int, overlap: int) -> int:
     return min(limits.MAX_CHUNKS + 1, units // step + docs)
 
 
-def estimate(request: dict, docs: list[dict]) -> Cost:
-    """The cost of `request` over its checked documents `docs` (terms of zero cost left out)."""
-    chunking = request.get("chunking") if isinstance(request.get("chunking"), dict) else {}
-    retrieval = request.get("retrieval") if isinstance(request.get("retrieval"), dict) else {}
+def estimate(req) -> Cost:
+    """The cost of the read request `req` (`wire.answers.read`: its documents checked, the answers it
+    wants in `req.asks`); the splitter's fields and the answers' inputs are read as sent (their
+    readers check them after the guard), and only the wanted answers' inputs count."""
+    inputs = req.asks.inputs
+    return work(req.docs, req.chunking, k=req.k, dense=req.retriever.method in ("dense", "hybrid"),
+                tokenizer=req.tokenizer is not None, questions=_list(inputs, "questions"), grid=inputs.get("map"),
+                sweep=_list(inputs, "sweep"), expand=inputs.get("expand"))
+
+
+def work(docs: list[dict], chunking: dict, k: int = 1, dense: bool = False, tokenizer: bool = False,
+         questions: list = (), grid=None, sweep: list = (), expand=None) -> Cost:
+    """The cost of splitting `docs` by `chunking` and ranking `questions` (or the one query) for the
+    top `k`, by dense retrieval or not, with exact tokens or not, over a map `grid` (its `sizes` and
+    `overlaps`), a `sweep` of overlaps and an `expand`sion (terms of zero cost left out)."""
     chars = sum(len(d["text"]) for d in docs)
     unit = unit_of(chunking)
     units, per_unit = units_in(docs, unit)
@@ -174,26 +188,28 @@ def estimate(request: dict, docs: list[dict]) -> Cost:
     terms = [Term("documents", f"{chars:,} characters indexed", chars * S_INDEX, chars * B_INDEX),
              Term("chunking.size", f"{n:,} chunks", n * S_CHUNK, n * B_CHUNK)]
     per_token = S_TOKEN if all(d["text"].isascii() for d in docs) else S_TOKEN_HARD
-    terms += _split_terms(chunking, unit, chars, per_token)
-    terms += _cluster_terms(chunking, docs)
-    questions = len(_list(request, "questions")) or 1
-    cells = _map_cells(request, units, len(docs))
-    terms.append(Term("questions", f"{questions:,} questions x {n:,} chunks", questions * n * S_QUESTION,
-                      n * B_QUESTION_CHUNK))
+    terms += split_terms(chunking, unit, chars, per_token)
+    terms += cluster_terms(chunking, docs)
+    count = len(questions) or 1
+    cells = _map_cells(grid, units, len(docs))
+    terms.append(Term("questions", f"{count:,} questions x {n:,} chunks", count * n * S_QUESTION, n * B_QUESTION_CHUNK))
     if cells:
-        count, cell_chunks = cells  # chunks over all cells together
-        work = count * units * S_CELL + cell_chunks * S_CHUNK + questions * cell_chunks * S_QUESTION
-        terms.append(Term("map", f"{questions:,} questions x {cell_chunks:,} chunks in {count} map cells", work,
-                          cell_chunks // max(1, count) * 2 * B_CHUNK))
-    sweep = _list(request, "sweep")[:50]
+        cell_count, cell_chunks = cells  # chunks over all cells together
+        seconds = cell_count * units * S_CELL + cell_chunks * S_CHUNK + count * cell_chunks * S_QUESTION
+        terms.append(Term("map", f"{count:,} questions x {cell_chunks:,} chunks in {cell_count} map cells", seconds,
+                          cell_chunks // max(1, cell_count) * 2 * B_CHUNK))
+    sweep = sweep[:50]
     if sweep:
         terms.append(Term("sweep", f"{len(sweep)} overlaps x {units:,} {unit}", len(sweep) * (units * S_LAYOUT + n * S_CHUNK),
                           n * B_CHUNK))
-    terms += _context_terms(request, retrieval, n, chunk_chars, questions, per_token)
+    terms += _context_terms(min(k, n), n, chunk_chars, count, per_token, tokenizer, expand)
+    if dense:
+        read = n * min(chunk_chars, 1_200)
+        terms.append(Term("retrieval.method", f"{n:,} chunks embedded", read * S_EMBED, n * 4 * 384))
     return Cost(tuple(terms))
 
 
-def _split_terms(chunking: dict, unit: str, chars: int, per_token: float) -> list[Term]:
+def split_terms(chunking: dict, unit: str, chars: int, per_token: float) -> list[Term]:
     strategy = chunking.get("strategy", "window")
     out = []
     if unit == "tokens" or chunking.get("tokenizer") is not None:
@@ -209,7 +225,7 @@ def _split_terms(chunking: dict, unit: str, chars: int, per_token: float) -> lis
     return out
 
 
-def _cluster_terms(chunking: dict, docs: list[dict]) -> list[Term]:
+def cluster_terms(chunking: dict, docs: list[dict]) -> list[Term]:
     """Chroma's ClusterSemanticChunker weighs every run of up to size // min_chunk_size pieces ending at
     each piece, summing the run's square block of similarities: about pieces x runs x run^2 / 3 entries
     (a piece holds min_chunk_size tokens, or fewer where the text's separators come sooner)."""
@@ -229,10 +245,9 @@ def _cluster_terms(chunking: dict, docs: list[dict]) -> list[Term]:
                  runs * S_RUN + entries * S_BLOCK, 0)]
 
 
-def _map_cells(request: dict, units: int, docs: int):
-    """(cells, chunks of all cells together) of the request's map, or None (no map, or one its reader
-    refuses: over 400 cells)."""
-    m = request.get("map")
+def _map_cells(m, units: int, docs: int):
+    """(cells, chunks of all cells together) of a map `{"sizes", "overlaps"}` as sent, or None (no map,
+    or one its reader refuses: over 400 cells)."""
     sizes = [s for s in _list(m, "sizes")[:10_000] if isinstance(s, int) and not isinstance(s, bool) and s > 0]
     overlaps = [o for o in _list(m, "overlaps")[:10_000] if isinstance(o, int) and not isinstance(o, bool) and o >= 0]
     if not sizes or not overlaps:
@@ -244,24 +259,20 @@ def _map_cells(request: dict, units: int, docs: int):
     return len(pairs), sum(chunks_for(units, docs, s, o) for s, o in pairs)
 
 
-def _context_terms(request, retrieval, n: int, chunk_chars: float, questions: int, per_token: float) -> list[Term]:
-    k = min(_int(retrieval, "k", 1, lo=1), n)
+def _context_terms(k: int, n: int, chunk_chars: float, questions: int, per_token: float, tokenizer: bool,
+                   expand) -> list[Term]:
     context = k * chunk_chars
     out = [Term("retrieval.k", f"a context of {k:,} chunks x {chunk_chars:,.0f} characters, for {questions:,} "
                 "questions", questions * context * S_CONTEXT, context * B_CONTEXT)]
-    if request.get("tokenizer") is not None:
+    if tokenizer:
         out.append(Term("tokenizer", f"{questions:,} contexts of {context:,.0f} characters tokenized",
                         questions * context * per_token, 0))
-    expand = request.get("expand")
     if isinstance(expand, dict):
         reach = min(n, k * (2 * _int(expand, "neighbours", 0) + 1))
         sent = min(reach * chunk_chars, n * chunk_chars)
-        per_char = S_CONTEXT + (per_token if request.get("tokenizer") is not None else 0)
+        per_char = S_CONTEXT + (per_token if tokenizer else 0)
         out.append(Term("expand.neighbours", f"{k:,} chunks expanded by their neighbours", sent * per_char
                         + reach * S_CHUNK, sent * B_CONTEXT))
-    if retrieval.get("method") in ("dense", "hybrid"):
-        read = n * min(chunk_chars, 1_200)
-        out.append(Term("retrieval.method", f"{n:,} chunks embedded", read * S_EMBED, n * 4 * 384))
     return out
 
 

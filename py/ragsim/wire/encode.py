@@ -15,16 +15,17 @@ import sys
 from collections import Counter
 
 from ragsim import limits
-from ragsim.rank import dense
 from ragsim.split.semantic_split import needs as semantic_needs, trimmed
 from ragsim.text import explore
 from ragsim.judge.questions import read_question_set
 from ragsim.judge.pipeline import Judged, context, context_tokens, fact_verdict, overlap_stats, tokens_of, verdict, whole_ranks  # noqa: F401
+from ragsim.wire import encode_dense
 from ragsim.wire.request import Request
 
 
 def response(req: Request, judged: Judged) -> dict:
-    """The response to `req` from its judged corpus (without the optional questions' fields)."""
+    """The verdict's response to `req` from its judged corpus: every field but the other answers'
+    (wire.answers writes those, and `semantic`'s, after it)."""
     c = judged.corpus
     limits.check_context(sum(c.ends[p] - c.starts[p] for p in judged.top))  # before joining them
     sent = context(req, judged)
@@ -46,11 +47,11 @@ def response(req: Request, judged: Judged) -> dict:
         out["chunk_columns"] = chunk_columns(req, judged)
     elif req.wire == "binary":
         del out["chunks"]
-        out["chunk_columns"] = {}  # dense.encode adds `read_end` here; packed below
+        out["chunk_columns"] = {}  # encode_dense.encode adds `read_end` here; packed below
     else:
         out["chunks"] = chunk_objects(req, judged)
     if judged.dense is not None:
-        dense.encode(req, judged, out)
+        encode_dense.encode(req, judged, out)
     if req.wire == "binary":
         out["chunk_bytes"] = chunk_bytes(req, judged, out.pop("chunk_columns").get("read_end"))
     return out

@@ -9,11 +9,13 @@ from ragsim.judge import pipeline
 from ragsim.split import registry
 from ragsim.errors import RequestError
 from ragsim.judge.pipeline import Judged
-from ragsim.wire.request import Questions, Request
+from ragsim.wire.request import Request, read_questions
 
 
-def answer(req: Request, judged: Judged, questions: Questions, out: dict, session) -> None:
-    """Add the fields of the questions asked to the response `out`."""
+def answer(req: Request, judged: Judged, out: dict, session) -> None:
+    """Add the fields of the panels' questions the request asks (`read_questions` of its inputs:
+    find, cuts, sweep, expand) to the response `out` (`wire.answers`' "panels")."""
+    questions = read_questions(req.asks.inputs)
     c = judged.corpus
     texts = [d["text"] for d in req.docs]
     if questions.find is not None:

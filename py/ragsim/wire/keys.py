@@ -4,7 +4,7 @@ A misspelt field used to be ignored in silence (`"answer": ...` gave a response 
 exit 0). `check(request)` runs before anything is read, so the sentence names the key as typed:
 `chunking.chunk_size is not a field of the window splitter; perhaps you meant chunking.size.`
 
-The lists are what the core reads (`request.py`, `investigate`, `settings_map`, `questions`,
+The lists are what the core reads (`request.py`, `answers`, `investigate`, `question_out`, `questions`,
 `dense.read_options`, `analyzers`, each splitter) and what the page sends of its own (`wire`,
 `scores`, `find`, `cuts`, `expand`, `sweep`, `map`, the dense cosines). The chunking fields depend
 on the strategy: `CHUNKING_FIELDS` holds them, one entry a splitter, from the splitter registry.
@@ -53,6 +53,7 @@ REQUEST = {
     "questions": [QUESTION], "map": {"sizes": None, "overlaps": None},
     "find": None, "cuts": None, "sweep": None, "expand": {"neighbours": None, "section": None},
     "semantic_vectors": [{"key": None, "vectors": None, "dimension": None, "f32": None}], "semantic_have": None,
+    "answers": None,  # the answers wanted (wire.answers), checked by its reader
 }
 # the corpus audit's request (audit.audit)
 AUDIT_REQUEST = {"documents": [DOCUMENT], "chunking": Chunking, "retrieval": RETRIEVAL, "overlaps": None,

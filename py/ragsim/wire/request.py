@@ -5,7 +5,7 @@ strategy decides which fields exist); the optional questions (find, cuts, sweep,
 by `read_questions`, after the simulation, so a bad question never hides a bad setting.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ragsim.text import analyzers, tokens
 from ragsim.rank import bm25, dense
@@ -33,6 +33,16 @@ SCORES = ("all", "top")
 MIN_K1 = 1e-6
 
 
+@dataclass(frozen=True)
+class Asks:
+    """The answers a request wants, as `wire.answers.read_asks` reads them: `wanted` (answer names
+    in the order of its table, the verdict first) and `inputs`, the request fields those answers
+    read, as sent (each is checked by its answer's writer, after the simulation)."""
+
+    wanted: tuple = ("verdict",)
+    inputs: dict = field(default_factory=dict)
+
+
 @dataclass
 class Request:
     """A request whose fields have been checked; `docs` are `{id, title, text}` dicts."""
@@ -57,6 +67,7 @@ class Request:
     given: list | None = None  # chunking "stored": each document's chunks as a Split (SPEC section 11)
     semantic_vectors: dict | None = None  # SPEC section 12: key -> the vectors of its texts (semantic_needs)
     semantic_have: frozenset = frozenset()  # SPEC section 12: the keys whose curve the caller holds
+    asks: Asks = field(default_factory=Asks)  # the answers wanted (wire.answers): the verdict alone unless read
 
 
 @dataclass

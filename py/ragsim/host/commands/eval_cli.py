@@ -27,7 +27,7 @@ from ragsim.host.clients.files import read_text_file, unreadable
 from ragsim.host.corpus.refused import Refused
 from ragsim.split import registry
 from ragsim.wire import cost, state_file
-from ragsim.wire.api import simulate
+from ragsim.wire.api import estimate as api_estimate, simulate
 from ragsim.errors import RequestError
 from ragsim.wire.question_io import format_of, read_set, to_request
 from ragsim.fields import shown
@@ -308,8 +308,11 @@ def main(argv) -> int:
     except Refused as e:
         console.say(f"{PROG}: {e}")
         return 2
-    estimate = cost.estimate(request, documents)
-    show = estimate.seconds >= console.SHOW_AFTER
+    try:
+        estimate = api_estimate(request)
+    except RequestError:  # simulate, below, says what is wrong
+        estimate = None
+    show = estimate is not None and estimate.seconds >= console.SHOW_AFTER
     if show:
         console.say(f"{PROG}: estimated {estimate.sentence()}")
     began = time.perf_counter()
