@@ -108,13 +108,15 @@ LIBRARIES = {
 
 def placed(text, chunks):
     """Each chunk found after the previous one's start; None where it is not there, or where a second
-    copy of it lies close enough after the previous chunk to be the one the splitter meant (repeated
-    passages: which copy is meant cannot be told from the text, and the aligner's tests cover it)."""
+    copy of it lies close enough after the previous chunk, or before the next chunk, to be the one the
+    splitter meant (repeated passages, a short chunk such as "break" found inside the chunk before it:
+    which copy is meant cannot be told from the text, and the aligner's tests cover it)."""
     out, previous, previous_end = [], -1, 0
-    for chunk in chunks:
+    for i, chunk in enumerate(chunks):
         at = text.find(chunk, previous + 1)
         again = text.find(chunk, at + 1) if at >= 0 else -1
-        if at < 0 or 0 <= again <= previous_end + 10:
+        following = text.find(chunks[i + 1], at + 1) if at >= 0 and i + 1 < len(chunks) else -1
+        if at < 0 or 0 <= again <= max(previous_end + 10, following):
             out.append(None)
             continue
         out.append((at, at + len(chunk)))
