@@ -33,6 +33,7 @@ export const PRIORITY = {
   ask: 3, // your model's prompts
   code: 3, // the equivalent code
   fix: 3, // what keeps a cut answer whole, said under the sliders
+  index: 3, // your index's chunks searched again for the phrase marked or typed since
   map: 4, // the settings map
 };
 
