@@ -13,7 +13,7 @@
 // since) is dropped, so the page always shows its newest input.
 
 import { PARAMS, FIELD_LABELS, applies, tokenizersNeeded } from "./params.js";
-import { PANEL_ANSWERS, dragCarriesAsks, dragRequests, embedRequest } from "./requests.js";
+import { PANEL_ANSWERS, aheadRequests, dragCarriesAsks, dragRequests, embedRequest } from "./requests.js";
 import { snapshot } from "./state.js";
 import { cap } from "./format.js";
 import { workerMessage } from "./worker-client.js";
@@ -197,7 +197,8 @@ export class Computer {
     if (!shown || this.renderedAt !== this.sequence || this.problemAt > this.renderedAt || dragCarriesAsks(state) || inputProblem(state)) return false;
     this.asks.moved(); // the panels ask again at rest
     const { page, panels } = dragRequests(state, { embed: this.store.embed });
-    const response = { ...shown.response }; // the panels' answers of the old request go
+    // the same response (its columns too: `cols` is not enumerable), less the old panels' answers
+    const response = Object.defineProperties({}, Object.getOwnPropertyDescriptors(shown.response));
     for (const key of PANEL_ANSWERS) delete response[key];
     this.shown = { ...shown, request: page, response, snap: snapshot(state, page), panelRequest: panels, panelsFilled: false, completing: undefined };
     this.onResult(this.shown);
@@ -242,12 +243,8 @@ export class Computer {
    * so the next step of a drag finds them. A newer plan replaces this one. */
   embedAhead(seq, request) {
     this.dense.aheadBusy = false;
-    const c = request.chunking;
-    if (typeof c.size !== "number" || c.strategy === "stored") return;
-    const o = c.overlap ?? 0, steps = [[1, 0], [-1, 0], [0, 1], [0, -1], [2, 0], [-2, 0], [0, 2], [0, -2]];
-    const near = steps.map(([ds, dov]) => ({ size: c.size + ds, overlap: o + dov }))
-      .filter((n) => n.size >= 1 && n.overlap >= 0 && n.overlap < n.size && (c.overlap !== undefined || n.overlap === 0));
-    const requests = near.map((n) => ({ ...request, chunking: { ...c, size: n.size, ...(c.overlap !== undefined ? { overlap: n.overlap } : {}) } }));
+    const requests = aheadRequests(request);
+    if (!requests) return;
     this.dense.aheadBusy = true; // planned: a page at rest is not done until these are embedded
     this.asks.ask("ahead", seq, () => {
       if (seq !== this.sequence) { this.dense.aheadBusy = false; return null; }

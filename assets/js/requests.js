@@ -1,9 +1,10 @@
 // Every request the page sends, derived here from the state (SPEC section 6), and nowhere else.
 //
-//   settingRequest(state)              the setting: documents, query, chunking, retrieval, span, fact, …
+//   buildRequest(state), params.js     the setting: documents, query, chunking, retrieval, span, fact, …
 //   pageRequest(state)                 + the "ask" rows (the set, the panels' questions): ragsim.request(),
 //                                      the shown result's `last.request`, and the base of the rest:
 //   dragRequests(state)                the drag's own request (in compute.js) and the panels' one at rest
+//   embedRequest, aheadRequests        what dense embeds: this setting, the settings one or two steps away
 //   setRequest, sweepRequest, rowRequest, mapKey, auditRequest, contextRequest, fixRequest,
 //   codeRequest, commandRequest        the asks at rest and the code, each from the page's request
 //   recheckRequest(state, phrase)      your index's chunks searched for a phrase again (inspect)
@@ -16,9 +17,6 @@
 import { buildRequest, rowNamed, storedChunking } from "./params.js";
 import { ANSWER_ID, answerSpans, questionsForRequest, refFits, textsOf, toCp } from "./question-wire.js";
 import { offsetMap } from "./offsets.js";
-
-/** The setting's request: the "setting" rows, the documents, the marks (in params.js buildRequest). */
-export const settingRequest = (state) => buildRequest(state);
 
 /** The page's request: the setting, then the question set (SPEC section 8: the questions whose spans
  * still fit), then the investigation panels' questions (the cuts, an exact phrase, context
@@ -79,6 +77,17 @@ export function embedRequest(state, { embed = false, method } = {}) {
   if (!method) return withoutPanels(mainRequest(pageRequest(state, { embed }), state));
   const { questions: _q, ...bare } = withoutPanels(mainRequest(pageRequest({ ...state, method }, { embed }), state));
   return bare;
+}
+
+/** The settings one and two steps from the drag's (size ±1, ±2, then overlap), as requests: the
+ * chunks dense embeds ahead of a drag; null for a splitter without a size or your index's chunks. */
+export function aheadRequests(request) {
+  const c = request.chunking;
+  if (typeof c.size !== "number" || c.strategy === "stored") return null;
+  const o = c.overlap ?? 0, steps = [[1, 0], [-1, 0], [0, 1], [0, -1], [2, 0], [-2, 0], [0, 2], [0, -2]];
+  const near = steps.map(([ds, dov]) => ({ size: c.size + ds, overlap: o + dov }))
+    .filter((n) => n.size >= 1 && n.overlap >= 0 && n.overlap < n.size && (c.overlap !== undefined || n.overlap === 0));
+  return near.map((n) => ({ ...request, chunking: { ...c, size: n.size, ...(c.overlap !== undefined ? { overlap: n.overlap } : {}) } }));
 }
 
 /** The set's request: the page's request for the set alone (no investigation panels' questions). */

@@ -45,6 +45,7 @@ test("a page-phase change sends nothing to the worker, and an ask-phase change n
   assert.equal(results[1].request.find, "pilot boat");
   assert.equal(results[1].panelRequest.find, "pilot boat");
   assert.equal(results[1].response.verdict, results[0].response.verdict);
+  assert.ok(results[0].response.cols && results[1].response.cols === results[0].response.cols); // the columns kept (not enumerable)
   state.size = 9;
   await c.compute(rowNamed("size").phase);
   assert.equal(sent.length, 2); // a setting: the drag's request

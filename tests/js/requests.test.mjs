@@ -86,3 +86,12 @@ test("the drag's request leaves the set out; a multi-span answer becomes its one
     { doc: "a", start: FOG.start - 1, end: FOG.end - 1 }, { doc: "a", start: pilot.start - 1, end: pilot.end - 1 }] }]);
   assert.deepEqual(R.setRequest(request), { query: "fog", questions: [{ id: "1" }] });
 });
+
+test("the settings dense embeds ahead are one and two steps from the drag's, none for stored chunks", () => {
+  const states = pageStates(defaultState);
+  const { ahead } = R.dragRequests(states.plain.state);
+  const near = R.aheadRequests(ahead).map((r) => [r.chunking.size, r.chunking.overlap]);
+  assert.deepEqual(near, [[9, 2], [7, 2], [8, 3], [8, 1], [10, 2], [6, 2], [8, 4], [8, 0]]);
+  assert.deepEqual(R.aheadRequests(ahead)[0], { ...ahead, chunking: { ...ahead.chunking, size: 9 } });
+  assert.equal(R.aheadRequests(R.dragRequests(states.stored.state).ahead), null);
+});
