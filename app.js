@@ -345,7 +345,6 @@ function showAnswerDocument(state) {
 
 /** The panels that ask the worker themselves: the investigation and the corpus audit. */
 function startPanels(gate) {
-  let findTimer = 0;
   gate.afterRestart(() => asks.emit("restart")); // a restarted worker is ready: the audit runs again
   // The set at the page's own setting: sent as the drag's request is (the binary wire, no chunk list
   // in the JSON; a big document's text not sent again), since its chunks are as many as the drag's.
@@ -366,7 +365,8 @@ function startPanels(gate) {
   results.investigate = new Investigate({
     asks,
     simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "sweep"),
-    onFind: (value) => { asks.moved(); store.state.find = value; clearTimeout(findTimer); findTimer = setTimeout(() => changed(rowNamed("find").phase), 250); },
+    // a phrase typed: an ask of the "find" lane, so the page takes it once the typing rests (no timer of its own)
+    onFind: (value) => { asks.moved(); store.state.find = value; asks.ask("find", value, () => changed(rowNamed("find").phase)); },
     onOverlaps: (list) => { store.state.overlaps = list.join() === defaultOverlaps(store.state.unit).join() ? null : list; changed(rowNamed("overlaps").phase); },
     onExpand: (value) => { store.state.expand = value; changed(rowNamed("expand").phase); },
   });
