@@ -3,7 +3,7 @@
 // happens in the page: every number comes from the Python core (ragsim.api.simulate) running in
 // the worker (assets/worker.js).
 //
-//   control -> state -> buildRequest(state) -> gate.submit -> worker -> api.simulate
+//   control -> state -> dragRequests(state) -> gate.submit -> worker -> api.simulate
 //           -> response -> renderers: verdict, picture, stats, context, lanes, panels
 //
 // State flows one way: a control changes the state and calls changed(); the renderers get the
@@ -15,7 +15,8 @@
 // as text (textContent), never as HTML.
 
 import { $ } from "./assets/js/dom.js";
-import { DEFAULT_STRATEGY, FIELD_LABELS, buildRequest, forgetWanted, parseParam, settle, unitName } from "./assets/js/params.js";
+import { DEFAULT_STRATEGY, FIELD_LABELS, forgetWanted, parseParam, rowNamed, settle, unitName } from "./assets/js/params.js";
+import { pageRequest } from "./assets/js/requests.js";
 import { QUESTION_WENT, defaultOverlaps, defaultState, hasOwnText, selectIndex, selectedId, stashSelected, sweepOverlaps } from "./assets/js/state.js";
 import { attachSkipLink, followExampleQuestion, watchFragment, watchPastes } from "./assets/js/your-text.js";
 import { stateFromFragment } from "./assets/js/url-state.js";
@@ -105,7 +106,7 @@ const documents = new Documents({ store, sync, changed, docInput, info: (note) =
   onList: () => { if (results.investigate) results.investigate.sync(store.state, sweepOverlaps(store.state)); marks.show(); } });
 
 // "Open your chunks…": a chunk file inspected in the worker, its placed chunks shown as the picture's bars.
-const yourIndex = new YourIndex({ store, changed, restructured: () => documents.restructured(), onlyTheExample: () => documents.onlyTheExample(),
+const yourIndex = new YourIndex({ store, asks, changed, restructured: () => documents.restructured(), onlyTheExample: () => documents.onlyTheExample(),
   info: (note) => marks.info(note),
   send: (m) => (computer.gate ? computer.gate.send(m) : Promise.resolve({ ok: false, error: { message: "Python is still loading; try again in a moment." } })) });
 
@@ -123,9 +124,9 @@ let settingsMap = null; // the heatmap, once the worker runs
 let fixNote = null; // the fix for a cut answer, under the sliders (once the worker runs)
 let questionScores = null; // the set's scores, asked for after each result (once the worker runs)
 
-/** Recompute, and rewrite the URL and the stored state once the controls rest. */
-function changed() {
-  computer.compute();
+/** Recompute (`phase`: the changed row's, see compute.js), then the URL and stored state at rest. */
+function changed(phase = "setting") {
+  computer.compute(phase);
   share.schedule();
   persist.schedule();
 }
@@ -162,7 +163,7 @@ function onControl(p) {
   if (p.kind === "range") state.wanted = { ...state.wanted, [p.name]: value }; // kept while a smaller size holds it down
   settle(state);
   sync();
-  changed();
+  changed(p.phase);
 }
 
 /** The curve's line dragged to distance t: the strategy's threshold field set to match, as its control would. */
@@ -344,7 +345,6 @@ function showAnswerDocument(state) {
 
 /** The panels that ask the worker themselves: the investigation and the corpus audit. */
 function startPanels(gate) {
-  let findTimer = 0;
   gate.afterRestart(() => asks.emit("restart")); // a restarted worker is ready: the audit runs again
   // The set at the page's own setting: sent as the drag's request is (the binary wire, no chunk list
   // in the JSON; a big document's text not sent again), since its chunks are as many as the drag's.
@@ -365,12 +365,10 @@ function startPanels(gate) {
   results.investigate = new Investigate({
     asks,
     simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "sweep"),
-    onFind: (value) => { asks.moved(); store.state.find = value; clearTimeout(findTimer); findTimer = setTimeout(changed, 250); },
-    onOverlaps: (list) => {
-      store.state.overlaps = list.join() === defaultOverlaps(store.state.unit).join() ? null : list;
-      changed();
-    },
-    onExpand: (value) => { store.state.expand = value; changed(); },
+    // a phrase typed: an ask of the "find" lane, so the page takes it once the typing rests (no timer of its own)
+    onFind: (value) => { asks.moved(); store.state.find = value; asks.ask("find", value, () => changed(rowNamed("find").phase)); },
+    onOverlaps: (list) => { store.state.overlaps = list.join() === defaultOverlaps(store.state.unit).join() ? null : list; changed(rowNamed("overlaps").phase); },
+    onExpand: (value) => { store.state.expand = value; changed(rowNamed("expand").phase); },
   });
   results.investigate.sync(store.state, sweepOverlaps(store.state));
   // Asking your own model, opt-in; an embed never has it (nor does anything ask on a drag).
@@ -388,7 +386,7 @@ function startPanels(gate) {
   results.audit = new AuditPanel({
     asks,
     simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r, { fn: "audit" })), request, "audit"),
-    request: () => buildRequest(store.state, { embed: store.embed }),
+    request: () => pageRequest(store.state, { embed: store.embed }),
     overlaps: () => sweepOverlaps(store.state),
     follow: (f) => marks.followFact(f),
     titles: () => Object.fromEntries(store.state.docs.map((d) => [d.id, d.title])),
@@ -453,7 +451,7 @@ async function main() {
 // For tests and benchmarks: the request the page would send now, and the request and response
 // behind what is on screen (equal requests mean the page has caught up with its controls).
 window.ragsim = Object.freeze({
-  request: () => buildRequest(store.state, { embed: store.embed }),
+  request: () => pageRequest(store.state, { embed: store.embed }),
   shownRequest: () => (store.last ? store.last.request : null),
   workerMs: () => (store.last ? store.last.ms : null), // the worker's own time for what is on screen
   response: () => (store.last ? store.last.response : null),

@@ -70,7 +70,7 @@ SAMPLE = """async (size) => {
 # The steps, in order: (label, from mark, to mark); "input" is the sample's start, "frame" its end.
 STEPS = [
     ("main: input event -> compute() (parse, settle, sync controls)", "input", "compute"),
-    ("main: buildRequest + snapshot", "compute", "request"),
+    ("main: dragRequests (requests.js) + snapshot", "compute", "request"),
     ("main: request message (JSON.stringify)", "request", "message"),
     ("main: gate (latest wins)", "message", "send"),
     ("main: texts the worker holds", "send", "texts"),

@@ -11,6 +11,7 @@
 import { $ } from "./dom.js";
 import { workerMessage } from "./worker-client.js";
 import { offsetMap } from "./offsets.js";
+import { contextRequest } from "./requests.js";
 import { DEFAULT_PROMPT, chatOnce, localEndpoint } from "./ask-client.js";
 import { renderAnswerCards, renderSetTable } from "./render/ask-answers.js";
 
@@ -42,13 +43,6 @@ function referenceTexts(request, q) {
     const text = (request.documents.find((d) => d.id === r.doc) || { text: "" }).text, map = offsetMap(text);
     return text.slice(map.toU16(r.start), map.toU16(r.end)).trim();
   }).filter(Boolean);
-}
-
-/** The simulation that gives one question's context (and verdict) at a size and overlap. */
-export function contextRequest(request, q, size, overlap) {
-  const { questions: _q, map: _m, cuts: _c, find: _f, expand: _e, ...base } = request;
-  return { ...base, query: q.query, span: null, fact: null, chunking: { ...base.chunking, size, overlap },
-    questions: [{ id: q.id, query: q.query, references: q.references }] };
 }
 
 export class AskPanel {

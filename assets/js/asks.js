@@ -25,6 +25,7 @@ export const REST_MS = 120; // no move and nothing in flight this long: the page
 export const PRIORITY = {
   main: 0, // the setting on screen (the drag itself; its embedding)
   rerank: 0, // your reranker's scores of the setting on screen
+  find: 0, // a phrase typed in the find box, taken once the typing rests (the panels then ask for it)
   questions: 1, // the question set at that setting
   ahead: 2, // the settings one and two steps away (dense)
   sweep: 3, // the panels below the picture: their questions, the overlap sweep
@@ -33,6 +34,7 @@ export const PRIORITY = {
   ask: 3, // your model's prompts
   code: 3, // the equivalent code
   fix: 3, // what keeps a cut answer whole, said under the sliders
+  index: 3, // your index's chunks searched again for the phrase marked or typed since
   map: 4, // the settings map
 };
 

@@ -2,12 +2,18 @@
 // worker client's latest-wins gate; the response goes to the renderers with the snapshot taken
 // when the request was sent.
 //
-//   state -> buildRequest -> gate.submit -> worker -> api.simulate -> response -> onResult(last)
+//   state -> dragRequests (in requests.js) -> gate.submit -> worker -> api.simulate -> response -> onResult(last)
+//
+// The phase of the row that changed (in params.js) decides whether the worker is asked at all: a
+// "setting" sends the drag's request; an "ask" row (find, expand, the sweep's overlaps) changes
+// only what the panels ask at rest, so the result on screen is drawn again with the new page
+// request and nothing is sent now (redraw); a "page" row reaches no request.
 //
 // Requests are numbered; a reply older than what is already on screen (or than a problem shown
 // since) is dropped, so the page always shows its newest input.
 
-import { PARAMS, FIELD_LABELS, applies, buildRequest, tokenizersNeeded } from "./params.js";
+import { PARAMS, FIELD_LABELS, applies, tokenizersNeeded } from "./params.js";
+import { PANEL_ANSWERS, aheadRequests, dragCarriesAsks, dragRequests, embedRequest } from "./requests.js";
 import { snapshot } from "./state.js";
 import { cap } from "./format.js";
 import { workerMessage } from "./worker-client.js";
@@ -16,7 +22,6 @@ import { sizeProblem } from "./limits.js";
 import { DenseClient } from "./dense-client.js";
 import { Reranker } from "./your-reranker.js";
 import { SemanticClient } from "./semantic-client.js";
-import { mainRequest } from "./question-wire.js";
 import { mark, markWorker } from "./drag-timing.js";
 
 /** Why the state cannot be computed at all, as a sentence, or null. */
@@ -98,7 +103,10 @@ export class Computer {
     document.body.dataset.state = value;
   }
 
-  async compute() {
+  /** `phase`: the phase of the row that changed ("setting" for anything else). */
+  async compute(phase = "setting") {
+    if (phase === "page") return; // no request holds it
+    if (phase === "ask" && this.redraw()) return;
     const seq = ++this.sequence;
     this.asks.moved();
     const state = this.store.state;
@@ -128,22 +136,15 @@ export class Computer {
       return;
     }
     mark("compute");
-    const request = buildRequest(state, { embed: this.store.embed });
+    // The question set is scored after the result (in question-scores.js); the investigation panels'
+    // questions (find, cuts, expand) are asked once the controls rest (`panels`, investigate.js),
+    // except by dense and hybrid drags (in requests.js dragCarriesAsks).
+    const { page: request, drag, panels: panelRequest, ahead: bare } = dragRequests(state, { embed: this.store.embed });
     const snap = snapshot(state, request);
     mark("request");
     this.setBodyState("computing");
     this.dense.use(state.model, state.yourModel);
     if (state.method !== "bm25") this.dense.hold(); // a move: only this setting is embedded until the controls rest
-    const sent = mainRequest(request, state); // the question set is scored after the result (question-scores.js)
-    // The investigation panels' questions (find, cuts, expand) are not asked on a drag: the cuts alone
-    // split the document a second time (half a move at 65,000 words). The panels ask for them once
-    // the controls rest (panelRequest, investigate.js). Dense and hybrid drags still ask them: their
-    // answers would need the chunks embedded again beside the sweep's, which an embedding cancels.
-    const { find, cuts, expand, ...bare } = sent;
-    const { questions: _set, ...alone } = sent;
-    const deferred = state.method === "bm25" && [find, cuts, expand].some((v) => v !== undefined);
-    const drag = deferred ? bare : sent;
-    const panelRequest = deferred ? alone : null;
     const reranker = this.store.embed ? null : state.yourReranker; // never in an embed
     const prune = this.lastChunks > PRUNE_CHUNKS && state.method === "bm25" && !reranker;
     if (prune) this.prunedDrags++;
@@ -177,13 +178,31 @@ export class Computer {
     const last = { request, response: withColumns(response, reply.columns), snap, ms: reply.ms, panelRequest,
       fullRequest: prune ? drag : null };
     mark("columns");
+    this.shown = last;
     this.onResult(last);
     mark("rendered");
     if (seq === this.sequence) this.setBodyState("ready");
-    if (response.dense && response.dense.pending) this.followDense(seq, sent, response);
+    if (response.dense && response.dense.pending) this.followDense(seq, drag, response);
     else if (response.dense && seq === this.sequence) this.embedAhead(seq, bare);
     this.followSemantic(seq, response.semantic_needs || [], given);
     if (reranker && response.rerank && response.rerank.pending) this.followRerank(seq, reranker, response.rerank.needs);
+  }
+
+  /** An "ask" row changed: the drag's request is the one on screen, so nothing is sent now; the
+   * result on screen is drawn again with the page's new request, and its panels ask theirs at rest.
+   * False when it cannot be: nothing shown for the latest computation (one in flight, a problem
+   * since), or dense and hybrid, whose drag asks the panels' questions itself. */
+  redraw() {
+    const shown = this.shown, state = this.store.state;
+    if (!shown || this.renderedAt !== this.sequence || this.problemAt > this.renderedAt || dragCarriesAsks(state) || inputProblem(state)) return false;
+    this.asks.moved(); // the panels ask again at rest
+    const { page, panels } = dragRequests(state, { embed: this.store.embed });
+    // the same response (its columns too: `cols` is not enumerable), less the old panels' answers
+    const response = Object.defineProperties({}, Object.getOwnPropertyDescriptors(shown.response));
+    for (const key of PANEL_ANSWERS) delete response[key];
+    this.shown = { ...shown, request: page, response, snap: snapshot(state, page), panelRequest: panels, panelsFilled: false, completing: undefined };
+    this.onResult(this.shown);
+    return true;
   }
 
   /** Your reranker's lists the core named: asked once the page rests (a drag never waits on the
@@ -206,7 +225,7 @@ export class Computer {
     this.dense.use(state.model, state.yourModel);
     this.dense.warm();
     const seq = this.sequence, current = () => seq === this.sequence && this.store.state.method === "bm25";
-    const { find, cuts, expand, questions, ...bare } = mainRequest(buildRequest({ ...state, method: "dense" }, { embed: this.store.embed }), state);
+    const bare = embedRequest(state, { embed: this.store.embed, method: "dense" });
     this.dense.prepareSetting((r) => this.gate.send(workerMessage(r, { binary: true })), bare, current);
   }
 
@@ -215,8 +234,7 @@ export class Computer {
   async embedCost() {
     const state = this.store.state;
     this.dense.use(state.model, state.yourModel);
-    const { find, cuts, expand, ...bare } = mainRequest(buildRequest(state, { embed: this.store.embed }), state);
-    const p = await this.dense.plan((r) => this.gate.send(workerMessage(r, { binary: true })), bare);
+    const p = await this.dense.plan((r) => this.gate.send(workerMessage(r, { binary: true })), embedRequest(state, { embed: this.store.embed }));
     return p.ok ? p.chunks : null;
   }
 
@@ -225,12 +243,8 @@ export class Computer {
    * so the next step of a drag finds them. A newer plan replaces this one. */
   embedAhead(seq, request) {
     this.dense.aheadBusy = false;
-    const c = request.chunking;
-    if (typeof c.size !== "number" || c.strategy === "stored") return;
-    const o = c.overlap ?? 0, steps = [[1, 0], [-1, 0], [0, 1], [0, -1], [2, 0], [-2, 0], [0, 2], [0, -2]];
-    const near = steps.map(([ds, dov]) => ({ size: c.size + ds, overlap: o + dov }))
-      .filter((n) => n.size >= 1 && n.overlap >= 0 && n.overlap < n.size && (c.overlap !== undefined || n.overlap === 0));
-    const requests = near.map((n) => ({ ...request, chunking: { ...c, size: n.size, ...(c.overlap !== undefined ? { overlap: n.overlap } : {}) } }));
+    const requests = aheadRequests(request);
+    if (!requests) return;
     this.dense.aheadBusy = true; // planned: a page at rest is not done until these are embedded
     this.asks.ask("ahead", seq, () => {
       if (seq !== this.sequence) { this.dense.aheadBusy = false; return null; }

@@ -3,13 +3,13 @@
 // never computes and never draws results.
 
 import { $ } from "./dom.js";
-import { PARAMS, applies, bound, fieldOf, formatParam, heldRows, unitName } from "./params.js";
+import { CONTROL_ROWS, applies, bound, fieldOf, formatParam, heldRows, unitName } from "./params.js";
 
 export class Controls {
   /** onInput(param): the user changed the row's control (read it with value(param)). */
   constructor(onInput) {
     this.byName = {}; // name -> {input, output, wrap, libName, note}
-    for (const p of PARAMS) {
+    for (const p of CONTROL_ROWS) {
       const control = makeControl(p);
       this.byName[p.name] = control;
       control.input.addEventListener(p.kind === "choice" || p.kind === "check" || p.kind === "json" ? "change" : "input", () => onInput(p));
@@ -66,7 +66,7 @@ export class Controls {
 
   /** Show the state in the controls. The document is only written when asked (it may be megabytes). */
   sync(state, { withDoc = false } = {}) {
-    for (const p of PARAMS) {
+    for (const p of CONTROL_ROWS) {
       const { input, output, wrap, libName } = this.byName[p.name];
       if (p.name === "doc" && !withDoc) continue;
       // Each write only when it changes something: this runs at every move of a drag, and a write of
@@ -104,7 +104,7 @@ export class Controls {
   /** Say that a value is held down by another (overlap by the size) and comes back: shown while it lasts. */
   showHeld(state) {
     const held = heldRows(state);
-    for (const p of PARAMS) {
+    for (const p of CONTROL_ROWS) {
       const { output } = this.byName[p.name];
       if (output) output.classList.toggle("held", held.some((h) => h.param === p));
     }

@@ -2,12 +2,12 @@
 // the command that gives the same numbers from a checkout of ragsim (docs/cli.md): the core's own
 // `python -m ragsim`, run by the project's Python, with the request as a here-document.
 //
-// The request is buildRequest's (params.js), as the worker is sent it less the page's wire fields
+// The request is the page's (in requests.js commandRequest), as the worker is sent it less the page's wire fields
 // (`wire`, `scores`) and the cosines the page's own dense model computed: the command line embeds
 // with the same model file (SPEC section 10).
 
 import { $ } from "./dom.js";
-import { buildRequest } from "./params.js";
+import { commandRequest } from "./requests.js";
 
 export const PYTHON = ".venv/bin/python"; // made by `python3 build.py test` in the checkout (README)
 const END = "RAGSIM_REQUEST"; // the here-document's end; JSON.stringify puts the request on one line
@@ -27,10 +27,8 @@ export function commandLine(request) {
 export function attachCopyCommand({ store, share }) {
   const button = $("copy-command");
   if (!button) return;
-  const request = () => { // + your reranker, as the command line reaches it (the page's own scores left out)
-    const r = buildRequest(store.state), yours = store.embed ? null : store.state.yourReranker;
-    return yours ? { ...r, retrieval: { ...r.retrieval, rerank: { ...yours } } } : r;
-  };
+  // + your reranker, as the command line reaches it (the page's own scores left out)
+  const request = () => commandRequest(store.state, { embed: store.embed });
   button.addEventListener("click", () => share.share(commandLine(request()),
     "Command line copied: run it in a ragsim checkout (after python3 build.py test) for the same numbers as JSON.",
     button));

@@ -15,7 +15,7 @@
 // Read back through the same checks as a link: settings by parseParam, marks inside their document,
 // anything unusable dropped with a sentence saying so.
 
-import { PARAMS, settle } from "./params.js";
+import { CONTROL_ROWS, settle } from "./params.js";
 import { downloadFile } from "./dom.js";
 import { defaultState } from "./state.js";
 import { readSavedIndex } from "./saved-index.js";
@@ -32,7 +32,7 @@ export const MAX_STATE_FILE_BYTES = 64 * 1024 * 1024; // a state file read back:
 /** The state as saved (plain data, structured-cloneable and JSON-able). */
 export function toSaved(s) {
   const settings = {};
-  for (const p of PARAMS) if (p.name !== "doc") settings[p.name] = s[p.name];
+  for (const p of CONTROL_ROWS) if (p.name !== "doc") settings[p.name] = s[p.name];
   return {
     ragsim: "state", version: 1, saved: new Date().toISOString(),
     docs: s.docs.map((d, i) => ({ id: d.id, title: d.title, text: i === s.sel ? s.doc : d.text })),
@@ -70,7 +70,7 @@ export function fromSaved(obj) {
   state.doc = state.docs[state.sel].text;
   const settings = obj.settings && typeof obj.settings === "object" ? obj.settings : {};
   const params = new URLSearchParams();
-  for (const p of PARAMS) {
+  for (const p of CONTROL_ROWS) {
     const v = settings[p.name];
     if (p.name !== "doc" && ["string", "number", "boolean"].includes(typeof v)) params.set(p.name, String(v));
   }
@@ -159,7 +159,7 @@ export class Persist {
     const stored = hasDocs ? null : await this.stored();
     if (!stored || stored.problem) return { state: fromLink, notes };
     const state = stored.state;
-    for (const p of PARAMS) if (p.name !== "doc" && fromLink[p.name] !== d[p.name]) state[p.name] = fromLink[p.name];
+    for (const p of CONTROL_ROWS) if (p.name !== "doc" && fromLink[p.name] !== d[p.name]) state[p.name] = fromLink[p.name];
     settle(state);
     return { state, notes: [...notes, ...stored.notes] };
   }

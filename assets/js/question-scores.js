@@ -1,5 +1,5 @@
 // The question set's scores, off the drag's path. A drag's request leaves the set out
-// (question-wire.js mainRequest), so its verdict never waits for 400 questions to be ranked; once
+// (mainRequest in requests.js), so its verdict never waits for 400 questions to be ranked; once
 // its result is on screen, this asks for the set at that result's settings in a second request, an
 // ask of the "questions" lane sent once the page rests (asks.js: a newer drag goes first). Until the
 // scores arrive the list and the table are marked stale; the latest wins: a newer result makes an
@@ -13,7 +13,7 @@
 // the embedding scores it from the vectors the worker then holds.
 
 import { $ } from "./dom.js";
-import { setRequest } from "./question-wire.js";
+import { setRequest } from "./requests.js";
 import { renderQuestionResults, renderQuestionsWaiting } from "./render/question-set.js";
 import { waitsForVectors } from "./semantic-map.js";
 

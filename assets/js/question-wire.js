@@ -7,7 +7,7 @@
 // document removed, its text edited away) is left out of the request, and a question left without
 // any reference is not scored, rather than the whole simulation refused.
 //
-// This module imports only offsets.js, so the request builder may import it without a cycle.
+// This module imports only offsets.js, so the request builders may import it without a cycle.
 
 import { offsetMap } from "./offsets.js";
 
@@ -22,7 +22,8 @@ export function refFits(texts, r) {
   return t !== undefined && r.start >= 0 && r.start < r.end && r.end <= t.length && t.slice(r.start, r.end).trim() !== "";
 }
 
-const toCp = (texts, r) => {
+/** Reference `r` (UTF-16) in code points. */
+export const toCp = (texts, r) => {
   const map = offsetMap(texts.get(r.doc));
   return { doc: r.doc, start: map.toCp(r.start), end: map.toCp(r.end) };
 };
@@ -84,7 +85,7 @@ export function questionsFromLink(raw, texts) {
   return { questions, dropped };
 }
 
-// The answer on screen and the two requests of a drag ------------------------------------------
+// The answer on screen (the drag's request for it: requests.js mainRequest) ---------------------
 
 const same = (a, b) => a.doc === b.doc && a.start === b.start && a.end === b.end;
 
@@ -96,23 +97,4 @@ export function answerSpans(s) {
   return s.spans && s.spans.length > 1 && same(s.spans[0], span) ? s.spans : [span];
 }
 
-export const ANSWER_ID = "answer"; // the main request's one question for a multi-span answer
-
-/** The drag's own request: the set left out (it is scored by a second request once the result is
- * shown, question-scores.js); a multi-span answer becomes its one question, so the core's question
- * verdict (SPEC section 8: intact only when every span is) is the main verdict. `request.span` stays
- * the first span: the chunks' `holds` and the picture's colours follow it. */
-export function mainRequest(request, s) {
-  const { questions: _set, ...main } = request;
-  const spans = answerSpans(s);
-  if (spans.length < 2) return main;
-  const texts = textsOf(s);
-  const refs = spans.filter((r) => refFits(texts, r)).map((r) => toCp(texts, r));
-  return refs.length > 1 ? { ...main, questions: [{ id: ANSWER_ID, query: s.q, references: refs }] } : main;
-}
-
-/** The set's request: the page's request for the set alone (no investigation panels' questions). */
-export function setRequest(request) {
-  const { cuts: _c, find: _f, expand: _e, ...rest } = request;
-  return rest;
-}
+export const ANSWER_ID = "answer"; // the drag's one question for a multi-span answer (mainRequest in requests.js)

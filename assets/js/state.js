@@ -51,9 +51,6 @@ export function defaultState() {
   state.sel = 0;
   state.fact = null;
   state.example = null;
-  state.find = "";
-  state.expand = "none";
-  state.overlaps = null;
   state.questions = [];
   state.spans = [];
   state.mapSizes = null;

@@ -6,7 +6,7 @@
 // marked answer) and the collection's own (below). A new URL parameter that is a setting is a row
 // of that table; one that is not goes into collectionToParams and finishFromParams here.
 
-import { PARAMS, applies, bound, formatParam, parseParam, settle, splitterOf } from "./params.js";
+import { CONTROL_ROWS, applies, bound, formatParam, parseParam, settle, splitterOf } from "./params.js";
 import { defaultState, useCollection } from "./state.js";
 import { loadCollection, MAX_DOCUMENTS } from "./collection.js";
 import { offsetMap } from "./offsets.js";
@@ -21,7 +21,7 @@ function plainFragment(state, notes) {
   const params = new URLSearchParams();
   const withDoc = state.doc.length <= LINK_DOC_LIMIT;
   if (!withDoc) notes.push("The document is too long to travel in a link, so the link carries the settings only.");
-  for (const p of PARAMS) {
+  for (const p of CONTROL_ROWS) {
     if ((withDoc || p.name !== "doc") && applies(p, state)) params.set(p.name, formatParam(p, state[p.name]));
   }
   if (state.span && withDoc) {
@@ -83,7 +83,7 @@ export async function stateFromFragment(hash) {
     }
   }
   const state = defaultState();
-  const given = PARAMS.filter((p) => params.has(p.name));
+  const given = CONTROL_ROWS.filter((p) => params.has(p.name));
   // A link that carries documents wins over the state stored in the browser.
   const hasDocs = params.has("doc") || params.has("docs") || params.get("example") === "collection";
   const collection = await collectionFromParams(state, params, notes); // example=collection, docs=
@@ -99,7 +99,7 @@ export async function stateFromFragment(hash) {
 /** The rows of the parameter table, in table order, so `overlap` is clamped against the size and
  * unit already read. */
 export function settingsFromParams(state, params, notes) {
-  for (const p of PARAMS) {
+  for (const p of CONTROL_ROWS) {
     if (!params.has(p.name)) continue;
     const raw = params.get(p.name);
     const most = p.name === "overlap" ? bound(p.max, state) : Infinity;

@@ -12,24 +12,23 @@
 import { $ } from "./dom.js";
 import { workerMessage } from "./worker-client.js";
 import { plural } from "./format.js";
-import { offsetMap } from "./offsets.js";
 import { useSplitter } from "./params.js";
 import { DOC_ID, stashSelected } from "./state.js";
 import { uniqueId } from "./collection.js";
 import { markedText } from "./spans.js";
+import { recheckRequest } from "./requests.js";
 
 export const MAX_CHUNK_FILE_BYTES = 32 * 1024 * 1024; // a chunk file read on the page
 const KINDS = /\.(jsonl|ndjson|json|csv)$/i;
 export const REBUILT = "rebuilt from your chunks; gaps unknown";
 
 export class YourIndex {
-  /** store: {state, memo}; send(message) -> the worker's reply; restructured(): the documents changed
-   * (show them, recompute); changed(): recompute; onlyTheExample(): the page holds only its example;
-   * info(note): a line under the document. */
-  constructor({ store, send, restructured, changed, onlyTheExample, info }) {
-    Object.assign(this, { store, send, restructured, changed, onlyTheExample, info });
+  /** store: {state, memo}; send(message) -> the worker's reply; asks: the scheduler of work at rest
+   * (in asks.js); restructured(): the documents changed (show them, recompute); changed(): recompute;
+   * onlyTheExample(): the page holds only its example; info(note): a line under the document. */
+  constructor({ store, send, asks, restructured, changed, onlyTheExample, info }) {
+    Object.assign(this, { store, send, asks, restructured, changed, onlyTheExample, info });
     this.asked = null; // the phrase the shown inspection searched for (null: none asked yet)
-    this.timer = 0;
     $("open-chunks").addEventListener("change", async (e) => { await this.open(e.target.files[0]); e.target.value = ""; });
     $("index-mode-index").addEventListener("click", () => this.setMode("index"));
     $("index-mode-simulated").addEventListener("click", () => this.setMode("simulated"));
@@ -90,14 +89,7 @@ export class YourIndex {
   async recheck(phrase) {
     const state = this.state, index = state.index;
     stashSelected(state);
-    const chunks = [];
-    for (const d of state.docs) {
-      const map = offsetMap(d.text);
-      for (const c of index.result.chunks) {
-        if (c.doc === d.id && c.placement !== "unplaced") chunks.push({ id: c.id, doc: c.doc, start: c.start, end: c.end, text: d.text.slice(map.toU16(c.start), map.toU16(c.end)) });
-      }
-    }
-    const request = { chunks, documents: state.docs.map(({ id, text }) => ({ id, text })), phrases: phrase ? [phrase] : [] };
+    const request = recheckRequest(state, phrase);
     this.asked = phrase;
     const result = await this.call(request, (why) => why);
     if (!result || state.index !== index) return; // refused, or another file opened meanwhile
@@ -149,15 +141,15 @@ export class YourIndex {
     this.restructured();
   }
 
-  /** After each result: a phrase marked or typed since the inspection is checked again (debounced,
-   * off the drag's path). */
+  /** After each result: a phrase marked or typed since the inspection is checked again, an ask of
+   * the "index" lane (in asks.js): sent once the page rests, off the drag's path; a newer phrase
+   * replaces one still waiting. */
   follow() {
     const s = this.state;
     if (!s.index) return;
     const phrase = this.phrase();
     if (phrase === this.asked) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => { if (this.phrase() === phrase && this.state.index) this.recheck(phrase); }, 300);
+    this.asks.ask("index", phrase, () => (this.phrase() === phrase && this.state.index ? this.recheck(phrase) : null));
   }
 
   setMode(mode) {

@@ -1,6 +1,6 @@
 """From the page to the command line: "Copy as command line" gives a command that prints the page's
 numbers, and the "Download state" file becomes, in the command line, the very request the page sends
-(wire/state_file.py against params.js buildRequest) for several splitters and retrievers."""
+(wire/state_file.py against requests.js pageRequest) for several splitters and retrievers."""
 
 import json
 import pathlib

@@ -20,7 +20,7 @@ SETTLED = """() => {
     && JSON.stringify(r.shownRequest()) === JSON.stringify(r.request()) && r.panelsShown();
 }"""
 
-# Every simulate request the page posts, as parsed JSON, in order; a request asking for the cuts is
+# Every message type the page posts (`window.posted`), and every simulate request, as parsed JSON, in order; a request asking for the cuts is
 # held back `window.holdPanels` ms when that is set, its worker and id kept in `window.held`; those of
 # every answer a worker sends are kept in `window.answered` (heard before the page's own listener).
 RECORD = """
@@ -30,7 +30,9 @@ RECORD = """
   window.holdPanels = 0;
   window.held = [];
   window.answered = [];
+  window.posted = [];  // every message's type (simulate, call, install, ...)
   Worker.prototype.postMessage = function (message, transfer) {
+    if (message && message.type) window.posted.push(message.type);
     if (message && message.type === "simulate" && typeof message.request === "string") {
       const request = JSON.parse(message.request);
       window.simulations.push(request);
@@ -137,6 +139,34 @@ def test_a_late_panel_answer_never_paints_over_a_newer_result(page, page_errors)
     assert page.locator("#find-result").get_attribute("data-found") == expected["found"]["verdict"]
     assert json.dumps(page.evaluate("window.ragsim.response().verdict")) == json.dumps(expected["verdict"])
     assert [e for e in page_errors if "favicon" not in e] == []
+
+
+def test_a_page_row_sends_nothing_and_an_ask_row_no_drag_request(page, page_errors):
+    """The parameter table's phases (params.js): the PDF mode is a "page" row (no request holds it),
+    so changing it sends the worker nothing; context expansion is an "ask" row, so under BM25 the
+    drag's request on screen stands and only the panels' request (with the expansion) is sent."""
+    errors = len(page_errors)
+    settle(page)
+    page.evaluate("window.ragsim.quiet()")
+    page.evaluate("() => { window.simulations.length = 0; window.posted.length = 0; }")
+    page.evaluate("""() => { const box = document.getElementById("param-pdf_mode");
+      box.value = "single"; box.dispatchEvent(new Event("change", { bubbles: true })); }""")
+    page.evaluate("window.ragsim.quiet()")
+    page.evaluate(TWO_FRAMES)
+    assert page.evaluate("window.posted") == []
+    page.get_by_label("Context expansion").select_option("1")
+    settle(page)
+    page.evaluate("window.ragsim.quiet()")
+    sent = page.evaluate("window.simulations")
+    assert [r for r in sent if not r.get("cuts") and "sweep" not in r and "map" not in r] == []  # no drag request
+    assert [r.get("expand") for r in sent if r.get("cuts")] == [{"neighbours": 1}]
+    request = page.evaluate("window.ragsim.request()")
+    assert page.evaluate("window.ragsim.response().expanded") == api.simulate(request)["expanded"]
+    page.get_by_label("Context expansion").select_option("none")
+    page.evaluate("""() => { const box = document.getElementById("param-pdf_mode");
+      box.value = "page"; box.dispatchEvent(new Event("change", { bubbles: true })); }""")
+    settle(page)
+    assert page_errors[errors:] == []
 
 
 def test_after_a_pruned_drag_the_panels_request_brings_every_score(page, page_errors):

@@ -5,8 +5,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 
 import {
-  QS_LINK_LIMIT, mainRequest, questionsForRequest, questionsFromLink, questionsFromWire, questionsToLink, refFits,
-  setRequest, textsOf,
+  QS_LINK_LIMIT, questionsForRequest, questionsFromLink, questionsFromWire, questionsToLink, refFits, textsOf,
 } from "../../assets/js/question-wire.js";
 
 const TEXT = "🙂 Fog closes the harbour. The pilot boat leaves at nine.";
@@ -69,14 +68,4 @@ test("a set too long for a link is left out of it, and a link that cannot be rea
   for (const raw of ["{not json", "[1]", '[["1", "q", [["a", 0]]]]', '[["1", "q", []], ["1", "r", []]]']) {
     assert.equal(questionsFromLink(raw, texts), null, raw);
   }
-});
-
-test("the drag's request leaves the set out; a multi-span answer becomes its one question", () => {
-  const request = { query: "fog", questions: [{ id: "1" }], cuts: true, find: "x", expand: { neighbours: 1 } };
-  assert.deepEqual(mainRequest(request, page([])), { query: "fog", cuts: true, find: "x", expand: { neighbours: 1 } });
-  const pilot = { doc: "a", start: TEXT.indexOf("The pilot"), end: TEXT.length };
-  const s = page([], { span: { doc: "a", ...FOG }, spans: [{ doc: "a", ...FOG }, pilot] });
-  assert.deepEqual(mainRequest(request, s).questions, [{ id: "answer", query: "fog", references: [
-    { doc: "a", start: FOG.start - 1, end: FOG.end - 1 }, { doc: "a", start: pilot.start - 1, end: pilot.end - 1 }] }]);
-  assert.deepEqual(setRequest(request), { query: "fog", questions: [{ id: "1" }] });
 });

@@ -1,6 +1,8 @@
 """The page's pure JavaScript modules under Node's own test runner: `node --test tests/js/` runs
 tests/js/*.test.mjs, each importing its module from assets/js as the page does (ES modules, no DOM,
-no build): format.js, offsets.js, spans.js, limits.js, question-wire.js and saved-index.js."""
+no build): format.js, offsets.js, spans.js, limits.js, question-wire.js, saved-index.js and more.
+Modules that import the generated splitter table (params.js, requests.js, compute.js) are loaded
+from a copy of assets/js with that table generated beside them (tests/js/page-modules.mjs)."""
 
 import pathlib
 import re

@@ -15,6 +15,7 @@
 import { $, cell } from "../dom.js";
 import { int } from "../format.js";
 import { SPLITTERS } from "../params.js";
+import { auditRequest } from "../requests.js";
 
 const LIST_LIMIT = 200; // destroyed facts listed; the count is exact
 
@@ -39,12 +40,6 @@ export function markedSentence(f) {
   q.append(squeeze(text.slice(at)));
   if (qz < f.sentence[1]) q.append("…");
   return q;
-}
-
-/** The audit's request for one overlap, from the page's simulation request. */
-export function auditRequest(request, overlap, precisionK = 3) {
-  const { overlap: _, ...chunking } = request.chunking;
-  return { documents: request.documents, chunking, retrieval: request.retrieval, overlaps: [overlap], precision_k: precisionK };
 }
 
 /** Join one-overlap replies into the shape of one audit over every overlap. */

@@ -7,9 +7,7 @@
 //   const fix = new FixNote({ send: (m) => gate.send(m), asks, line });
 //   fix.show(last);   // after each result: asks when the verdict is "cut", clears the line otherwise
 
-// A document longer than this is not split again the hundred-odd times a fix takes (the worker would
-// be busy for seconds while the user moves on); the verdict then says nothing of a fix.
-export const MAX_FIX_CHARS = 200_000;
+import { fixRequest } from "../requests.js"; // none for a document too long to split again that often
 
 export class FixNote {
   /** send: posts a message to the worker and resolves with its reply; asks: the scheduler of work at
@@ -37,15 +35,4 @@ export class FixNote {
     if (this.line.textContent !== text) this.line.textContent = text;
     this.line.hidden = !text;
   }
-}
-
-/** The request for the fix (JSON), or null when there is none to find: no cut answer, your index's
- * stored chunks, or a document too long to split again that often. */
-export function fixRequest(last) {
-  const req = last && last.request, v = last && last.response && last.response.verdict;
-  if (!req || !v || v.kind !== "cut" || !req.span || !req.chunking || req.chunking.strategy === "stored") return null;
-  const doc = req.documents.find((d) => d.id === req.span.doc) || req.documents[0];
-  if (!doc || doc.text.length > MAX_FIX_CHARS) return null;
-  return JSON.stringify({ documents: [doc], query: req.query, chunking: req.chunking, retrieval: { k: req.retrieval.k },
-    span: { ...req.span, doc: doc.id }, ...(req.tokenizer ? { tokenizer: req.tokenizer } : {}) });
 }

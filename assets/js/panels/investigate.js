@@ -14,10 +14,10 @@ import { $, cell } from "../dom.js";
 import { chunkList, int, listNumbers, money } from "../format.js";
 import { offsetMap } from "../offsets.js";
 import { withColumns } from "../chunk-columns.js";
+import { PANEL_ANSWERS, sweepRequest } from "../requests.js";
 import { modelWords } from "../render/dense-words.js";
 
 const SWEEP_MAX = 12;
-const PANEL_FIELDS = ["found", "cuts", "expanded"]; // the answers to the request's find, cuts and expand
 
 /** The overlaps a person typed ("0, 25, 50"), or {error}. */
 export function parseOverlaps(text) {
@@ -115,7 +115,7 @@ export class Investigate {
     const promise = this.call(last, { ...last.panelRequest, wire: "binary" }).then((reply) => {
       if (!reply.ok) return false;
       const answer = JSON.parse(reply.result);
-      for (const key of PANEL_FIELDS) if (key in answer) last.response[key] = answer[key];
+      for (const key of PANEL_ANSWERS) if (key in answer) last.response[key] = answer[key];
       // Asked with every score: a pruned drag's missing scores come with it (no request of their own).
       const cols = last.response.cols;
       if (cols && cols.partial && reply.columns) cols.complete(withColumns(answer, reply.columns).cols);
@@ -316,8 +316,7 @@ export class Investigate {
       this.renderSweep();
       return;
     }
-    const base = { ...request, sweep: overlaps };
-    for (const key of ["find", "cuts", "expand"]) delete base[key];
+    const base = sweepRequest(request, overlaps);
     // The key: the documents by identity (texts can be megabytes), everything else as JSON.
     const { documents, ...rest } = base;
     const key = { docs: documents.map((d) => [d.id, d.title, d.text]),

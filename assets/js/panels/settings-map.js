@@ -23,6 +23,7 @@ import { $, cell } from "../dom.js";
 import { int, money, plural } from "../format.js";
 import { PARAMS, bound, splitterOf, unitName } from "../params.js";
 import { axisValue, semanticAxes } from "../semantic-map.js";
+import { mapKey, rowRequest } from "../requests.js";
 
 export const MAX_CELLS = 400; // the core's limit (settings_map.MAX_CELLS)
 const ROW_MS = 250; // the worker time one map request aims at (a drag waits for at most one)
@@ -66,29 +67,9 @@ export function parseNumbers(text, what, min, decimals = false) {
   return { value: out };
 }
 
-/** The map's request for some rows (`sizes`): the page's request without the investigation's
- * questions, its own setting made one of the rows' cells (their largest size, with the smallest
- * overlap: fewest chunks to rank and send back, and the core ranks the question set once for both),
- * unless `keep` (that setting was refused: the page's own). */
-export function rowRequest(request, sizes, overlaps, keep = false, largest = Math.max(...sizes), fields = SIZE_OVERLAP) {
-  const { cuts: _c, find: _f, expand: _e, ...rest } = request;
-  const least = Math.min(...overlaps), [rows, cols] = fields;
-  const second = cols ? { [cols]: cols !== "overlap" || least < largest ? least : 0 } : {};
-  const chunking = keep ? request.chunking : { ...request.chunking, [rows]: largest, ...second };
-  return { ...rest, chunking, wire: "columns", map: { sizes, overlaps } };
-}
-
 const SIZE_OVERLAP = ["size", "overlap"];
 /** The request fields a grid varies: its own (a semantic chunker's), else size and overlap. */
 export const fieldsOf = (grid) => (grid && grid.fields) || SIZE_OVERLAP;
-
-/** What the map depends on: the request but for the fields it varies itself. */
-export function mapKey(request, grid) {
-  const { cuts: _c, find: _f, expand: _e, chunking, ...rest } = request;
-  const others = { ...chunking };
-  for (const f of fieldsOf(grid)) delete others[f];
-  return JSON.stringify([rest, others, grid]);
-}
 
 /** Among the filled cells, the cheapest that keeps every answer intact, else the one that keeps most
  * (cheapest first): {i, j, cell, all} or null. */
@@ -272,7 +253,7 @@ export class SettingsMap {
     const [rows, cols] = fieldsOf(grid), c = request.chunking;
     this.current = grid && grid.fields ? { size: axisValue(c, rows), overlap: axisValue(c, cols) } : { size: c.size, overlap: c.overlap };
     this.free = Boolean(grid && grid.fields) && !isDense(request); // a semantic chunker's map over BM25 embeds nothing
-    const key = mapKey(request, grid);
+    const key = mapKey(request, grid, fieldsOf(grid));
     if (key === this.key) { this.draw(); return; }
     this.key = key;
     this.start(request, grid, count);

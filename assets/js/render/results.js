@@ -16,6 +16,7 @@ import { lanes, lanesFrom } from "./lanes.js";
 import { ChunkTable } from "./chunk-table.js";
 import { announceWhenRested } from "./announce.js";
 import { mark } from "../drag-timing.js";
+import { codeRequest } from "../requests.js";
 
 export class Results {
   /** picture: the chunk picture; asks: the scheduler of work at rest, whose rest draws the panels.
@@ -62,8 +63,7 @@ export class Results {
     if (!this.embed && this.code && snap.stored) {
       this.code.none("Your index's chunks were made by your own pipeline, so there is no splitter code to show: press “Simulate from here” for the code of the splitter that makes them.");
     } else if (!this.embed && this.code) {
-      const { query, chunking, retrieval } = last.request;
-      this.code.show(JSON.stringify({ query, chunking, retrieval }));
+      this.code.show(codeRequest(last.request));
     }
     mark("code");
   }
