@@ -62,8 +62,9 @@ export class Results {
     if (!this.embed && this.code && snap.stored) {
       this.code.none("Your index's chunks were made by your own pipeline, so there is no splitter code to show: press “Simulate from here” for the code of the splitter that makes them.");
     } else if (!this.embed && this.code) {
-      const { query, chunking, retrieval } = last.request;
-      this.code.show(JSON.stringify({ query, chunking, retrieval }));
+      const { query, chunking, retrieval } = last.request, yours = response.rerank; // your reranker, as the response names it
+      const rerank = yours ? { rerank: { endpoint: yours.endpoint, model: yours.model, depth: yours.depth } } : {};
+      this.code.show(JSON.stringify({ query, chunking, retrieval: { ...retrieval, ...rerank } }));
     }
     mark("code");
   }
