@@ -3,16 +3,20 @@ retriever's first `depth` chunks sent to its `/rerank` endpoint (the shape TEI, 
 share: `{"model", "query", "documents", "top_n"}` -> `{"results": [{"index", "relevance_score"}]}`)
 and put in the order of its scores, ties by their place before, before k is taken.
 
-LangChain's JinaRerank and CohereRerank post to their own services (JinaRerank's URL is fixed; Cohere's
-client appends its API's version), so the code defines the few lines of a document compressor that
-posts to the endpoint with `requests` and runs it in a ContextualCompressionRetriever, as a pipeline
-does over its vector store. After a LlamaIndex splitter the same reranker is a node postprocessor.
+No packaged LangChain class posts to any /rerank endpoint: langchain-community's JinaRerank has Jina's
+URL fixed, and CohereRerank's cohere client appends /v1/rerank or /v2/rerank to its base_url (vLLM
+serves those, TEI and a bare /rerank do not). So the code defines the few lines of a document
+compressor that posts to the endpoint with `requests` and runs it in a ContextualCompressionRetriever,
+as a pipeline does over its vector store; after a LlamaIndex splitter the same reranker is a node
+postprocessor (LlamaIndex's JinaRerank takes a base_url, named in the code, but keeps the server's
+order of the results, where ragsim breaks equal scores by the retriever's order).
 `codegen` asks the retriever's lines for max(k, depth) chunks in `top` and appends these.
 """
 
 from ragsim.rank.reranking import Options
 
 REQUEST = [
+    "        # (Hugging Face TEI's own form: {\"query\", \"texts\"} -> a bare list [{\"index\", \"score\"}])",
     "        reply = requests.post(self.url, json={\"model\": self.model, \"query\": query, \"documents\": texts,",
     "                                              \"top_n\": len(texts)}, timeout=120)",
     "        reply.raise_for_status()  # a hosted reranker: pass headers={\"Authorization\": f\"Bearer {key}\"}",
@@ -49,8 +53,9 @@ def _langchain_lines(options: Options, query: str, k: int) -> list[str]:
         "        return [documents[i] for i in order[: self.top_n]]",
         "",
         "",
-        f"# The retriever's first {depth} chunks reranked, k kept. In your pipeline the base retriever is",
-        f"# your store's: vector_store.as_retriever(search_kwargs={{\"k\": {depth}}}) (langchain<1: langchain.retrievers).",
+        f"# The retriever's first {depth} chunks reranked, k kept. In your pipeline the base retriever is your",
+        f"# store's, vector_store.as_retriever(search_kwargs={{\"k\": {depth}}}); before LangChain 1.0 the",
+        "# retriever class is imported from langchain.retrievers.",
         "reranking = ContextualCompressionRetriever(",
         f"    base_compressor=YourReranker(url={url!r}, model={options.model!r}, top_n={k}),",
         f"    base_retriever=RunnableLambda(lambda q: [Document(chunks[i], metadata={{\"chunk\": i}}) for i in top[:{depth}]]),",
