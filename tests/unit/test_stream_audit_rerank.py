@@ -12,6 +12,7 @@ import pytest
 from helpers import rerank_server, run_cli
 from ragsim.host.clients import rerank_endpoint
 from ragsim.host.corpus import pool
+from ragsim.host.corpus.progress import Progress
 from test_stream_audit import COLLECTION, StopAfter, one_request, streamed
 from ragsim.host.jobs import audit_run
 from ragsim.wire.audit import audit
@@ -55,12 +56,25 @@ def test_a_reranked_streamed_audit_equals_one_request(server, model, depth, k, m
         assert summary["rows"] == one["rows"] and summary["rerank"] == one["rerank"]
 
 
-def test_each_list_is_asked_once(server):
+class Phases(Progress):
+    """The pass of each step of progress."""
+
+    def __init__(self):
+        super().__init__(1, 1, quiet=True)
+        self.seen = []
+
+    def advance(self, files, nbytes):
+        self.seen.append(self.phase)
+        super().advance(files, nbytes)
+
+
+def test_each_list_is_asked_once_with_the_reranking_shown_by_file(server):
     rerank_endpoint._ONE.clear()
-    retrieval = reranked(server, "lexical", 6)
-    streamed(COLLECTION, CHUNKING, OVERLAPS, pool.Local(1), k=2, batch=3000, retrieval=retrieval)
+    retrieval, progress = reranked(server, "lexical", 6), Phases()
+    streamed(COLLECTION, CHUNKING, OVERLAPS, pool.Local(1), k=2, batch=3000, retrieval=retrieval, progress=progress)
     client = next(iter(rerank_endpoint._ONE.values()))
     assert client.requests == len(client.cache) > 0
+    assert progress.seen.count("rerank") == len(COLLECTION) and progress.seen[-1] == "rerank"
 
 
 def test_an_interrupted_reranked_audit_resumes_to_the_uninterrupted_output(server, tmp_path):

@@ -43,12 +43,21 @@ class Reranked:
     """Whether a fact is found in the top k after the reranker: one of its answering chunks among the
     first k of its name's ranking reordered (`found`), each ranking reordered once."""
 
-    def __init__(self, plan, state: dict, keys: list):
+    def __init__(self, plan, state: dict, keys: list, progress=None):
         self.options = reranking.read_options(plan.retrieval)
         self.k, self.kept, self.dense = plan.k, kept(plan.retrieval, plan.k), plan.dense
         self.state, self.keys = state, keys
         self.texts = FileTexts(plan.files, plan.pdf_mode)
         self.tops: dict = {}
+        self.progress, self.file, self.sizes = progress, None, {s.path: s.size for s in plan.files}
+        if progress is not None:
+            progress.start("rerank")
+
+    def reading(self, path: str) -> None:
+        """The finish reads the facts of file `path` now: the `rerank` pass's progress moves on by file."""
+        if self.progress is not None and path != self.file:
+            self.file = path
+            self.progress.advance(1, self.sizes.get(path, 0))
 
     def found(self, at: dict, o: str, key: str) -> bool:
         top = self.top(o, key)

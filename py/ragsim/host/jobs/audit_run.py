@@ -85,7 +85,7 @@ def run(plan: Plan, engine, out, progress, resume: bool = False, on_fact=None) -
             return state["summary"]
         state = state or out.start(plan.fingerprint(not out.temporary))
         _judge(plan, engine, batches, keys, counted, state, out, progress)
-    return _finish(plan, counted, state, out, on_fact, keys["keys"])
+    return _finish(plan, counted, state, out, on_fact, keys["keys"], progress)
 
 
 def _batches(plan: Plan) -> list:
@@ -203,10 +203,11 @@ def _document_lines(plan, result):
             yield {"type": "document", "file": plan.files[entry["seq"]].path, **doc}
 
 
-def _finish(plan, counted, state, out, on_fact, keys) -> dict:
-    """The fact lines (each fact's overlaps where it is destroyed or found) and the summary."""
+def _finish(plan, counted, state, out, on_fact, keys, progress) -> dict:
+    """The fact lines (each fact's overlaps where it is destroyed or found) and the summary; with a
+    reranker, its lists asked as the facts need them (progress: the `rerank` pass, by file)."""
     live, totals, k = counted["live"], counted["totals"], plan.k
-    reranked = audit_rerank.Reranked(plan, state, keys) if plan.rerank else None
+    reranked = audit_rerank.Reranked(plan, state, keys, progress) if plan.rerank else None
 
     def in_top(at, o, key):
         return reranked.found(at, o, key) if reranked else _in_top(at, state, o, key, k, plan.dense)
@@ -216,6 +217,8 @@ def _finish(plan, counted, state, out, on_fact, keys) -> dict:
     destroyed_listed, destroyed_facts = [], 0
     for doc in out.read_documents():
         documents += 1
+        if reranked:
+            reranked.reading(doc["file"])
         if doc.get("gap") is not None:
             gap = max(gap or 0, doc["gap"])
         for f in doc["facts"]:
