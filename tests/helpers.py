@@ -1,5 +1,6 @@
 """Plain helpers shared by the test folders (fixtures live in conftest.py files)."""
 
+import contextlib
 import json
 import math
 import os
@@ -150,3 +151,17 @@ def worker_prelude() -> str:
     body = found.group(1)
     assert "\\" not in body and "${" not in body, "the prelude's text would change inside a JS template"
     return body
+
+
+@contextlib.contextmanager
+def rerank_server():
+    """tests/fake_openai.py's server on 127.0.0.1 with ragsim's hosts registered (the reranker's client
+    among them), this process's reranker clients forgotten after (a module fixture's body)."""
+    from fake_openai import FakeOpenAI
+    from ragsim import host
+    from ragsim.host.clients import rerank_endpoint
+
+    host.register()
+    with FakeOpenAI() as s:
+        yield s
+    rerank_endpoint._ONE.clear()

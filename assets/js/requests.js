@@ -145,7 +145,11 @@ export function fixRequest(last) {
 }
 
 /** The equivalent code's request (JSON): the question, the splitter and the retriever. */
-export const codeRequest = ({ query, chunking, retrieval }) => JSON.stringify({ query, chunking, retrieval });
+export function codeRequest({ query, chunking, retrieval }, reranked = null) {
+  // your reranker as the response names it (`rerank`): the code reranks as the verdict was reranked
+  const rerank = reranked ? { rerank: { endpoint: reranked.endpoint, model: reranked.model, depth: reranked.depth } } : {};
+  return JSON.stringify({ query, chunking, retrieval: reranked ? { ...retrieval, ...rerank } : retrieval });
+}
 
 /** "Copy as command line": the page's request (the full page's, even in an embed) with your
  * reranker as the command line reaches it (never in an embed). */

@@ -146,7 +146,11 @@ def test_a_lexical_reranker_orders_by_its_scores(page, fake):
     assert shown["verdict"] == api.simulate({**request, "retrieval": {**request["retrieval"], "rerank": {
         "model": "lexical", "depth": 6, "scores": [{"query": query, "texts": [text[c["start"]:c["end"]] for c in head],
                                                    "scores": scores}]}}})["verdict"]
+    # the equivalent code reranks with it too (tests/conformance/test_rerank_codegen.py runs such code)
+    mine = f"YourReranker(url={fake.endpoint + '/rerank'!r}, model='lexical', top_n=2)"
+    page.wait_for_function("(s) => document.querySelector('#code').textContent.includes(s)", arg=mine, timeout=30_000)
     off(page)
+    page.wait_for_function("() => !document.querySelector('#code').textContent.includes('YourReranker')", timeout=30_000)
 
 
 def test_teis_form_is_taken(page, fake):

@@ -18,8 +18,7 @@ import re
 import pytest
 
 from fake_openai import FakeOpenAI, closed_port
-from helpers import harbour_questions, run_cli
-from ragsim import host
+from helpers import harbour_questions, rerank_server, run_cli
 from ragsim.errors import RequestError
 from ragsim.host.clients import rerank_endpoint
 from ragsim.host.clients.rerank_endpoint import EndpointReranker, RerankError
@@ -34,10 +33,8 @@ TEXT = "The pilot boat leaves at nine. Fog closes the harbour. The ferry runs ho
 
 @pytest.fixture(scope="module")
 def server():
-    host.register()
-    with FakeOpenAI() as s:
+    with rerank_server() as s:
         yield s
-    rerank_endpoint._ONE.clear()
 
 
 def request(rerank: dict | None, k: int = 1, query: str = "when does the pilot boat leave") -> dict:

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from fake_openai import FakeOpenAI, rerank_reply
-from helpers import harbour_questions
-from ragsim import host
-from ragsim.host.clients import rerank_endpoint
+from fake_openai import rerank_reply
+from helpers import harbour_questions, rerank_server
 from ragsim.wire import api
 
 TEXT = "The pilot boat leaves at nine. Fog closes the harbour. The ferry runs hourly. Gulls sit on the pier."
@@ -23,10 +21,8 @@ TEXT = "The pilot boat leaves at nine. Fog closes the harbour. The ferry runs ho
 
 @pytest.fixture(scope="module")
 def server():
-    host.register()
-    with FakeOpenAI() as s:
+    with rerank_server() as s:
         yield s
-    rerank_endpoint._ONE.clear()
 
 
 def request(rerank: dict, k: int = 1) -> dict:

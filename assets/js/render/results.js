@@ -63,7 +63,7 @@ export class Results {
     if (!this.embed && this.code && snap.stored) {
       this.code.none("Your index's chunks were made by your own pipeline, so there is no splitter code to show: press “Simulate from here” for the code of the splitter that makes them.");
     } else if (!this.embed && this.code) {
-      this.code.show(codeRequest(last.request));
+      this.code.show(codeRequest(last.request, response.rerank));
     }
     mark("code");
   }

@@ -7,13 +7,14 @@ installed libraries and compares chunk texts and scores with ragsim's.
 """
 
 from ragsim.text import analyzers
-from ragsim.rank import bm25
+from ragsim.rank import bm25, reranking
 from ragsim.errors import RequestError
 from ragsim.fields import get_bool, get_choice, get_int, get_number, get_str
 from ragsim.split import STRATEGIES, langchain_common as lc, haystack, langchain_recursive, registry
 from ragsim.split.langchain_token import read_length
 from ragsim.split.windows import read_params
 from ragsim.wire.codegen_llamaindex import llamaindex_lines
+from ragsim.wire.codegen_rerank import rerank_lines
 from ragsim.wire.codegen_semantic import GENERATORS as SEMANTIC_GENERATORS
 from ragsim.wire.codegen_tokens import langchain_tail, token_lines  # tiktoken tokens
 
@@ -207,12 +208,18 @@ def equivalent_code(request: dict) -> str:
     ]
     method = retrieval.get("method", "bm25")
     lines = _splitter_lines(chunking)
+    k = get_int(retrieval, "k", "retrieval.k", minimum=1)
+    rerank = reranking.read_options(retrieval)
+    if rerank is not None:  # the retriever's lines keep the chunks the reranker reads
+        retrieval = {**retrieval, "k": max(k, rerank.depth)}
     if method != "dense":
         lines += _bm25_lines(retrieval, query)
     if method != "bm25":  # dense or hybrid (SPEC section 10)
         from ragsim.wire.codegen_dense import dense_lines
 
         lines += dense_lines(retrieval, query)
+    if rerank is not None:
+        lines += rerank_lines(rerank, chunking, query, k)
     return "\n".join(head + _hoist_imports(lines)) + "\n"
 
 

@@ -185,7 +185,7 @@ def main(argv) -> int:
     except ValueError:
         console.say(f"ragsim audit: --overlaps takes whole numbers separated by commas (got {shown(args.overlaps)}).")
         return 2
-    if args.method == "hybrid" or cli_rerank.given(args):  # every chunk's ranks at once: one request
+    if args.method == "hybrid":  # every chunk's ranks at once: one request
         if args.jsonl:  # a file asked for and never written would be lost output
             console.say(f"ragsim audit: {kb_cli.NO_JSONL}")
             return 2
@@ -207,8 +207,8 @@ def main(argv) -> int:
 def show_streamed(args, result: dict) -> None:
     """A streamed audit's summary: the table, the corpus sentence, the destroyed facts listed."""
     if args.json:
-        console.out_json({k: result[k] for k in ("facts", "rows", "precision_k", "overlaps", "sentence", "skipped")
-                          if k in result}, indent=1)
+        console.out_json({k: result[k] for k in ("facts", "rows", "precision_k", "overlaps", "sentence", "skipped",
+                                                 "rerank") if k in result}, indent=1)
         return
     count = result["facts"] if isinstance(result["facts"], int) else len(result["facts"])
     console.out(heading([None] * result["documents"], {"facts": [None] * count}, args, args.chunking_object))
@@ -216,6 +216,9 @@ def show_streamed(args, result: dict) -> None:
     console.out("")
     console.out(result["sentence"] + ".")
     console.out("")
+    if result.get("rerank"):
+        console.out(cli_rerank.summary(result) + ".")
+        console.out("")
     if args.facts and result.get("facts") is not None:
         console.out(every_fact(result))
         console.out("")

@@ -187,9 +187,10 @@ def own_query(args, store: dict, result: dict, questions: list[dict]) -> dict | 
 def streams(args) -> bool:
     """Whether inspect reads the store a page and a document at a time (`inspect_stream`; the facts
     ranked by BM25 or by cosine over every placed chunk, `inspect_facts`; a splitter to compare with
-    run on each document in turn): unless a question set or a hybrid ranking of the facts (they rank
-    over every document at once) or --one-request asks for one request."""
-    return not (args.questions or args.one_request or args.method == "hybrid" or cli_rerank.given(args))
+    run on each document in turn; a reranker's reorders each fact's first chunks after): unless a
+    question set or a hybrid ranking of the facts (they rank over every document at once) or
+    --one-request asks for one request."""
+    return not (args.questions or args.one_request or args.method == "hybrid")
 
 
 def _streamed(args) -> dict:
@@ -213,7 +214,8 @@ def _streamed(args) -> dict:
             chunking = read_chunking(args)
         except ValueError as e:  # both options, a file that cannot be read, not JSON: one sentence
             raise RequestError("chunking", str(e)) from None
-        return inspect_stream.run(args, chunking, _progress(args), document, engine, out)
+        return inspect_stream.run(args, chunking, _progress(args), document, engine, out,
+                                  cli_rerank.fields(args).get("rerank"))
     except Refused as e:
         raise Refused(f"{str(e).rstrip('.')}.") from None
     finally:

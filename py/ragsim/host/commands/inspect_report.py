@@ -114,6 +114,8 @@ def fact_lines(result: dict) -> list[str]:
         lines.append("    " + marked_fact({**d, "name": d["name_at"], "value": d["value_at"]}))
     if len(f["destroyed"]) > LIST * 2:
         lines.append(f"  and {len(f['destroyed']) - LIST * 2:,} more (--json lists them all)")
+    if result.get("rerank") and result.get("questions") is None:  # with questions, their lines say it
+        lines.append(cli_rerank.summary(result))
     return lines
 
 

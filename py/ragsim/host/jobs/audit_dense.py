@@ -50,7 +50,7 @@ def judge_pass(shared: dict, item: tuple) -> dict:
     audit_stream.number_across(ready, bases, live)
     texts = _chunk_texts(shared, batch, live)
     best = {o: _rank_batch(shared, texts[o], bases[o], ready["pending"], o) for o in live}
-    return {"files": ready["files"], "best": best}
+    return audit_stream.with_extents({"files": ready["files"], "best": best}, shared, ready["splits"], bases)
 
 
 def _rank_batch(shared, texts, base, pending, o) -> dict:

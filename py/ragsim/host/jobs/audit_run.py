@@ -13,7 +13,7 @@ import heapq
 import json
 from dataclasses import dataclass, field
 
-from ragsim.host.jobs import audit_dense, audit_stream
+from ragsim.host.jobs import audit_dense, audit_rerank, audit_stream
 from ragsim.host.corpus import pool as engines, sources, spill
 from ragsim.wire.audit import corpus_sentence
 
@@ -42,6 +42,11 @@ class Plan:
     def dense(self) -> bool:
         """Dense retrieval: the names' texts are the queries, ranked by cosine (`host.jobs.audit_dense`)."""
         return self.retrieval.get("method", "bm25") == "dense"
+
+    @property
+    def rerank(self) -> bool:
+        """A reranker over each query's first chunks (`host.jobs.audit_rerank`)."""
+        return self.retrieval.get("rerank") is not None
 
     def fingerprint(self, contents: bool = True) -> str:
         """What a resumed run must match: the settings and each file's path, size and (with `contents`,
@@ -80,7 +85,7 @@ def run(plan: Plan, engine, out, progress, resume: bool = False, on_fact=None) -
             return state["summary"]
         state = state or out.start(plan.fingerprint(not out.temporary))
         _judge(plan, engine, batches, keys, counted, state, out, progress)
-    return _finish(plan, counted, state, out, on_fact)
+    return _finish(plan, counted, state, out, on_fact, keys["keys"], progress)
 
 
 def _batches(plan: Plan) -> list:
@@ -95,7 +100,8 @@ def _read_facts(plan, engine, batches, progress, kept) -> dict:
     """Pass 1: every fact's query, numbered in order of first appearance, and where each batch's
     facts were kept; the batches that failed removed."""
     key_id, keys, failed, facts_at = {}, [], [], []
-    shared = {"retrieval": plan.retrieval, "pdf_mode": plan.pdf_mode, "spill": kept, "dense": plan.dense}
+    shared = {"retrieval": plan.retrieval, "pdf_mode": plan.pdf_mode, "spill": kept, "dense": plan.dense,
+              "rerank": plan.rerank}
     for i, result in run_pass(engine, audit_stream.facts_pass, shared, batches, progress, "read", batches):
         if isinstance(result, engines.Failed):
             skip_failed(plan, batches[i], result)
@@ -114,7 +120,7 @@ def _read_facts(plan, engine, batches, progress, kept) -> dict:
         del batches[i]
     by_term: dict = {}  # BM25's: the queries holding each term (dense queries are texts, ranked whole)
     for i, key in enumerate([] if plan.dense else keys):
-        for t in dict.fromkeys(key):
+        for t in dict.fromkeys(audit_stream.terms_of(key)):
             by_term.setdefault(t, []).append(i)
     return {"key_id": key_id, "keys": keys, "by_term": by_term, "kept": facts_at}
 
@@ -124,7 +130,7 @@ def _count(plan, engine, batches, keys, progress, kept) -> dict:
     first chunk and where its work for pass 3 was kept, the unit, and the first refusal of an overlap."""
     shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": plan.overlaps,
               "terms": frozenset(keys["by_term"]), "key_id": keys["key_id"], "pdf_mode": plan.pdf_mode, "spill": kept,
-              "dense": plan.dense}
+              "dense": plan.dense, "rerank": plan.rerank}
     totals = {o: {"chunks": 0, "units": 0, "total": 0, "df": {}, "error": None, "unit": None} for o in plan.overlaps}
     bases, failed, ready = [], [], []
     items = list(zip(batches, keys["kept"]))
@@ -153,9 +159,10 @@ def _judge(plan, engine, batches, keys, counted, state, out, progress) -> None:
     """Pass 3 from the first batch not yet written: each batch's document lines, and every query's
     best k chunks merged into the run's state."""
     totals = counted["totals"]
-    shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": counted["live"], "k": plan.k,
+    k = audit_rerank.kept(plan.retrieval, plan.k)
+    shared = {"retrieval": plan.retrieval, "chunking": plan.chunking, "overlaps": counted["live"], "k": k,
               "keys": keys["keys"], "key_id": keys["key_id"], "by_term": keys["by_term"], "pdf_mode": plan.pdf_mode,
-              "terms": frozenset(keys["by_term"]), "dense": plan.dense,
+              "terms": frozenset(keys["by_term"]), "dense": plan.dense, "rerank": plan.rerank,
               "collections": {o: (totals[o]["chunks"], totals[o]["total"], totals[o]["df"]) for o in counted["live"]}}
     judge = audit_stream.judge_pass
     if plan.dense:  # the chunks embedded on the workers, the machine's cores shared among them
@@ -169,7 +176,7 @@ def _judge(plan, engine, batches, keys, counted, state, out, progress) -> None:
                 skip_failed(plan, batches[first + j], result)
                 state["failed"].extend(s.path for s in batches[first + j])
             else:
-                _merge(state, result, plan.k)
+                _merge(state, result, k)
                 out.documents(_document_lines(plan, result))
             state["batches_done"] = first + j + 1
             out.checkpoint(state)
@@ -186,6 +193,8 @@ def _merge(state, result, k) -> None:
         mine = state["best"].setdefault(str(o), {})
         for key, top in per.items():
             mine[str(key)] = heapq.nsmallest(k, [tuple(x) for x in mine.get(str(key), [])] + [tuple(x) for x in top])
+    for o, first in result.get("first", {}).items():  # with a reranker: the corpus's first chunks
+        state.setdefault("first", {})[str(o)] = (state.get("first", {}).get(str(o), []) + [list(x) for x in first])[: 2 * k]
 
 
 def _document_lines(plan, result):
@@ -194,19 +203,26 @@ def _document_lines(plan, result):
             yield {"type": "document", "file": plan.files[entry["seq"]].path, **doc}
 
 
-def _finish(plan, counted, state, out, on_fact) -> dict:
-    """The fact lines (each fact's overlaps where it is destroyed or found) and the summary."""
+def _finish(plan, counted, state, out, on_fact, keys, progress) -> dict:
+    """The fact lines (each fact's overlaps where it is destroyed or found) and the summary; with a
+    reranker, its lists asked as the facts need them (progress: the `rerank` pass, by file)."""
     live, totals, k = counted["live"], counted["totals"], plan.k
+    reranked = audit_rerank.Reranked(plan, state, keys, progress) if plan.rerank else None
+
+    def in_top(at, o, key):
+        return reranked.found(at, o, key) if reranked else _in_top(at, state, o, key, k, plan.dense)
     rows = {o: {"destroyed": 0, "within": 0, "found": 0, "dropped": 0} for o in live}
     facts = documents = 0
     gap = None
     destroyed_listed, destroyed_facts = [], 0
     for doc in out.read_documents():
         documents += 1
+        if reranked:
+            reranked.reading(doc["file"])
         if doc.get("gap") is not None:
             gap = max(gap or 0, doc["gap"])
         for f in doc["facts"]:
-            record = _fact(f, live, state, rows, k, plan.dense)
+            record = _fact(f, live, rows, in_top)
             facts += 1
             if record["destroyed_at"]:
                 destroyed_facts += 1
@@ -216,11 +232,13 @@ def _finish(plan, counted, state, out, on_fact) -> dict:
             if on_fact is not None:
                 on_fact(record)
     summary = _summary(plan, live, totals, rows, facts, documents, gap, state)
+    if reranked:
+        summary["rerank"] = reranked.report()
     out.finish(summary)
     return {**summary, "destroyed_listed": destroyed_listed, "destroyed_facts": destroyed_facts}
 
 
-def _fact(f, live, state, rows, k, dense=False) -> dict:
+def _fact(f, live, rows, in_top_of) -> dict:
     found, destroyed, answering = [], [], {}
     baseline = None
     for o in live:
@@ -233,7 +251,7 @@ def _fact(f, live, state, rows, k, dense=False) -> dict:
             r["destroyed"] += 1
             r["within"] += at["within"]
         else:
-            in_top = _in_top(at, state, str(o), str(f["key"]), k, dense)
+            in_top = in_top_of(at, str(o), str(f["key"]))
         if baseline is None:
             baseline = in_top
         elif baseline and not in_top and at["answering"]:

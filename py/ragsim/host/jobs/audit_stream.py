@@ -40,13 +40,21 @@ def documents_of(shared, batch):
         yield source, docs, reason
 
 
-def _detect(text, analyzer, dense=False) -> tuple[list, list]:
-    """A text's facts and each one's query: its name's terms, as a tuple (BM25), or its name's text
-    (dense, which embeds the text itself: `host.jobs.audit_dense`)."""
+def _detect(text, analyzer, shared) -> tuple[list, list]:
+    """A text's facts and each one's query: its name's terms, as a tuple (BM25), its name's text
+    (dense, which embeds the text itself: `host.jobs.audit_dense`), or with a reranker (BM25) both,
+    (terms, text): the reranker reads the text, as one request's audit asks it."""
     found = fact_rules.detect(text)
-    if dense:
-        return found, [text[f.name[0]:f.name[1]] for f in found]
-    return found, [tuple(query_terms_for(text[f.name[0]:f.name[1]], analyzer)) for f in found]
+    names = [text[f.name[0]:f.name[1]] for f in found]
+    if shared.get("dense"):
+        return found, names
+    terms = [tuple(query_terms_for(name, analyzer)) for name in names]
+    return found, (list(zip(terms, names)) if shared.get("rerank") else terms)
+
+
+def terms_of(key) -> tuple:
+    """A BM25 query's terms: the key itself, or its first half with a reranker ((terms, name))."""
+    return key[0] if len(key) == 2 and isinstance(key[0], tuple) else key
 
 
 def facts_pass(shared: dict, batch: list) -> dict:
@@ -57,7 +65,7 @@ def facts_pass(shared: dict, batch: list) -> dict:
     for source, docs, reason in documents_of(shared, batch):
         entry = {"seq": source.seq, "bytes": source.size, "skipped": reason, "docs": []}
         for j, d in enumerate(docs):
-            found, keys = kept[(source.seq, j)] = _detect(d["text"], analyzer, shared.get("dense"))
+            found, keys = kept[(source.seq, j)] = _detect(d["text"], analyzer, shared)
             entry["docs"].append({"id": d["id"], "title": d["title"], "chars": len(d["text"]), "keys": keys})
         out.append(entry)
     return {"files": out, "kept": spill.keep(shared, spill.kept_name(batch, "facts"), kept)}
@@ -108,7 +116,7 @@ def prepare(shared, batch, kept=None) -> tuple[dict, dict]:
             session = Session()
             index = session.index(d["text"], analyzer)
             found, keys = (kept[(source.seq, j)] if kept and (source.seq, j) in kept
-                           else _detect(d["text"], analyzer, shared.get("dense")))
+                           else _detect(d["text"], analyzer, shared))
             doc = {"id": d["id"], "title": d["title"], "chars": len(d["text"]), "chunks": {}, "gap": None,
                    "facts": [_fact_record(d, f, shared["key_id"][key]) for f, key in zip(found, keys)]}
             for o, corpus, error in splits_of(shared, index, session):
@@ -117,7 +125,7 @@ def prepare(shared, batch, kept=None) -> tuple[dict, dict]:
                     continue
                 present, occurrence = present_terms(index, corpus, wanted), occurrences(index, corpus)
                 tally(per[o], corpus, present, occurrence)
-                local = splits[o].add(corpus, present, occurrence)
+                local = splits[o].add(corpus, present, occurrence, (source.seq, j) if shared.get("rerank") else None)
                 doc["chunks"][str(o)] = len(corpus.starts)
                 pending.extend(_judge_facts(doc, index, found, corpus, o, local, shared["chunking"]))
             entry["docs"].append(doc)
@@ -160,12 +168,16 @@ class BatchSplit:
     def __init__(self):
         self.lengths: list[int] = []
         self.found: dict = {}  # term -> (positions, tfs)
+        self.extents: list = []  # with a reranker: each chunk's (file seq, document in file, start, end)
 
-    def add(self, corpus, present, occurrence) -> int:
-        """Append a document's chunks and its present query terms' occurrences; returns the batch
-        position of its first chunk."""
+    def add(self, corpus, present, occurrence, at=None) -> int:
+        """Append a document's chunks and its present query terms' occurrences (and, given `at`, the
+        document's (file seq, place in its file), each chunk's extent); returns the batch position of
+        its first chunk."""
         base = len(self.lengths)
         self.lengths.extend(corpus.lengths)
+        if at is not None:
+            self.extents.extend((*at, s, e) for s, e in zip(*corpus.doc_columns(0)))
         for t in present:
             positions, tfs = occurrence(t)
             mine = self.found.setdefault(t, ([], []))
@@ -193,7 +205,23 @@ def judge_pass(shared: dict, item: tuple) -> dict:
     number_across(ready, bases, stats)
     splits, pending = ready["splits"], ready["pending"]
     best = {o: _rank_batch(splits[o], stats[o], retrieval, shared, bases[o], pending, o) for o in stats}
-    return {"files": ready["files"], "best": best}
+    return with_extents({"files": ready["files"], "best": best}, shared, splits, bases)
+
+
+def with_extents(result, shared, splits, bases) -> dict:
+    """With a reranker, which reads the chunks' texts: each best chunk's extent after its position, and
+    per overlap the batch's first 2k chunks (`first`: a query with fewer than k positive chunks is
+    followed by the corpus's first ones, as one request ranks them)."""
+    if not shared.get("rerank"):
+        return result
+    k = shared["k"]
+    for o, per in result["best"].items():
+        ext, base = splits[o].extents, bases[o]
+        for key, top in per.items():
+            per[key] = [(s, p, *ext[p - base]) for s, p in top]
+    result["first"] = {o: [(p + bases[o], *splits[o].extents[p]) for p in range(min(2 * k, len(splits[o].extents)))]
+                       for o in result["best"]}
+    return result
 
 
 def number_across(ready, bases, overlaps) -> None:
@@ -220,7 +248,7 @@ def _rank_batch(split, collection, retrieval, shared, base, pending, o) -> dict:
 
     def ranking(i):
         if i not in ranked:
-            ranked[i] = MaxScore(terms, list(keys[i]))
+            ranked[i] = MaxScore(terms, list(terms_of(keys[i])))
         return ranked[i]
 
     best = {}

@@ -14,11 +14,19 @@ Chunk positions run over the placed chunks in document order, as one request num
 With dense retrieval (`--method dense`) a name's query is its text and the passes are two: `keys`,
 then `rank`, each document's placed chunks embedded and their cosines with every name taken by
 `audit_dense.top_by_cosine` (one request's bits), per name the best k merged across documents.
+
+With a reranker (`retrieval.rerank`) each name keeps its best max(k, depth) chunks (a BM25 name with
+fewer positive ones followed by the first placed chunks, as one request ranks them), `rerank` reads
+the texts of the chunks some name keeps in one more pass and reorders each name's first `depth` by the
+reranker (the name's text the query, each list asked once: `host.jobs.audit_rerank`); a fact is found
+when one of its answering chunks is then within k.
 """
 
 import heapq
 
-from ragsim.host.jobs.audit_stream import BatchSplit, present_terms
+from ragsim.host.jobs.audit_rerank import name_of
+from ragsim.host.jobs.audit_stream import BatchSplit, present_terms, terms_of
+from ragsim.rank import reranking
 from ragsim.rank.corpus import rankable
 from ragsim.rank.ranking import MaxScore
 from ragsim.split.session import Session
@@ -27,17 +35,29 @@ from ragsim.judge.fact_chunks import answering_chunks, facts_of
 from ragsim.wire.request import query_terms_for, read_retrieval_options
 
 
+def key_of(k):
+    """A name's key back from JSON: its text (dense), its terms, or (terms, text) with a reranker."""
+    if isinstance(k, str):
+        return k
+    return (tuple(k[0]), k[1]) if len(k) == 2 and isinstance(k[0], list) else tuple(k)
+
+
 class FoundTopK:
     """The three passes' state; `documents()` yields each placed document's (text, extents) per pass."""
 
     def __init__(self, k: int, retrieval: dict | None = None):
         self.k = k
         self.dense = (retrieval or {}).get("method", "bm25") == "dense"
-        self.retrieval = read_retrieval_options({"k": k, **{n: v for n, v in (retrieval or {}).items() if n != "method"}})
+        self.reranker = reranking.read_options(retrieval or {})
+        self.kept = k if self.reranker is None else max(k, self.reranker.depth)  # each name's best chunks kept
+        self.retrieval = read_retrieval_options({"k": k, **{n: v for n, v in (retrieval or {}).items()
+                                                            if n not in ("method", "rerank")}})
         self.keys: dict[tuple, None] = {}
         self.collection = None
         self.best: dict[tuple, list] = {}
-        self.facts: list[tuple] = []  # per fact in order: (key, score, position) or None (no answering chunk)
+        # per fact in order: (key, score, position, its answering positions) or None (no answering chunk)
+        self.facts: list[tuple] = []
+        self.tops: dict = {}  # with a reranker: each name's top k positions after it (`rerank`)
 
     def _corpus(self, text: str, extents: list):
         session = Session()
@@ -47,7 +67,10 @@ class FoundTopK:
 
     def _key(self, text, fact):
         name = text[fact.name[0]:fact.name[1]]
-        return name if self.dense else tuple(query_terms_for(name, self.retrieval["analyzer"]))
+        if self.dense:
+            return name
+        terms = tuple(query_terms_for(name, self.retrieval["analyzer"]))
+        return terms if self.reranker is None else (terms, name)  # the reranker reads the name's text
 
     def keys_of(self, text: str) -> None:
         """Pass 1, a document: its facts' queries."""
@@ -60,7 +83,7 @@ class FoundTopK:
         (BM25's: dense needs none)."""
         if self.dense:
             return
-        wanted = {t for key in self.keys for t in key}
+        wanted = {t for key in self.keys for t in terms_of(key)}
         chunks = total = 0
         df: dict = {}
         for text, extents in documents:
@@ -80,7 +103,7 @@ class FoundTopK:
             return
         by_term: dict = {}
         for key in self.keys:
-            for t in key:
+            for t in terms_of(key):
                 by_term.setdefault(t, []).append(key)
         base = 0
         for text, extents in documents:
@@ -88,10 +111,10 @@ class FoundTopK:
             split = BatchSplit()
             split.add(corpus, present_terms(index, corpus, set(by_term)), corpus.holding)
             terms = split.terms(self.collection, self.retrieval)
-            ranked = {key: MaxScore(terms, list(key)) for key in {k for t in split.found for k in by_term[t]}}
+            ranked = {key: MaxScore(terms, list(terms_of(key))) for key in {k for t in split.found for k in by_term[t]}}
             for key, ms in ranked.items():
-                top = [(-s, p + base) for p in ms.top(self.k) if (s := ms.score_of(p)) > 0]
-                self.best[key] = heapq.nsmallest(self.k, self.best.get(key, []) + top)
+                top = [(-s, p + base) for p in ms.top(self.kept) if (s := ms.score_of(p)) > 0]
+                self.best[key] = heapq.nsmallest(self.kept, self.best.get(key, []) + top)
             starts, ends = corpus.doc_columns(0)
             for f in facts_of(index):
                 chunks = answering_chunks(starts, ends, *f.stretch)
@@ -101,8 +124,9 @@ class FoundTopK:
                     continue
                 ms = ranked.get(key)
                 s, p = min(((ms.score_of(c) if ms else 0.0, c) for c in chunks), key=lambda x: (-x[0], x[1]))
-                self.facts.append((key, s, p + base))
+                self.facts.append((key, s, p + base, [c + base for c in chunks]))
             base += len(starts)
+        self.total = base
 
     def _rank_dense(self, documents) -> None:
         """Pass 3 by cosine: each document's placed chunks embedded (in this process), ranked against
@@ -124,16 +148,39 @@ class FoundTopK:
                 self.facts.append(None)
                 if chunks:
                     name = key_id[self._key(text, f)]
-                    asked.append((name, chunks, (len(self.facts) - 1, name)))
+                    asked.append((name, chunks, (len(self.facts) - 1, name, [c + base for c in chunks])))
             if starts:
                 vectors = model.embed([text[a:z] for a, z in zip(starts, ends)]).astype(np.float64)
                 model.cache.clear()
-                best, answers = top_by_cosine(np, vectors, vectors_of_names, self.k, base, asked)
+                best, answers = top_by_cosine(np, vectors, vectors_of_names, self.kept, base, asked)
                 for i, top in best.items():
-                    self.best[names[i]] = heapq.nsmallest(self.k, self.best.get(names[i], []) + top)
-                for (at, name), (s, p) in answers:
-                    self.facts[at] = (names[name], s, p)
+                    self.best[names[i]] = heapq.nsmallest(self.kept, self.best.get(names[i], []) + top)
+                for (at, name, answering), (s, p) in answers:
+                    self.facts[at] = (names[name], s, p, answering)
             base += len(starts)
+        self.total = base
+
+    def _kept_of(self, key) -> list[int]:
+        """A name's best positions kept, BM25's followed by the first placed chunks up to `kept`."""
+        ranked = [p for _, p in self.best.get(key, [])]
+        if not self.dense:
+            held = set(ranked)
+            ranked += [p for p in range(min(self.total, 2 * self.kept)) if p not in held][: max(0, self.kept - len(ranked))]
+        return ranked
+
+    def rerank(self, documents) -> None:
+        """With a reranker, after `rank`: the texts of the chunks some name keeps (one more pass over
+        the placed documents), then each name's first `depth` reordered and its top k kept."""
+        if self.reranker is None:
+            return
+        lists = {key: self._kept_of(key) for key in {f[0] for f in self.facts if f is not None}}
+        wanted, texts, base = {p for ranked in lists.values() for p in ranked}, {}, 0
+        for text, extents in documents:
+            texts.update((base + i, text[s:e]) for i, (s, e) in enumerate(extents) if base + i in wanted)
+            base += len(extents)
+        for key, ranked in lists.items():
+            order = reranking.rerank(self.reranker, name_of(key), ranked, texts.__getitem__) or ranked
+            self.tops[key] = set(order[: self.k])
 
     def found(self) -> list[bool]:
         """Per fact, in order: whether its best answering chunk ranks within k for its name (a chunk
@@ -143,8 +190,11 @@ class FoundTopK:
             if fact is None:
                 out.append(False)
                 continue
-            key, score, p = fact
+            key, score, p, answering = fact
             best = self.best.get(key, [])
+            if self.reranker is not None:  # one of its answering chunks within k after the reranker
+                out.append(any(a in self.tops[key] for a in answering))
+                continue
             if score > 0 or self.dense:  # dense keeps each name's best k whatever their cosine
                 out.append((-score, p) in best)
             else:

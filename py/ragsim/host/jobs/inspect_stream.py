@@ -37,7 +37,7 @@ from ragsim.judge.identify_index import IndexReading
 from ragsim.judge.pipeline import overlap_stats
 from ragsim.judge.stored import Stored, align, chunks_report, documents_report, read_chunks
 from ragsim.judge.stored_checks import phrase_check
-from ragsim.rank import dense
+from ragsim.rank import dense, reranking
 from ragsim.text import tokens as token_counts
 from ragsim.wire import inspect as inspection, inspect_compare
 
@@ -264,15 +264,16 @@ def part_of(record: dict) -> dict:
     return {**record, **{n: Counter(dict(record[n])) for n in COUNTERS}, "phrases": dict(record["phrases"]),
             "unplaced": [tuple(u) for u in record["unplaced"]],
             "placed": [(doc, [tuple(e) for e in extents], rebuilt) for doc, extents, rebuilt in record["placed"]],
-            "keys": [k if isinstance(k, str) else tuple(k) for k in record["keys"]]}
+            "keys": [inspect_facts.key_of(k) for k in record["keys"]]}
 
 
 def fingerprint(args, chunking, spill: Spill, where: dict) -> str:
     """What a resumed run must match: the options that shape the answer, every record the store
     gave, and each source file's path, size and the hash of its bytes."""
     files = sorted({(s.path, s.size, content_hash(s.path) or "") for s, _ in where.values()})
+    reranker = [getattr(args, n, None) for n in ("rerank_endpoint", "rerank_model", "rerank_depth")]
     described = json.dumps([args.store, args.collection, args.text_field, args.doc_field, args.phrase, args.k,
-                            args.method, args.tokenizer, args.pdf_mode, chunking, files, spill.digest.hexdigest()])
+                            args.method, args.tokenizer, args.pdf_mode, chunking, files, spill.digest.hexdigest(), reranker])
     return hashlib.sha256(described.encode("utf-8", "backslashreplace")).hexdigest()
 
 
@@ -323,12 +324,13 @@ class Checked:
             self.out.finish({"type": "summary", **{k: v for k, v in result.items() if k != "chunks"}})
 
 
-def run(args, chunking=None, progress=None, on_document=None, engine=None, out=None) -> dict:
+def run(args, chunking=None, progress=None, on_document=None, engine=None, out=None, rerank=None) -> dict:
     """SPEC section 11's object for the store `args.store`, read and checked a document at a time on
     `engine` (`pool.Local(1)`: this process), its chunks compared with the splitter `chunking` (None:
     none); `on_document(entry, chunks, n, total)` sees each document's report as it is made. `out` (a
     `jsonl_out.Output`, or None) gets a line per document and the summary; with `args.resume` the
-    run goes on from where an interrupted one's output stops."""
+    run goes on from where an interrupted one's output stops. `rerank`: the request's `retrieval.rerank`
+    (a reranker over each fact's ranking, `inspect_facts`), or None."""
     if chunking is not None:
         inspect_compare.check(chunking)
     metas, where = _sources(args)
@@ -342,7 +344,7 @@ def run(args, chunking=None, progress=None, on_document=None, engine=None, out=N
         spill.db.commit()  # the workers read it
         if not spill.count:
             raise RequestError("chunks", "The store holds no chunks: there is nothing to inspect.")
-        retrieval = {} if args.method == "bm25" else {"method": args.method}
+        retrieval = {**({} if args.method == "bm25" else {"method": args.method}), **({"rerank": rerank} if rerank else {})}
         checked = Checked(spill, Merged(args.phrase), inspect_facts.FoundTopK(args.k, retrieval), out)
         order = list(spill.docs) + [m["id"] for m in metas if m["id"] not in spill.docs]
         shared = {"spill": spill.path, "where": where, "titles": {m["id"]: m["title"] for m in metas},
@@ -363,6 +365,7 @@ def run(args, chunking=None, progress=None, on_document=None, engine=None, out=N
                     on_document(part["documents"][-1], part["report"], first + n + 1, len(order))
             checked.ranked.count(spill.placed(read_source))
             checked.ranked.rank(spill.placed(read_source))
+            checked.ranked.rerank(spill.placed(read_source))
             reading = IndexReading(checked.merged.splitter, checked.merged.metadata)
             for doc, text, extents in spill.placed(read_source, with_doc=True) if reading.needs_texts else ():
                 reading.add(doc, text, extents)
@@ -370,6 +373,8 @@ def run(args, chunking=None, progress=None, on_document=None, engine=None, out=N
             checked.interrupted()
         result = {**checked.merged.result(store, args.k, checked.ranked.found(), chunking),
                   "splitter_index": reading.result()}
+        if checked.ranked.reranker is not None:
+            result["rerank"] = reranking.report(checked.ranked.reranker)
         checked.finish(result)
         return result
     finally:
