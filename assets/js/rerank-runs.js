@@ -64,6 +64,7 @@ export class RerankRuns {
     if (this.stopped) {
       const plain = await simulate(request);
       if (current()) this.sayStopped(lane);
+      if (current()) this.counts[lane] = null; // said once: a later setting's run was never started
       return plain;
     }
     const first = await simulate(this.reranker.attach(request, chosen, { all: true }));
@@ -111,10 +112,13 @@ export class RerankRuns {
     this.say(lane, `Reranking was stopped${at}: these are the built-in ranking's results, not reranked. Press Resume reranking to go on.`, "stopped");
   }
 
-  /** Stop: the request in flight is let finish, nothing more is asked; the results stand. */
+  /** Stop: the request in flight is let finish, nothing more is asked; the built-in ranking's
+   * results stand, and are computed again where a run had some reranked already (a map's first
+   * rows), so no panel mixes the two. */
   stop() {
     this.stopped = true;
     for (const lane of Object.keys(this.lines)) if (this.lines[lane].box.dataset.kind === "running") this.sayStopped(lane);
+    this.again();
   }
 
   resume() {
@@ -137,7 +141,7 @@ export class RerankRuns {
 
   line(lane) {
     if (this.lines[lane]) return this.lines[lane];
-    const anchor = PLACES[lane] && PLACES[lane]();
+    const anchor = typeof document !== "undefined" && PLACES[lane] && PLACES[lane](); // none under Node's tests
     if (!anchor) return null;
     const box = Object.assign(document.createElement("p"), { id: `${lane}-rerank`, className: "rerank-progress", hidden: true });
     const text = Object.assign(document.createElement("span"), { className: "rerank-progress-text" });

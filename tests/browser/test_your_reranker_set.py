@@ -33,6 +33,7 @@ SET_DONE = """(model) => {
   return document.body.dataset.state === "ready" && q.state === "fresh" && res && res.rerank
     && res.rerank.model === model && !res.rerank.pending;
 }"""
+MAP_DONE = "() => { const m = window.ragsim.map(); return m && m.state === 'done'; }"
 PLAIN_DONE = """() => {
   const q = window.ragsim.questionScores(), res = q && q.response;
   return document.body.dataset.state === "ready" && q.state === "fresh" && res && !res.rerank;
@@ -141,7 +142,7 @@ def test_the_sets_scores_follow_the_reranker_and_equal_the_command_lines(page, f
 def test_the_map_is_reranked_says_so_and_equals_the_command_lines(page, fake, tmp_path):
     restore(page, "k=1")
     load_set(page, 2)
-    done = "() => { const m = window.ragsim.map(); return m && m.state === 'done'; }"
+    done = MAP_DONE
     page.wait_for_function(done, timeout=60_000)
     plain = page.evaluate("window.ragsim.map()")
     choose(page, fake.endpoint, "reverse", 3)
@@ -175,6 +176,8 @@ def test_stop_leaves_the_built_in_scores_and_resume_goes_on(page, fake):
     count = 24
     load_set(page, count)
     plain = set_response(page)
+    page.wait_for_function(MAP_DONE, timeout=60_000)
+    plain_map = page.evaluate("window.ragsim.map().cells")
     choose(page, fake.endpoint, "rslow", 3)
     line = page.locator("#questions-rerank")
     page.wait_for_function("() => /[1-9] of 24 lists reranked/.test(document.getElementById('questions-rerank')?.textContent || '')",
@@ -190,6 +193,8 @@ def test_stop_leaves_the_built_in_scores_and_resume_goes_on(page, fake):
     assert reranks(fake) == asked
     assert page.evaluate("window.ragsim.questionScores().state") == "fresh"
     assert verdicts(set_response(page)) == verdicts(plain)  # the built-in ranking's scores stand
+    page.wait_for_function(MAP_DONE, timeout=60_000)
+    assert page.evaluate("window.ragsim.map().cells") == plain_map  # the map too: no row reranked, none not
     assert page.get_by_label("Your reranker's name").input_value() == "rslow"  # nothing typed is lost
     page.get_by_role("button", name="Resume reranking (the question set").click()
     page.wait_for_function(SET_DONE, arg="rslow", polling=100, timeout=120_000)
