@@ -39,7 +39,8 @@ export class RerankRuns {
     Object.assign(this, { reranker, chosen, failed, again });
     this.stopped = false; // Stop pressed: no long run asks the endpoint until Resume
     this.lines = {}; // lane -> {box, text, button}: the progress line under its panel
-    this.counts = {}; // lane -> {done, total} of its last run
+    this.counts = {}; // lane -> {done, total, before} of its last run
+    this.mapLists = { key: null, lists: 0 }; // lists reranked for the map's earlier rows (`before`)
     this.runs = 0; // long runs that asked the endpoint (for tests)
   }
 
@@ -74,7 +75,7 @@ export class RerankRuns {
     if (!current() || chosen !== this.chosen()) return plain;
     if (interim && plain.ok) interim(plain);
     this.runs++;
-    const total = needs.length, count = this.counts[lane] = { done: 0, total };
+    const total = needs.length, count = this.counts[lane] = { done: 0, total, before: this.before(lane, request) };
     this.progress(lane, chosen, count);
     const r = await this.reranker.fill(chosen, needs, {
       progress: (done) => { count.done = done; if (current()) this.progress(lane, chosen, count); },
@@ -91,19 +92,30 @@ export class RerankRuns {
       if (current()) this.say(lane, `Not reranked: ${WHAT[lane] || "this run"} needs more lists than the page keeps (${int(total)}); these are the built-in ranking's results.`);
       return plain;
     }
+    if (lane === "map") this.mapLists.lists += total;
     if (current()) this.finish(lane, chosen, again);
     return again;
+  }
+
+  /** Lists reranked before this run in the same map (its earlier rows; 0 for another lane). */
+  before(lane, request) {
+    if (lane !== "map") return 0;
+    const { map: _m, chunking: _c, documents, ...rest } = request;
+    const key = JSON.stringify([rest, (documents || []).map((d) => [d.id, d.text.length])]);
+    if (this.mapLists.key !== key) this.mapLists = { key, lists: 0 };
+    return this.mapLists.lists;
   }
 
   /** A reranked reply: the map's line names the reranker (the set's summary and the sweep's rows
    * say it themselves); a refused request says nothing here. */
   finish(lane, chosen, reply) {
-    const said = lane === "map" && reply.ok ? `Every cell after reranking the first ${chosen.depth} chunks of each question's ranking with your reranker ${chosen.model}.` : "";
+    const said = lane === "map" && reply.ok ? `The map's cells are after reranking the first ${chosen.depth} chunks of each question's ranking with your reranker ${chosen.model}.` : "";
     this.say(lane, said);
   }
 
-  progress(lane, chosen, { done, total }) {
-    this.say(lane, `Reranking ${WHAT[lane] || "this run"} with your reranker ${chosen.model}: ${int(done)} of ${int(total)} ${total === 1 ? "list" : "lists"} reranked; the built-in ranking's results are shown until it is done.`, "running");
+  progress(lane, chosen, { done, total, before }) {
+    const so = before ? `; ${int(before + done)} for the map so far` : "";
+    this.say(lane, `Reranking ${WHAT[lane] || "this run"} with your reranker ${chosen.model}: ${int(done)} of ${int(total)} ${total === 1 ? "list" : "lists"} reranked${so}; the built-in ranking's results are shown until it is done.`, "running");
   }
 
   sayStopped(lane) {

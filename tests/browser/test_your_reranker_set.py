@@ -145,8 +145,11 @@ def test_the_map_is_reranked_says_so_and_equals_the_command_lines(page, fake, tm
     done = MAP_DONE
     page.wait_for_function(done, timeout=60_000)
     plain = page.evaluate("window.ragsim.map()")
+    page.evaluate("""() => { window.mapSeen = []; new MutationObserver(() => { const e = document.getElementById('map-rerank');
+      if (e && window.mapSeen.at(-1) !== e.textContent) window.mapSeen.push(e.textContent); })
+      .observe(document.body, { childList: true, characterData: true, subtree: true }); }""")
     choose(page, fake.endpoint, "reverse", 3)
-    page.wait_for_function("() => (document.getElementById('map-rerank') || {}).textContent?.startsWith('Every cell after reranking')",
+    page.wait_for_function("() => (document.getElementById('map-rerank') || {}).textContent?.includes('cells are after reranking')",
                            timeout=180_000)
     page.wait_for_function(done, timeout=60_000)
     page.evaluate("window.ragsim.quiet()")
@@ -154,6 +157,9 @@ def test_the_map_is_reranked_says_so_and_equals_the_command_lines(page, fake, tm
     grid = shown["grid"]
     assert grid == plain["grid"]
     assert "with your reranker reverse" in page.locator("#map-rerank").inner_text()
+    seen = page.evaluate("window.mapSeen")  # each row's lists, and the map's so far
+    assert any(re.search(r"this row of the settings map with your reranker reverse: \d+ of \d+ lists reranked; [\d,]+ for the map so far", t)
+               for t in seen), seen
     intact = lambda cells: sum(c["intact"] for row in cells for c in row if c)  # noqa: E731
     assert intact(shown["cells"]) < intact(plain["cells"])  # k = 1: the reversed first chunks lose answers
     # The peer check: eval's map over the page's state file with the same reranker.
