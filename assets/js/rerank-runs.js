@@ -106,11 +106,11 @@ export class RerankRuns {
     return this.mapLists.lists;
   }
 
-  /** A reranked reply: the map's line names the reranker (the set's summary and the sweep's rows
-   * say it themselves); a refused request says nothing here. */
+  /** A reranked reply: the map's and the sweep's lines name the reranker (the set's summary says
+   * it itself); a refused request says nothing here. */
   finish(lane, chosen, reply) {
-    const said = lane === "map" && reply.ok ? `The map's cells are after reranking the first ${chosen.depth} chunks of each question's ranking with your reranker ${chosen.model}.` : "";
-    this.say(lane, said);
+    const whose = { map: "The map's cells are", sweep: "The overlap sweep's verdicts and the expanded context are" }[lane];
+    this.say(lane, whose && reply.ok ? `${whose} after reranking the first ${chosen.depth} chunks with your reranker ${chosen.model}.` : "");
   }
 
   progress(lane, chosen, { done, total, before }) {
@@ -167,9 +167,9 @@ export class RerankRuns {
 }
 
 // Where each lane's line goes: under the set's summary, under the map's status row, under the
-// overlap sweep's table.
+// overlap sweep's note.
 const PLACES = {
   questions: () => document.getElementById("qs-summary"),
   map: () => document.querySelector("#map-section .map-row"),
-  sweep: () => document.getElementById("reranker-status"),
+  sweep: () => document.getElementById("sweep-note"),
 };

@@ -121,6 +121,7 @@ def test_the_sets_scores_follow_the_reranker_and_equal_the_command_lines(page, f
     page.evaluate("window.ragsim.quiet()")  # the sweep and the map (shown with a set) reranked at rest
     rows = page.evaluate("window.ragsim.sweep()")
     assert rows and all("after_reranking" in r for r in rows if not r["error"]), rows
+    assert "after reranking the first 3 chunks with your reranker reverse" in page.locator("#sweep-rerank").inner_text()
     # Every list kept: k = 2 and back to 1 asks again for no list (the same first 3 chunks), and no
     # list was ever asked twice (the set, the sweep, the map and the verdict share what is kept).
     for k in (2, 1):
