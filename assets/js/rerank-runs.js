@@ -1,9 +1,9 @@
 // Your reranker over the long runs: the question set, the panels below the picture and the
-// settings map. Each of their requests goes out with `retrieval.rerank` and every list of scores
-// kept for its queries (Reranker.attach with `all`); when the core names lists it
-// lacks (`rerank.needs`), the built-in ranking's reply is shown meanwhile, the lists are asked of
-// the endpoint one at a time with progress ("412 of 2,480 lists reranked") and a Stop button, and
-// the request is sent again with them.
+// settings map. Each of their requests goes out first with `retrieval.rerank` and no scores: the
+// core ranks as the retriever does (the built-in ranking's reply) and names every list it needs
+// (`rerank.needs`). Lists not kept are asked of the endpoint one at a time, the built-in reply
+// shown meanwhile, with progress ("412 of 2,480 lists reranked") and a Stop button; then the
+// request goes again with exactly the scores it needs (Reranker.attach with `only`).
 //
 //   const runs = new RerankRuns({ reranker, chosen, failed, again });
 //   const simulate = runs.wrap(plainSimulate, "questions");  // (request, {current, interim}) -> reply
@@ -56,9 +56,11 @@ export class RerankRuns {
     return (request, ctx = {}) => this.run(simulate, lane, request, ctx);
   }
 
-  /** The reply to `request`: reranked when every list is kept or could be asked; else the
-   * built-in ranking's (stopped, failed, or overtaken: `current()` false). `interim(reply)`: the
-   * built-in reply, shown while the lists are asked. */
+  /** The reply to `request`: reranked when every list it needs is kept or could be asked; else the
+   * built-in ranking's (stopped, failed, or overtaken: `current()` false). First sent with no scores,
+   * so the core names every list it needs (its reply, ranked as the retriever ranks, is the built-in
+   * one: `interim(reply)` shows it while the lists are asked), then with exactly those: a request
+   * never carries the lists of other settings (a map's other rows). */
   async run(simulate, lane, marked, { current = () => true, interim = null } = {}) {
     const chosen = this.chosen(), request = unmarked(marked);
     if (!chosen) { this.say(lane, ""); return simulate(request); }
@@ -68,36 +70,46 @@ export class RerankRuns {
       if (current()) this.counts[lane] = null; // said once: a later setting's run was never started
       return plain;
     }
-    const first = await simulate(this.reranker.attach(request, chosen, { all: true }));
-    const needs = pendingNeeds(first);
-    if (!needs) { if (current()) this.finish(lane, chosen, first); return first; }
-    const plain = await simulate(request); // the built-in ranking, standing while the lists are asked
-    if (!current() || chosen !== this.chosen()) return plain;
-    if (interim && plain.ok) interim(plain);
+    const plain = await simulate(this.reranker.attach(request, chosen, { only: [] }));
+    const needs = pendingNeeds(plain);
+    if (!needs) { if (current()) this.finish(lane, chosen, plain); return plain; } // no list of two chunks to reorder (or refused)
+    const missing = needs.filter((list) => !this.reranker.has(chosen, list));
+    if (missing.length) {
+      if (!current() || chosen !== this.chosen()) return plain;
+      if (interim) interim(plain);
+      const r = await this.ask(lane, chosen, missing, current, request);
+      if (!r.ok) return plain;
+    }
+    const reranked = await simulate(this.reranker.attach(request, chosen, { only: needs }));
+    if (pendingNeeds(reranked)) { // the kept lists could not hold them all
+      if (current()) this.say(lane, `Not reranked: ${WHAT[lane] || "this run"} needs more lists than the page keeps (${int(needs.length)}); these are the built-in ranking's results.`);
+      return plain;
+    }
+    if (current()) this.finish(lane, chosen, reranked);
+    return reranked;
+  }
+
+  /** The lists `missing` of `request` asked of the endpoint, with progress; {ok} (false: stopped,
+   * overtaken or failed, said). */
+  async ask(lane, chosen, missing, current, request) {
     this.runs++;
-    const total = needs.length, count = this.counts[lane] = { done: 0, total, before: this.before(lane, request) };
+    const total = missing.length, count = this.counts[lane] = { done: 0, total, before: this.before(lane, request) };
     this.progress(lane, chosen, count);
-    const r = await this.reranker.fill(chosen, needs, {
+    const r = await this.reranker.fill(chosen, missing, {
       progress: (done) => { count.done = done; if (current()) this.progress(lane, chosen, count); },
       stop: () => this.stopped || !current() || chosen !== this.chosen(),
     });
-    if (!r.ok) {
-      if (r.stopped) { if (this.stopped && current()) this.sayStopped(lane); return plain; }
+    if (lane === "map") this.mapLists.lists += count.done;
+    if (!r.ok && r.stopped) { if (this.stopped && current()) this.sayStopped(lane); }
+    else if (!r.ok) {
       this.say(lane, "");
       if (chosen === this.chosen()) this.failed(r.message);
-      return plain;
     }
-    const again = await simulate(this.reranker.attach(request, chosen, { all: true }));
-    if (pendingNeeds(again)) { // the kept lists could not hold them all
-      if (current()) this.say(lane, `Not reranked: ${WHAT[lane] || "this run"} needs more lists than the page keeps (${int(total)}); these are the built-in ranking's results.`);
-      return plain;
-    }
-    if (lane === "map") this.mapLists.lists += total;
-    if (current()) this.finish(lane, chosen, again);
-    return again;
+    return r;
   }
 
-  /** Lists reranked before this run in the same map (its earlier rows; 0 for another lane). */
+  /** Lists reranked before this run in the same map (its earlier rows: the same request but for
+   * the rows and their chunking; 0 for another lane). */
   before(lane, request) {
     if (lane !== "map") return 0;
     const { map: _m, chunking: _c, documents, ...rest } = request;

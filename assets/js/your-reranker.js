@@ -61,14 +61,17 @@ export class Reranker {
 
   static key(model, query, texts) { return JSON.stringify([model, query, texts]); }
 
+  /** Whether the scores of `list` ({query, texts}) by the chosen reranker are kept. */
+  has(chosen, { query, texts }) { return this.kept.has(Reranker.key(chosen.model, query, texts)); }
+
   /** The request with `retrieval.rerank`: the reranker chosen, its depth and the scores kept for the
-   * request's query (a copy; the request itself when no reranker is chosen). `all`: every list kept
-   * for the request's query and its question set's queries (a long run's request). */
-  attach(request, chosen, { all = false } = {}) {
+   * request's query (a copy; the request itself when no reranker is chosen). `only`: the scores kept
+   * of exactly these lists ({query, texts}; [] for none: the core then names every list it needs). */
+  attach(request, chosen, { only = null } = {}) {
     if (!chosen) return request;
-    const queries = new Set([request.query, ...(all ? (request.questions || []).map((q) => q.query) : [])]);
-    const kept = [...this.kept.values()].filter((e) => e.model === chosen.model && queries.has(e.query));
-    const scores = (all ? kept : kept.slice(-SENT)).map(({ query, texts, scores: s }) => ({ query, texts, scores: s }));
+    const kept = only ? only.map(({ query, texts }) => this.kept.get(Reranker.key(chosen.model, query, texts))).filter(Boolean)
+      : [...this.kept.values()].filter((e) => e.model === chosen.model && e.query === request.query).slice(-SENT);
+    const scores = kept.map(({ query, texts, scores: s }) => ({ query, texts, scores: s }));
     const rerank = { endpoint: chosen.endpoint, model: chosen.model, depth: chosen.depth, scores };
     return { ...request, retrieval: { ...request.retrieval, rerank } };
   }

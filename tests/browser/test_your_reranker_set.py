@@ -149,7 +149,7 @@ def test_the_map_is_reranked_says_so_and_equals_the_command_lines(page, fake, tm
     page.evaluate("""() => { window.mapSeen = []; new MutationObserver(() => { const e = document.getElementById('map-rerank');
       if (e && window.mapSeen.at(-1) !== e.textContent) window.mapSeen.push(e.textContent); })
       .observe(document.body, { childList: true, characterData: true, subtree: true }); }""")
-    choose(page, fake.endpoint, "reverse", 3)
+    choose(page, fake.endpoint, "reverse", 4)  # depth 4: lists the first test did not ask
     page.wait_for_function("() => (document.getElementById('map-rerank') || {}).textContent?.includes('cells are after reranking')",
                            timeout=180_000)
     page.wait_for_function(done, timeout=60_000)
@@ -170,7 +170,7 @@ def test_the_map_is_reranked_says_so_and_equals_the_command_lines(page, fake, tm
     info.value.save_as(state)
     cli = subprocess.run([sys.executable, "-m", "ragsim", "eval", str(state), "--map-sizes", ",".join(map(str, grid["sizes"])),
                           "--map-overlaps", ",".join(map(str, grid["overlaps"])), "--rerank-endpoint", fake.endpoint,
-                          "--rerank-model", "reverse", "--rerank-depth", "3", "--json"],
+                          "--rerank-model", "reverse", "--rerank-depth", "4", "--json"],
                          capture_output=True, text=True, timeout=300)
     assert cli.returncode in (0, 1), cli.stderr
     assert shown["cells"] == json.loads(cli.stdout)["map"]["cells"]

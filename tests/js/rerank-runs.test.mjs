@@ -51,18 +51,20 @@ test("without a reranker the request goes as it is, its mark taken off", async (
   assert.equal(pendingNeeds(reply), null);
 });
 
-test("the lists named are asked once each, the built-in reply shown meanwhile, then the reranked reply", async () => {
+test("the lists named are asked once each, the built-in reply shown meanwhile, then the reranked reply with exactly them", async () => {
   const sent = [], asked = [], shown = [], r = reranker(asked);
   const reply = await runs(r).run(core(sent), "questions", REQUEST, { interim: (x) => shown.push(JSON.parse(x.result)) });
   assert.equal(asked.length, 3);
   assert.equal(shown.length, 1);
-  assert.equal(shown[0].rerank, undefined); // the built-in ranking's
+  assert.equal(shown[0].rerank.pending, true); // the built-in ranking's: no scores sent, every list named
+  assert.equal(sent[0].retrieval.rerank.scores.length, 0);
   const response = JSON.parse(reply.result);
   assert.equal(response.rerank.pending, false);
-  assert.equal(sent.at(-1).retrieval.rerank.scores.length, 3); // every query of the set sent its kept list
-  // again: every list kept, one request, nothing asked
-  const again = await runs(r).run(core(sent), "questions", REQUEST);
+  assert.equal(sent.at(-1).retrieval.rerank.scores.length, 3); // exactly the lists named
+  // again: every list kept, nothing asked, nothing shown meanwhile
+  const again = await runs(r).run(core(sent), "questions", REQUEST, { interim: (x) => shown.push(x) });
   assert.equal(asked.length, 3);
+  assert.equal(shown.length, 1);
   assert.equal(JSON.parse(again.result).rerank.pending, false);
 });
 
@@ -86,7 +88,7 @@ test("Stop asks nothing more and leaves the built-in reply; Resume goes on", asy
   rr.reranker = reranker(asked, { wait: async () => { if (asked.length === 1) rr.stop(); } });
   const reply = await rr.run(core([]), "questions", REQUEST);
   assert.equal(asked.length, 1);
-  assert.equal(JSON.parse(reply.result).rerank, undefined);
+  assert.equal(JSON.parse(reply.result).rerank.pending, true); // the built-in ranking's
   assert.equal(again, 1); // the long runs computed again without the reranker
   assert.equal(rr.counts.questions.done, 1);
   const still = await rr.run(core([]), "questions", REQUEST); // stopped: not asked, built-in
@@ -103,7 +105,7 @@ test("a bad reply is the reranker's one sentence and the built-in reply stands",
   const rr = runs(reranker([], { fail: 2 }), { failed: (s) => said.push(s) });
   const reply = await rr.run(core([]), "questions", REQUEST);
   assert.deepEqual(said, ["http://127.0.0.1:9/v1/rerank did not answer with rerank results."]);
-  assert.equal(JSON.parse(reply.result).rerank, undefined);
+  assert.equal(JSON.parse(reply.result).rerank.pending, true); // the built-in ranking's
 });
 
 test("unmarked takes retrieval.rerank off and leaves a request without one as it is", () => {
