@@ -93,9 +93,8 @@ const computer = new Computer({
 // Your own embedding model (an endpoint on this computer), under the Embedding model row; opt-in.
 const yourModel = new YourModelPanel({ after: controls.byName.model.wrap, method: controls.input("method"), store, computer, changed });
 // Your reranker (an endpoint on this computer), after your model's box; opt-in, never in an embed.
-const yourReranker = new YourRerankerPanel({ after: yourModel.box, store, changed });
-computer.onRerankFailed = (sentence) => yourReranker.failed(sentence);
-computer.onReranked = (chosen) => yourReranker.scored(chosen, computer.reranker.requests);
+// It reranks the verdict (computer) and, through `runs`, the question set, the panels below the picture and the map.
+const yourReranker = new YourRerankerPanel({ after: yourModel.box, store, changed, computer }), rerankRuns = yourReranker.runs;
 results.complete = (last) => computer.completeScores(last); // a pruned drag's scores, once the controls rest
 // A semantic chunker's curve under the picture; its line sets the threshold field.
 results.semantic = new SemanticPanel({ onThreshold: setThreshold, onStop: () => computer.stopSemantic(), onResume: () => computer.resumeSemantic() });
@@ -241,7 +240,7 @@ function showQuestions(last) {
   else if (!grid) settingsMap.off("MarkdownNodeParser has no chunk size (a section is as long as it is), so there is no map.");
   else if (!count && !req.span) settingsMap.off("Mark an answer, or add questions to the question set, to map the settings.");
   else if (waitsForVectors(last.response)) settingsMap.off("The map waits for the embedding: it is filled once the sentence windows' vectors are held, and no cell embeds them again.");
-  else settingsMap.update(req, grid, count || 1, unitName(s));
+  else settingsMap.update(rerankRuns.mark(req), grid, count || 1, unitName(s)); // marked: a reranker chosen maps again
 }
 
 /** A map cell clicked: the sliders to its size and overlap. */
@@ -350,12 +349,12 @@ function startPanels(gate) {
   // in the JSON; a big document's text not sent again), since its chunks are as many as the drag's.
   const sendLikeDrag = (r) => gate.send(workerMessage(r, { binary: true }));
   questionScores = new QuestionScores({
-    simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate(sendLikeDrag, r, "questions"), request),
+    simulate: rerankRuns.wrap((request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate(sendLikeDrag, r, "questions"), request), "questions"),
     asks,
   });
   settingsMap = new SettingsMap({
     asks,
-    simulate: (request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate((r2) => gate.send(workerMessage(r2)), r, "map"), request),
+    simulate: rerankRuns.wrap((request) => withKeptVectors(computer.semantic, (r) => computer.dense.simulate((r2) => gate.send(workerMessage(r2)), r, "map"), request), "map"),
     dense: computer.dense,
     send: (r) => gate.send(workerMessage(r)),
     onPick: pickSetting,
@@ -364,7 +363,8 @@ function startPanels(gate) {
   $("map-overlaps").addEventListener("change", editGrid);
   results.investigate = new Investigate({
     asks,
-    simulate: (request) => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "sweep"),
+    simulate: rerankRuns.wrap((request) => computer.dense.simulate((r) => gate.send(workerMessage(r)), request, "sweep"), "sweep"),
+    mark: (request) => rerankRuns.mark(request), // the sweep asked again when your reranker is chosen, stopped or resumed
     // a phrase typed: an ask of the "find" lane, so the page takes it once the typing rests (no timer of its own)
     onFind: (value) => { asks.moved(); store.state.find = value; asks.ask("find", value, () => changed(rowNamed("find").phase)); },
     onOverlaps: (list) => { store.state.overlaps = list.join() === defaultOverlaps(store.state.unit).join() ? null : list; changed(rowNamed("overlaps").phase); },
@@ -488,7 +488,7 @@ window.ragsim = Object.freeze({
   setDeadline: (ms) => { if (supervisor) supervisor.deadlineMs = ms; },
   setEmbedTimeout: (s) => { EMBED_TIMEOUTS.requestS = s; }, // your model's endpoint: seconds for one request
   setRerankTimeout: (s) => { RERANK_TIMEOUTS.requestS = s; }, // your reranker's endpoint: seconds for one request
-  reranker: () => ({ requests: computer.reranker.requests, kept: computer.reranker.kept.size }),
+  reranker: () => ({ requests: computer.reranker.requests, kept: computer.reranker.kept.size, runs: rerankRuns.runs, stopped: rerankRuns.stopped }),
   stored: () => Promise.all([persist.flush(), share.flush()]),
   quiet: () => asks.quiet(), // resolves at rest with nothing queued or running (asks.js)
   // resolves to Python's memory and start, {heap: bytes, boot: {path, ms, snapshotBytes}}

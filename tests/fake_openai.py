@@ -40,7 +40,7 @@ Every embeddings reply, the 429s and the redirect included, carries the CORS hea
     tei      Hugging Face TEI's form: 422 without `texts`, then a bare list [{"index", "score"}]
     rnan     a NaN score;  rfew  one result fewer;  rrange  an index past the documents;
     rtwice   an index repeated;  rshape  {"data": [...]}, another shape;
-    rflood   429 always;  rmoved  302 to another host (127.0.0.2)
+    rflood   429 always;  rmoved  302 to another host (127.0.0.2);  rslow  waits `slow_s` seconds, then as `reverse`
 """
 
 from __future__ import annotations
@@ -172,6 +172,9 @@ class FakeOpenAI:
                     if body.get("model") == "rflood":
                         self._refuse()
                         return
+                    if body.get("model") == "rslow":  # a slow reranker: waits, then reverses as `reverse` does
+                        time.sleep(api.slow_s)
+                        body = {**body, "model": "reverse"}
                     status, reply = rerank_reply(body)
                     self._json(status, reply)
                     return

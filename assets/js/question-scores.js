@@ -23,7 +23,8 @@ export class QuestionScores {
   constructor({ simulate, asks }) {
     Object.assign(this, { simulate, asks });
     this.run = 0;
-    this.state = "none"; // "stale" (asked for, not arrived), "fresh", "error", "none" (no set), "waiting" (embedding)
+    this.state = "none"; // "stale" (asked for, not arrived), "fresh", "error", "none" (no set), "waiting" (embedding),
+    // "reranking" (the built-in ranking's scores shown while your reranker's lists are asked)
     this.embedding = { state: "idle", text: "" }; // the semantic embedding's last status (SemanticClient)
     this.shown = null; // {request, response} of the set on screen
     this.log = []; // for tests: [what, run] in the order things happened ("main", "sent", "set")
@@ -45,9 +46,12 @@ export class QuestionScores {
     if (this.shown) renderQuestionResults(this.shown); // the last scores (greyed) on a list drawn since
     // At rest (the result painted first); a newer result's ask replaces this one while it waits, and
     // starts without waiting for it once sent (its embedding, if any, cancels this one's).
+    // With your reranker (RerankRuns): the built-in ranking's scores shown (`interim`) while
+    // the lists it needs are asked, then the reranked ones.
+    const ctx = { current: () => run === this.run, interim: (reply) => this.interim(run, request, reply) };
     const reply = await this.asks.ask("questions", run, () => {
       this.note("sent", run);
-      return this.simulate(setRequest(request));
+      return this.simulate(setRequest(request), ctx);
     }, { latest: true });
     if (run !== this.run) return; // a newer result took over while this one waited or was computed
     let response = null;
@@ -61,6 +65,17 @@ export class QuestionScores {
     this.note("set", run);
     this.shown = { request, response };
     this.mark("fresh");
+    renderQuestionResults(this.shown);
+  }
+
+  /** The built-in ranking's scores while your reranker's lists are asked: shown, not greyed
+   * ("reranking" until the reranked scores replace them). */
+  interim(run, request, reply) {
+    let response = null;
+    try { response = JSON.parse(reply.result); } catch { return; }
+    if (run !== this.run || !response || waitsForVectors(response)) return;
+    this.shown = { request, response };
+    this.mark("reranking");
     renderQuestionResults(this.shown);
   }
 

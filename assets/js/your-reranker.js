@@ -11,15 +11,21 @@
 // (`rerank.needs`). A drag never waits on the endpoint: the page ranks without the reranker, asks
 // it once the controls rest (asks.js, lane "rerank"), then computes again. Scores are kept by
 // (model, query, texts), so a list is asked once. A bad reply is one sentence, and the built-in
-// ranking goes on. Only the question's own ranking is reranked (the verdict, the chunks' ranks).
+// ranking goes on.
+//
+// The question set, the panels below the picture and the settings map are reranked too
+// (`RerankRuns`): their request is sent with every list kept for their queries; when the core
+// names lists it lacks, the built-in ranking's reply stands while they are asked (with progress,
+// "412 of 2,480 lists reranked", and Stop), then the request is sent again with them.
 
 import { localEndpoint } from "./ask-client.js";
 import { oneAtATime, postJson, problem } from "./local-post.js";
 import { field } from "./your-model.js";
+import { RerankRuns } from "./rerank-runs.js";
 
 export const TIMEOUTS = { requestS: 120 }; // one request; the tests shorten it
 export const DEPTH = 20; // chunks reordered by default, as --rerank-depth
-const KEEP = 2000; // lists kept
+const KEEP = 20_000; // lists kept (a settings map of a big set asks thousands)
 const SENT = 64; // kept lists of the query sent with a request (a list not sent is found kept, then sent)
 const WAITING = "Type your reranker's endpoint and name, then press Use this reranker; the built-in ranking stays until then.";
 const SHAPE = '{"results": [{"index", "relevance_score"}]}';
@@ -50,36 +56,59 @@ export class Reranker {
     this.kept = new Map(); // JSON [model, query, texts] -> {model, query, texts, scores}
     this.requests = 0; // sent, for the tests
     this.tei = new Set(); // [endpoint, model] that asked for TEI's form
+    this.asking = new Map(); // key -> the promise of its request in flight
   }
 
   static key(model, query, texts) { return JSON.stringify([model, query, texts]); }
 
+  /** Whether the scores of `list` ({query, texts}) by the chosen reranker are kept. */
+  has(chosen, { query, texts }) { return this.kept.has(Reranker.key(chosen.model, query, texts)); }
+
   /** The request with `retrieval.rerank`: the reranker chosen, its depth and the scores kept for the
-   * request's query (a copy; the request itself when no reranker is chosen). */
-  attach(request, chosen) {
+   * request's query (a copy; the request itself when no reranker is chosen). `only`: the scores kept
+   * of exactly these lists ({query, texts}; [] for none: the core then names every list it needs). */
+  attach(request, chosen, { only = null } = {}) {
     if (!chosen) return request;
-    const scores = [...this.kept.values()].filter((e) => e.model === chosen.model && e.query === request.query)
-      .slice(-SENT).map(({ query, texts, scores: s }) => ({ query, texts, scores: s }));
+    const kept = only ? only.map(({ query, texts }) => this.kept.get(Reranker.key(chosen.model, query, texts))).filter(Boolean)
+      : [...this.kept.values()].filter((e) => e.model === chosen.model && e.query === request.query).slice(-SENT);
+    const scores = kept.map(({ query, texts, scores: s }) => ({ query, texts, scores: s }));
     const rerank = { endpoint: chosen.endpoint, model: chosen.model, depth: chosen.depth, scores };
     return { ...request, retrieval: { ...request.retrieval, rerank } };
   }
 
   /** Ask the reranker for every list the core named (`needs`) and not kept: {ok: true}, or {ok:
-   * false, message} with the reply's sentence. One request at a time per endpoint. */
-  async fill(chosen, needs) {
+   * false, message} with the reply's sentence. One request at a time per endpoint. `watch`, for a
+   * long run: progress(done) after each list, stop() asked before each request ({ok: false,
+   * stopped: true, done} when it says stop). */
+  async fill(chosen, needs, watch = null) {
     const target = `${chosen.endpoint}/rerank`;
+    let done = 0;
     try {
       for (const { query, texts } of needs) {
         const key = Reranker.key(chosen.model, query, texts);
-        if (this.kept.has(key)) continue;
-        const data = await this.ask(chosen, target, query, texts);
-        this.kept.set(key, { model: chosen.model, query, texts, scores: readScores(target, data, texts.length) });
-        while (this.kept.size > KEEP) this.kept.delete(this.kept.keys().next().value);
+        if (!this.kept.has(key)) {
+          if (watch && watch.stop()) return { ok: false, stopped: true, done };
+          await this.asked(key, chosen, target, query, texts);
+        }
+        done++;
+        if (watch) watch.progress(done);
       }
-      return { ok: true };
+      return { ok: true, done };
     } catch (error) {
       return { ok: false, message: error && error.said ? error.message : `The reranker failed: ${String((error && error.message) || error)}.` };
     }
+  }
+
+  /** The list's scores asked and kept; a list another run is asking already is waited for, not
+   * asked again. */
+  asked(key, chosen, target, query, texts) {
+    if (!this.asking.has(key)) {
+      this.asking.set(key, this.ask(chosen, target, query, texts).then((data) => {
+        this.kept.set(key, { model: chosen.model, query, texts, scores: readScores(target, data, texts.length) });
+        while (this.kept.size > KEEP) this.kept.delete(this.kept.keys().next().value);
+      }).finally(() => this.asking.delete(key)));
+    }
+    return this.asking.get(key);
   }
 
   /** One request (TEI's form, {"query", "texts"}, once the server answered 422 about `texts`). */
@@ -104,9 +133,15 @@ export class Reranker {
 }
 
 export class YourRerankerPanel {
-  /** after: the element the panel follows; store: {state}; changed(): the state changed, compute again. */
-  constructor({ after, store, changed }) {
+  /** after: the element the panel follows; store: {state, embed}; changed(): the state changed,
+   * compute again; computer: the page's Computer (the verdict's reranking reports here; `runs`
+   * reranks the long runs with its kept scores). */
+  constructor({ after, store, changed, computer }) {
     Object.assign(this, { store, changed });
+    computer.onRerankFailed = (sentence) => this.failed(sentence);
+    computer.onReranked = (chosen) => this.scored(chosen, computer.reranker.requests);
+    this.runs = new RerankRuns({ reranker: computer.reranker, chosen: () => (store.embed ? null : store.state.yourReranker),
+      failed: (sentence) => { this.failed(sentence); changed(); }, again: () => changed() });
     const box = this.box = document.createElement("div");
     box.id = "reranker";
     box.className = "yours reranker";
@@ -122,7 +157,7 @@ export class YourRerankerPanel {
     this.status = Object.assign(document.createElement("p"), { id: "reranker-status", className: "yours-status" });
     this.status.setAttribute("role", "status");
     const hint = Object.assign(document.createElement("p"), { className: "hint yours-hint",
-      textContent: "A /rerank endpoint on this computer (TEI, Infinity, vLLM, LiteLLM) reorders the first chunks of your question's ranking before k is taken; nothing is sent until you press Use. The question set and the panels below rank without it." });
+      textContent: "A /rerank endpoint on this computer (TEI, Infinity, vLLM, LiteLLM) reorders the first chunks of each question's ranking before k is taken (your question, the question set, the panels below and the settings map); nothing is sent until you press Use." });
     this.fields = document.createElement("div");
     this.fields.className = "reranker-fields";
     this.fields.hidden = true;
@@ -167,6 +202,7 @@ export class YourRerankerPanel {
       || (!(Number.isInteger(depth) && depth >= 1 && depth <= 1000) && "Chunks to rerank is a whole number from 1 to 1,000.");
     if (problemText) { this.say(problemText, "error"); return; }
     this.store.state.yourReranker = { endpoint: ep.url.replace(/\/rerank$/, ""), model: name, depth };
+    this.runs.stopped = false; // pressed again: the long runs are reranked again too
     this.say(`Reranking the first ${depth} chunks with ${name}: asked once the controls rest.`);
     this.changed();
   }

@@ -104,12 +104,15 @@ def test_nothing_is_sent_before_use_and_the_verdict_is_the_command_lines(page, f
     page.wait_for_function("() => (document.getElementById('copy-note') || {}).textContent?.startsWith('Command line copied')")
     request = json.loads(page.evaluate("() => navigator.clipboard.readText()").split("\n")[1])
     assert request["retrieval"]["rerank"] == {"endpoint": fake.endpoint, "model": "reverse", "depth": 3}
+    cli_from = len(fake.requests)
     cli = subprocess.run([sys.executable, "-m", "ragsim"], input=json.dumps(request), capture_output=True,
                          text=True, timeout=120, check=True)
+    cli_asked = range(cli_from, len(fake.requests))  # the command line's own request
     expected = json.loads(cli.stdout)
     assert "error" not in expected, expected
     assert shown["verdict"] == expected["verdict"] and shown["verdict"]["after_reranking"] is True
     assert order(shown) == order(expected) == order(before)[:3][::-1] + order(before)[3:]
+    page.evaluate("window.ragsim.quiet()")  # the overlap sweep's lists are reranked at rest too
     asked = reranks(fake)
     page.evaluate("window.ragsim.quiet()")
     assert reranks(fake) == asked  # the scores are kept: nothing asked twice
@@ -124,7 +127,10 @@ def test_nothing_is_sent_before_use_and_the_verdict_is_the_command_lines(page, f
     seen = page.evaluate("window.seen")
     assert any("Ranked without your reranker reverse for now" in t for t in seen), seen
     assert "The first 3 chunks were reordered by your reranker reverse" in seen[-1]
-    assert reranks(fake) == asked + 1  # the new setting's list, asked once
+    page.evaluate("window.ragsim.quiet()")
+    lists = [json.dumps([r["body"]["query"], r["body"]["documents"]]) for i, r in enumerate(fake.requests)
+             if r["path"].endswith("/rerank") and r["method"] == "POST" and r["body"]["model"] == "reverse" and i not in cli_asked]
+    assert reranks(fake) > asked and len(lists) == len(set(lists))  # the new setting's lists, each asked once
     off(page)
     plain = page.evaluate("window.ragsim.response()")
     assert "rerank" not in plain and "after_reranking" not in plain["verdict"]

@@ -5,6 +5,7 @@ reranker is asked from JavaScript, the core in Pyodide reaches no endpoint).
   `after_reranking`, and the response names the lists to score (`rerank.needs`, `pending`).
 - Given the scores the reranker answers for those lists, every rank and verdict equals the one
   request asked of the same reranker through CPython's endpoint client.
+- The overlap sweep's rows follow the scores too, each with `after_reranking`.
 - A malformed entry is one sentence naming it.
 """
 
@@ -83,6 +84,25 @@ def test_a_question_set_names_each_querys_list_and_then_follows_the_scores(serve
     assert [(q["verdict"], q["retrieved"], q["after_reranking"]) for q in given["questions"]] == \
         [(q["verdict"], q["retrieved"], q["after_reranking"]) for q in asked["questions"]]
     assert any(q["after_reranking"] for q in given["questions"])
+
+
+def test_the_overlap_sweeps_rows_are_reranked_and_say_so(server):
+    """Each sweep row's verdict after the reranker (its list named, then given), `after_reranking` on
+    every row, and each row equal to the one request at that overlap asked of the same reranker."""
+    req = {**request({"model": "reverse", "depth": 3, "scores": []}), "sweep": [0, 1, 2]}
+    first = api.simulate(req)
+    assert all("after_reranking" not in r for r in first["sweep"])
+    req["retrieval"]["rerank"]["scores"] = scored(first["rerank"]["needs"], "reverse")
+    given = api.simulate(req)
+    assert given["rerank"]["pending"] is False
+    for row in given["sweep"]:
+        one = request({"model": "reverse", "depth": 3, "endpoint": server.endpoint})
+        one["chunking"] = {**one["chunking"], "overlap": row["overlap"]}
+        asked = api.simulate(one)["verdict"]
+        assert (row["span"], row["best_rank"], row["after_reranking"]) == (asked["kind"], asked["best_rank"], asked["after_reranking"])
+    assert any(r["after_reranking"] for r in given["sweep"])
+    plain = api.simulate({**req, "retrieval": {"k": 1}})
+    assert all("after_reranking" not in r for r in plain["sweep"])
 
 
 @pytest.mark.parametrize("scores, said", [

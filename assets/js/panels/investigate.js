@@ -64,7 +64,7 @@ function table(el, caption, head, rows) {
 export class Investigate {
   /** deps: asks (the scheduler of work at rest), simulate(request) (a reply, the dense round trip
    *  included), and callbacks onFind(text), onOverlaps(list), onExpand(value) that change the
-   *  page's state. */
+   *  page's state; mark(request), optional: the sweep's request with your reranker's mark. */
   constructor(deps) {
     this.deps = deps;
     this.sweepKey = null; // the key of the sweep on screen or in flight
@@ -309,7 +309,7 @@ export class Investigate {
 
   // Item 7: the overlap sweep -----------------------------------------------------------------------
   requestSweep(last, overlaps) {
-    const { request } = last;
+    const request = this.deps.mark ? this.deps.mark(last.request) : last.request; // with your reranker's mark
     if (request.chunking.strategy === "stored") { // your index's chunks: one overlap, the stored one
       Object.assign(this, { sweepWanted: null, sweepAsked: null, sweepKey: null, sweepRows: null,
         sweepError: "Your index's chunks have the one overlap they were stored with: press “Simulate from here” to sweep the overlap of the splitter that made them." });
@@ -366,7 +366,7 @@ export class Investigate {
       const rank = which ? (which.key === "fact" ? r.fact_best_rank : r.best_rank) : null;
       tr.dataset.sweepVerdict = kind || "";
       tr.append(cell("td", `${r.overlap}`), cell("td", int(r.chunks)), cell("td", int(r.units_stored)),
-        cell("td", kind ? KIND_WORDS[kind] : "–", { "data-kind": kind || "" }), cell("td", rank == null ? "none" : `#${rank}`),
+        cell("td", kind ? KIND_WORDS[kind] + (kind === "ranked_out" && which.key === "span" && r.after_reranking ? " after reranking" : "") : "–", { "data-kind": kind || "" }), cell("td", rank == null ? "none" : `#${rank}`),
         cell("td", int(r.context_tokens)));
       return tr;
     });

@@ -49,7 +49,7 @@ export function renderQuestionResults(last) {
     $("qs-table").replaceChildren();
     return;
   }
-  const by = modelWords(last.response); // your own embedding model, named on the set's verdicts too
+  const by = [modelWords(last.response), rerankWords(last.response)].filter(Boolean).join(", "); // your own models, named on the set's verdicts too
   $("qs-summary").textContent = `At these settings${by ? `, ${by}` : ""}: ${summaryWords(st)}.`;
   $("qs-summary").dataset.intact = String(st.intact);
   const thead = document.createElement("thead");
@@ -85,9 +85,16 @@ function renderBadges(results) {
   }
 }
 
+/** Your reranker, when the set's scores are after it ("" without one, or before its scores came). */
+export function rerankWords(response) {
+  const r = response.rerank;
+  return r && !r.pending ? `after reranking the first ${r.depth} chunks with your reranker ${r.model}` : "";
+}
+
 /** A question's verdict; "cut" beside a recall of 1.00 says why: every piece was sent, none whole. */
 function verdictWord(r) {
   if (r.verdict === "cut" && r.recall != null && r.recall >= 0.995) return "cut: all its pieces sent, none whole";
+  if (r.verdict === "ranked_out" && r.after_reranking) return "ranked out after reranking";
   return VERDICT_WORDS[r.verdict];
 }
 

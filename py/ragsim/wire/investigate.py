@@ -80,6 +80,7 @@ def sweep_row(req: Request, overlap: int, session) -> dict:
         "fact_best_rank": None if fact is None else fact["best_rank"],
         "context_tokens": tokens,
         "cost": tokens * req.price / 1_000_000,
+        **({"after_reranking": v["after_reranking"]} if "after_reranking" in v else {}),  # with a reranker
     }
 
 
