@@ -11,8 +11,8 @@
 //
 // The parameter table's `phase` (in params.js) says where a row's value goes: "setting" rows make the
 // drag's request; "ask" rows (find, expand, the sweep's overlaps) only the requests asked at rest;
-// "page" rows no request at all. The requests are the ones the page always sent, byte for byte
-// (tests/js/requests.test.mjs holds them).
+// "page" rows no request at all. The requests are the ones the page always sent, byte for byte, but
+// for the `answers` each ask at rest names (tests/js/requests.test.mjs holds them).
 
 import { buildRequest, rowNamed, storedChunking } from "./params.js";
 import { ANSWER_ID, answerSpans, questionsForRequest, refFits, textsOf, toCp } from "./question-wire.js";
@@ -90,11 +90,21 @@ export function aheadRequests(request) {
   return near.map((n) => ({ ...request, chunking: { ...c, size: n.size, ...(c.overlap !== undefined ? { overlap: n.overlap } : {}) } }));
 }
 
-/** The set's request: the page's request for the set alone (no investigation panels' questions). */
-export const setRequest = (request) => withoutPanels(request);
+/** An ask's request names the answers it wants (the core's `answers`, wire/answers.py): the verdict and
+ * those of `names` whose field it holds, so a field it carries for another reason (the sweep's and the
+ * map's question set) is not answered again. The drag's own request names none: it wants every answer
+ * its fields ask for. */
+const ASKED_BY = { questions: ["questions"], panels: ["find", "cuts", "sweep", "expand"], map: ["map"] };
+const asking = (request, names) => ({
+  ...request, answers: ["verdict", ...names.filter((n) => ASKED_BY[n].some((f) => request[f] != null))],
+});
 
-/** The overlap sweep's request (in investigate.js): the page's request at `overlaps`, no panels' questions. */
-export const sweepRequest = (request, overlaps) => withoutPanels({ ...request, sweep: overlaps });
+/** The set's request: the page's request for the set alone (no investigation panels' questions). */
+export const setRequest = (request) => asking(withoutPanels(request), ["questions"]);
+
+/** The overlap sweep's request (in investigate.js): the page's request at `overlaps`, no panels'
+ * questions; the sweep's rows alone are answered (the set is scored by its own ask). */
+export const sweepRequest = (request, overlaps) => asking(withoutPanels({ ...request, sweep: overlaps }), ["panels"]);
 
 /** The map's request for some rows (`sizes`): the page's request without the investigation's
  * questions, its own setting made one of the rows' cells (their largest size, with the smallest
@@ -105,7 +115,7 @@ export function rowRequest(request, sizes, overlaps, keep = false, largest = Mat
   const least = Math.min(...overlaps), [rows, cols] = fields;
   const second = cols ? { [cols]: cols !== "overlap" || least < largest ? least : 0 } : {};
   const chunking = keep ? request.chunking : { ...request.chunking, [rows]: largest, ...second };
-  return { ...rest, chunking, wire: "columns", map: { sizes, overlaps } };
+  return asking({ ...rest, chunking, wire: "columns", map: { sizes, overlaps } }, ["map"]); // the set is read as the map's questions
 }
 
 /** What the map depends on: the request but for the fields it varies itself (`fields`). */
@@ -125,8 +135,8 @@ export function auditRequest(request, overlap, precisionK = 3) {
 /** The simulation that gives one question's context (and verdict) at a size and overlap (in ask-panel.js). */
 export function contextRequest(request, q, size, overlap) {
   const { questions: _q, map: _m, ...base } = withoutPanels(request);
-  return { ...base, query: q.query, span: null, fact: null, chunking: { ...base.chunking, size, overlap },
-    questions: [{ id: q.id, query: q.query, references: q.references }] };
+  return asking({ ...base, query: q.query, span: null, fact: null, chunking: { ...base.chunking, size, overlap },
+    questions: [{ id: q.id, query: q.query, references: q.references }] }, ["questions"]);
 }
 
 // A document longer than this is not split again the hundred-odd times a fix takes (the worker would

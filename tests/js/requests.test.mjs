@@ -31,8 +31,19 @@ function derived(state, embed) {
   r.fix = R.fixRequest({ request: page, response: { verdict: { kind: "cut" } } });
   r.code = R.codeRequest(page);
   r.sweep = R.sweepRequest(page, sweepOverlaps(state));
+  for (const key of Object.keys(ASKS)) { // each ask at rest names its answers: recorded before it did
+    if (!r[key]) continue;
+    const { answers, ...rest } = r[key];
+    const own = ASKS[key].filter((n) => n !== "questions" || r[key].questions); // a set only where there is one
+    assert.deepEqual(answers, own, `${key}'s answers`);
+    r[key] = rest;
+  }
   return r;
 }
+
+/** The answers each ask at rest names (the core's `answers`): the verdict and its own. */
+const ASKS = { set: ["verdict", "questions"], mapRows: ["verdict", "map"], mapRowsKept: ["verdict", "map"],
+  context: ["verdict", "questions"], sweep: ["verdict", "panels"] };
 
 test("every request of every state is the one the page sent before, byte for byte", async () => {
   const { commandLine } = await pageModule("copy-command.js");
@@ -84,7 +95,7 @@ test("the drag's request leaves the set out; a multi-span answer becomes its one
   const s = qpage([], { span: { doc: "a", ...FOG }, spans: [{ doc: "a", ...FOG }, pilot] });
   assert.deepEqual(R.mainRequest(request, s).questions, [{ id: "answer", query: "fog", references: [
     { doc: "a", start: FOG.start - 1, end: FOG.end - 1 }, { doc: "a", start: pilot.start - 1, end: pilot.end - 1 }] }]);
-  assert.deepEqual(R.setRequest(request), { query: "fog", questions: [{ id: "1" }] });
+  assert.deepEqual(R.setRequest(request), { query: "fog", questions: [{ id: "1" }], answers: ["verdict", "questions"] });
 });
 
 test("the settings dense embeds ahead are one and two steps from the drag's, none for stored chunks", () => {
