@@ -280,7 +280,7 @@ export class SettingsMap {
       const sizes = grid.sizes.slice(i, i + batch);
       status.textContent = `Filling the map: ${this.words[0]} ${sizes.join(", ")} (${i + sizes.length} of ${grid.sizes.length})…`;
       const row = rowRequest(request, sizes, grid.overlaps, keep, undefined, fieldsOf(grid));
-      const reply = await this.deps.asks.ask("map", row, () => (run === this.run ? this.deps.simulate(row) : null)); // dense, hybrid: with the cosines
+      const reply = await this.deps.asks.ask("map", row, () => (run === this.run ? this.deps.simulate(row, { current: () => run === this.run }) : null)); // dense, hybrid: with the cosines; a newer map stops its reranking
       if (run !== this.run) return; // a newer setting took over
       if (!reply.ok && !keep && /^chunking\./.test((reply.error && reply.error.field) || "")) {
         keep = true; // the splitter refuses the rows' own setting (the grid's largest size, no overlap): ask with the page's
