@@ -7,13 +7,15 @@ exactly (same text, same extent). The search is pruned by what the chunks show:
 - a chunk is never longer than the size (bar the documented fallbacks), and a packing splitter
   fills its chunks close to it, so sizes come from the longest chunk measured in the splitter's unit
   (a few below it, a span above it), with the library's defaults and round numbers tried first;
-- overlaps come the same way from the longest overlap seen between neighbours, in that unit;
+- overlaps come the same way from the longest overlap seen between neighbours, in that unit (a
+  packer may carry less than its overlap: past those near it when the chunks ask for more);
 - the first chunk never depends on the overlap, so a size is dropped as soon as its first chunk
   differs; a (size, overlap) is dropped as soon as the first chunks of a prefix of the document
   differ; only the survivors are split over the whole document;
 - the first chunk that differs steers the rest: one that starts where the stored one starts but
   ends elsewhere condemns the size whatever the overlap; one that starts later (earlier) rules out
-  every smaller (larger) overlap, since more overlap never starts a chunk later.
+  every smaller (larger) overlap, since more overlap never starts a chunk later: the overlaps are
+  bisected, and every size gets a short look before any gets a long one.
 
 Token packers (LlamaIndex, LangChain's `from_tiktoken_encoder`) count each piece on its own, so a
 chunk's length is measured both by the document's tokens and by its words' tokens one by one.
