@@ -7,13 +7,15 @@ exactly (same text, same extent). The search is pruned by what the chunks show:
 - a chunk is never longer than the size (bar the documented fallbacks), and a packing splitter
   fills its chunks close to it, so sizes come from the longest chunk measured in the splitter's unit
   (a few below it, a span above it), with the library's defaults and round numbers tried first;
-- overlaps come the same way from the longest overlap seen between neighbours, in that unit;
+- overlaps come the same way from the longest overlap seen between neighbours, in that unit (a
+  packer may carry less than its overlap: past those near it when the chunks ask for more);
 - the first chunk never depends on the overlap, so a size is dropped as soon as its first chunk
   differs; a (size, overlap) is dropped as soon as the first chunks of a prefix of the document
   differ; only the survivors are split over the whole document;
 - the first chunk that differs steers the rest: one that starts where the stored one starts but
   ends elsewhere condemns the size whatever the overlap; one that starts later (earlier) rules out
-  every smaller (larger) overlap, since more overlap never starts a chunk later.
+  every smaller (larger) overlap, since more overlap never starts a chunk later: the overlaps are
+  bisected, and every size gets a short look before any gets a long one.
 
 Token packers (LlamaIndex, LangChain's `from_tiktoken_encoder`) count each piece on its own, so a
 chunk's length is measured both by the document's tokens and by its words' tokens one by one.
@@ -35,7 +37,7 @@ from ragsim import split as splitters
 from ragsim.errors import RequestError
 from ragsim.text.index import DocIndex
 from ragsim.judge.identify_families import TOKENIZERS, Family, families  # noqa: F401 (re-exported)
-from ragsim.judge.identify_families import measure_in, overlap_candidates, size_candidates
+from ragsim.judge.identify_families import measure_in, next_overlap, overlap_candidates, overlap_window, size_candidates
 from ragsim.judge.identify_report import Loadable, describe, moves_with_overlap, report  # noqa: F401 (re-exported)
 
 PREFIX_CHUNKS = 6  # the prefix holds this many stored chunks, and a margin after them
@@ -78,6 +80,7 @@ class Context:
         self.spent, self.budget = 0, self.share
         self.cut: list[str] = []  # the splitters whose search spent its budget
         self.best: Found | None = None  # the best found so far: it survives the budget running out
+        self.full_splits = 0  # whole-document splits of the current splitter's strict search
         self.first = self._prefix(1)[0]  # where the first chunk is checked
         self.prefix, self.k = self._prefix(PREFIX_CHUNKS)
 
@@ -258,44 +261,71 @@ def first_chunk_sizes(ctx: Context, family: Family, base: dict, candidates: list
     return [s for s in candidates if s in matching]
 
 
+class SizeProbe:
+    """The overlap search of one size, resumable: what the chunks have shown of the overlap so far."""
+
+    def __init__(self, ctx: Context, base: dict, size: int):
+        self.size = size
+        self.first = ctx.split(ctx.prefix, {**base, "size": size, "overlap": 0})
+        self.above, self.below = -1, size + 1  # the overlap lies strictly between, as far as is known
+        self.blind, self.tried = 0, set()  # splits that told nothing about the overlap; overlaps tried
+        self.open = True  # whether overlaps are left to try
+
+
 def search_family(ctx: Context, family: Family) -> None:
     """The strict search: sizes whose first chunk is the stored first chunk, then overlaps whose
-    prefix chunks are the stored ones, then the whole document; each found is offered to `ctx.best`."""
+    prefix chunks are the stored ones, then the whole document; each found is offered to `ctx.best`.
+    Every size gets a first look (until one split tells nothing about the overlap), then those left
+    open a longer one: a wrong size costs little before the right one is reached."""
     if not ctx.ok or not ctx.ok[0]:
         return  # the first chunk was edited: only the looser pass can say
     longest, seen = _shape(ctx, family)
     base = {"strategy": family.strategy, **family.fixed}
-    overlaps = overlap_candidates(family, seen)
-    full_splits = 0
-    for size in first_chunk_sizes(ctx, family, base, size_candidates(family, longest)):
-        first = ctx.split(ctx.prefix, {**base, "size": size, "overlap": 0})
-        above, below = -1, size + 1  # the overlap lies strictly between, as far as is known
-        blind = 0  # full splits of this size that told nothing about the overlap
-        for overlap in overlaps:
-            if not above < overlap < below:
-                continue
-            chunking = {**base, "size": size, "overlap": overlap}
-            sim = first if overlap == 0 else ctx.split(ctx.prefix, chunking)
-            kind = "overlap" if sim is None else first_difference_kind(ctx, sim, ctx.k)
-            if kind == "same":
-                full = sim if ctx.prefix is ctx.index else ctx.split(ctx.index, chunking)
-                found = Found(ctx.reproduced(full), chunking, full)
-                ctx.offer(found)
-                if complete(ctx, found):
-                    return
-                full_splits += 1
-                kind = first_difference_kind(ctx, full, len(ctx.placed))
-                blind += kind == "overlap"
-                if full_splits >= MAX_FULL or blind >= MAX_FULL_PER_SIZE:
-                    break
-            if kind == "size":
-                break  # wrong whatever the overlap
-            if kind == "more":
-                above = overlap
-            elif kind == "less":
-                below = overlap
-        if full_splits >= MAX_FULL:
-            break
+    window = overlap_window(family, seen)
+    sizes = first_chunk_sizes(ctx, family, base, size_candidates(family, longest))
+    probes: dict = {}
+    ctx.full_splits = 0
+    for cap in (1, MAX_FULL_PER_SIZE):
+        for size in sizes:
+            if size not in probes:
+                probes[size] = SizeProbe(ctx, base, size)
+            probe = probes[size]
+            if probe.open and search_size(ctx, family, window, probe, cap):
+                return
+
+
+def search_size(ctx: Context, family: Family, window: tuple[int, int], probe: SizeProbe, cap: int) -> bool:
+    """Overlaps for `probe`'s size until `cap` splits told nothing; True when the family's search
+    is over (a setting reproduces every chunk, or MAX_FULL full splits were spent)."""
+    base = {"strategy": family.strategy, **family.fixed, "size": probe.size}
+    while probe.blind < cap:
+        overlap = next_overlap(family, window, probe.above, probe.below, probe.tried)
+        if overlap is None:
+            probe.open = False
+            return False
+        probe.tried.add(overlap)
+        chunking = {**base, "overlap": overlap}
+        sim = probe.first if overlap == 0 else ctx.split(ctx.prefix, chunking)
+        kind = "overlap" if sim is None else first_difference_kind(ctx, sim, ctx.k)
+        if kind == "same":
+            full = sim if ctx.prefix is ctx.index else ctx.split(ctx.index, chunking)
+            found = Found(ctx.reproduced(full), chunking, full)
+            ctx.offer(found)
+            ctx.full_splits += 1
+            if complete(ctx, found) or ctx.full_splits >= MAX_FULL:
+                return True
+            kind = first_difference_kind(ctx, full, len(ctx.placed))
+            probe.blind += kind == "overlap"
+        elif kind == "overlap" and not window[0] <= overlap <= window[1]:
+            probe.blind += 1  # past the window a prefix that tells nothing counts too: it may be long
+        if kind == "size":
+            probe.open = False  # wrong whatever the overlap
+            return False
+        if kind == "more":
+            probe.above = overlap
+        elif kind == "less":
+            probe.below = overlap
+    return False  # the cap reached: left open for a longer look
 
 
 def loose_family(ctx: Context, family: Family) -> None:

@@ -97,11 +97,15 @@ def measure_in(index: DocIndex, unit):
     return lambda a, b: bisect_left(bounds, b, 0, n) - bisect_right(bounds, a, 1, n + 1) + 1
 
 
+def _rounds(lo: int, hi: int) -> list[int]:
+    """The round numbers in [lo, hi]: multiples of 50 and powers of two from 8."""
+    return [x for x in range(max(lo, 1), hi + 1) if x % 50 == 0 or (x & (x - 1) == 0 and x >= 8)]
+
+
 def _ordered(first, lo: int, hi: int) -> list[int]:
     """`first` (the defaults), then round numbers in [lo, hi], then every number in [lo, hi]."""
-    rounds = [x for x in range(max(lo, 1), hi + 1) if x % 50 == 0 or (x & (x - 1) == 0 and x >= 8)]
     seen, out = set(), []
-    for x in [*first, *rounds, *range(lo, hi + 1)]:
+    for x in [*first, *_rounds(lo, hi), *range(lo, hi + 1)]:
         if x >= 0 and x not in seen:
             seen.add(x)
             out.append(x)
@@ -116,9 +120,29 @@ def size_candidates(family: Family, longest: tuple[int, int]) -> list[int]:
     return [s for s in _ordered([d for d in family.sizes if d >= lo], lo, hi + span) if s >= 1]
 
 
-def overlap_candidates(family: Family, seen: tuple[int, int]) -> list[int]:
-    """Overlaps near the longest one seen between neighbours (a packer carries at most `overlap`);
-    each size takes those it allows."""
+def overlap_window(family: Family, seen: tuple[int, int]) -> tuple[int, int]:
+    """The overlaps near the longest one seen between neighbours (a packer carries at most `overlap`,
+    and often less: a piece that would pass it is dropped whole)."""
     lo, hi = seen
-    span = 3 if family.exact else max(16, hi // 4)
-    return _ordered(family.overlaps, max(0, lo - 3), hi + span)
+    return max(0, lo - 3), hi + (3 if family.exact else max(16, hi // 4))
+
+
+def overlap_candidates(family: Family, seen: tuple[int, int]) -> list[int]:
+    """The defaults, then the overlaps of `overlap_window`; each size takes those it allows."""
+    return _ordered(family.overlaps, *overlap_window(family, seen))
+
+
+def next_overlap(family: Family, window: tuple[int, int], above: int, below: int, tried: set) -> int | None:
+    """The next overlap to try with one size, strictly between `above` and `below` (what the chunks
+    have shown so far) and not tried yet: the defaults in order and the window's round numbers (what
+    people pick, and of settings that cut the same, the one to name), then the middle of those left in
+    `window` (a bisection where the chunks steer, a walk out from the middle where they do not),
+    then, once the chunks have steered past an end of the window, the middle of those left beyond it."""
+    lo, hi = window
+    for overlap in (*family.overlaps, *_rounds(lo, hi)):
+        if above < overlap < below and overlap not in tried:
+            return overlap
+    if above >= hi or below <= lo:  # steered out of the window: all that is left lies beyond it
+        lo, hi = 0, below - 1
+    left = [o for o in range(max(lo, above + 1), min(hi, below - 1) + 1) if o not in tried]
+    return left[len(left) // 2] if left else None
