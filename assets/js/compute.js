@@ -80,8 +80,9 @@ export class Computer {
     this.onDenseStatus = () => {}; // your model's panel: its Stop button follows the state
     this.dense = new DenseClient({ onStatus: ({ state, text }) => {
       this.onDenseStatus(state);
-      if (state !== "failed" && this.store.state.method === "bm25") return;
-      this.controls.note("method", state === "failed" ? "error" : state === "ready" ? "ready" : "loading", state === "failed" ? turnedOff(text) : text);
+      if (state === "failed") { this.turnOff(text); return; } // said and BM25 on at once, not when the drag's own job fails
+      if (this.store.state.method === "bm25") return;
+      this.controls.note("method", state === "ready" ? "ready" : "loading", text);
     } });
     asks.on("rest", () => this.dense.release()); // a drag held every job but its own: resumed at rest
     // Semantic chunkers: the sentence windows the core names (`semantic_needs`) embedded
@@ -299,10 +300,17 @@ export class Computer {
     const r = await this.dense.fill(request, response, "main");
     if (r.ok) { if (seq === this.sequence) this.compute(); return; }
     if (r.cancelled || r.idle || this.store.state.method === "bm25") return; // idle: your model not chosen yet
+    this.turnOff(r.message);
+  }
+
+  /** The dense model failed (whichever job said it first): the sentence beside the retriever, and
+   * BM25 ranks from now on (the retriever shows it at once); nothing typed is lost. */
+  turnOff(message) {
+    this.controls.note("method", "error", turnedOff(message));
+    if (this.store.state.method === "bm25") return;
     this.store.state.method = "bm25";
     this.onTurnedOff();
-    this.controls.note("method", "error", turnedOff(r.message));
-    this.compute();
+    queueMicrotask(() => this.compute()); // not inside the dense client's report
   }
 
   /** The core's {field, message}: the field's control marked invalid, the message in its words. */
